@@ -1,0 +1,23 @@
+"""The root ``git okstra`` command and its groups."""
+
+from __future__ import annotations
+
+import typer
+
+from . import demo as demo_cmd
+from . import init as init_cmd
+from . import run, task
+
+app = typer.Typer(
+    name="git okstra",
+    help="okstra-git: tasks, plans, stage claims and verification verdicts kept in git.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.command("init")(init_cmd.init)
+app.command("demo")(demo_cmd.demo)
+app.add_typer(task.app, name="task")
+app.add_typer(run.app, name="run")

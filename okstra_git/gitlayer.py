@@ -1,0 +1,361 @@
+"""The one module that owns pygit2 for local work.
+
+Everything okstra stores goes through here: compare-and-swap ref updates (one ref or many in a
+libgit2 transaction), commit chains whose trees hold JSON records, notes with a fanned-out
+tree, ancestry questions and the clean-tree check that ignores ``.okstra/``.
+Network work (fetch/push) is not here: it uses the ``git`` CLI for the user's credentials.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import pygit2
+
+from .errors import BadInput, Conflict
+
+ZERO_OID = "0" * 40
+OKSTRA_DIR = ".okstra"
+_FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
+_FILEMODE_BLOB = pygit2.enums.FileMode.BLOB
+_FILEMODE_TREE = pygit2.enums.FileMode.TREE
+
+T = TypeVar("T")
+
+
+class RefMoved(Exception):
+    """A compare-and-swap saw another value than expected, or could not take a ref lock."""
+
+    def __init__(self, refname: str, detail: str) -> None:
+        super().__init__(f"{refname}: {detail}")
+        self.refname = refname
+
+
+@dataclass(frozen=True)
+class RefUpdate:
+    """One conditional ref change inside a transaction."""
+
+    name: str
+    """Full refname, e.g. ``refs/okstra/tasks/g/i``."""
+    new: str | None
+    """Target commit id (hex); ``None`` deletes the ref."""
+    expected: str | None
+    """The value read before deciding (hex); ``None`` means the ref must not exist yet."""
+
+
+class GitRepo:
+    """A repository opened from any folder inside it, including a linked worktree."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self.git_dir = Path(repo.path)
+        self.common_dir = _common_dir(self.git_dir)
+        self.workdir = Path(repo.workdir) if repo.workdir else None
+
+    @classmethod
+    def open(cls, start: str | os.PathLike[str] = ".") -> GitRepo:
+        found = pygit2.discover_repository(str(start))
+        if found is None:
+            raise BadInput(f"not a git repository (or any parent folder): {Path(start).resolve()}")
+        return cls(pygit2.Repository(found))
+
+    # -- config ---------------------------------------------------------------------------
+
+    def config_get(self, name: str) -> str | None:
+        try:
+            return self.repo.config[name]
+        except KeyError:
+            return None
+
+    def config_get_all(self, name: str) -> list[str]:
+        try:
+            return list(self.repo.config.get_multivar(name))
+        except KeyError:
+            return []
+
+    def config_get_bool(self, name: str) -> bool:
+        try:
+            return self.repo.config.get_bool(name)
+        except (KeyError, pygit2.GitError):
+            return False
+
+    def signature(self) -> pygit2.Signature:
+        """The user's git identity, or a neutral fallback so metadata writes never fail on it."""
+        try:
+            return self.repo.default_signature
+        except (KeyError, pygit2.GitError):
+            return pygit2.Signature(*_FALLBACK_IDENTITY)
+
+    # -- refs ------------------------------------------------------------------------------
+
+    def read_ref(self, name: str) -> str | None:
+        try:
+            return str(self.repo.lookup_reference(name).resolve().target)
+        except (KeyError, pygit2.InvalidSpecError):
+            return None
+
+    def list_refs(self, prefix: str) -> dict[str, str]:
+        """Refs under ``prefix`` (ending in ``/``) → commit id, without walking every ref.
+
+        pygit2 has no prefix iterator and a full iteration costs ~1 s at 100k refs, so read the
+        loose refs folder and the ``packed-refs`` file directly (loose wins, as in git).
+        """
+        found: dict[str, str] = {}
+        packed = self.common_dir / "packed-refs"
+        try:
+            with packed.open("rb") as fh:
+                for raw in fh:
+                    if raw[:1] in (b"#", b"^"):
+                        continue
+                    line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+                    sha, _, name = line.partition(" ")
+                    if name.startswith(prefix):
+                        found[name] = sha
+        except FileNotFoundError:
+            pass
+        root = self.common_dir / prefix
+        for dirpath, _dirs, files in os.walk(root):
+            for file in files:
+                if file.endswith(".lock"):
+                    continue
+                path = Path(dirpath) / file
+                try:
+                    content = path.read_text("utf-8").strip()
+                except (FileNotFoundError, UnicodeDecodeError):
+                    continue
+                if len(content) == 40:
+                    found[path.relative_to(self.common_dir).as_posix()] = content
+        return found
+
+    def update_refs(self, updates: Iterable[RefUpdate], message: str) -> None:
+        """Apply every update or none, each conditional on its expected value.
+
+        Refs are locked in sorted order so racers queue in one order instead of failing each
+        other round after round. Raises :class:`RefMoved` when a value changed or a lock is held.
+        """
+        ordered = sorted(updates, key=lambda u: u.name)
+        try:
+            with self.repo.transaction() as tx:
+                for update in ordered:
+                    tx.lock_ref(update.name)
+                for update in ordered:
+                    current = self.read_ref(update.name)
+                    if current != update.expected:
+                        raise RefMoved(update.name, f"expected {update.expected}, found {current}")
+                    if update.new is None:
+                        tx.remove(update.name)
+                    else:
+                        tx.set_target(update.name, update.new, message=message)
+        except pygit2.GitError as exc:
+            raise RefMoved(ordered[0].name if ordered else "", str(exc)) from exc
+
+    def stale_lock_hint(self, refnames: Iterable[str], older_than: float = 10.0) -> str | None:
+        """Name any ``<ref>.lock`` left by a killed writer, with the command that clears it."""
+        now = time.time()
+        for name in refnames:
+            lock = self.common_dir / f"{name}.lock"
+            try:
+                age = now - lock.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            if age >= older_than:
+                return (
+                    f"the lock file {lock} is {age:.0f}s old and blocks {name}; a writer was "
+                    f"killed while holding it. If no git or okstra process is running, remove "
+                    f"it: rm '{lock}'"
+                )
+        return None
+
+    # -- objects ---------------------------------------------------------------------------
+
+    def tree_with(self, base: pygit2.Tree | None, changes: Mapping[str, bytes | None]) -> str:
+        """Write ``base`` with ``changes`` (path → content, ``None`` removes); returns tree id."""
+        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
+        nested: dict[str, dict[str, bytes | None]] = {}
+        for path, content in changes.items():
+            head, sep, rest = path.partition("/")
+            if sep:
+                nested.setdefault(head, {})[rest] = content
+            elif content is None:
+                if builder.get(head) is not None:
+                    builder.remove(head)
+            else:
+                builder.insert(head, self.repo.create_blob(content), _FILEMODE_BLOB)
+        for name, sub_changes in nested.items():
+            existing = base[name] if base is not None and name in base else None
+            sub_base = existing if isinstance(existing, pygit2.Tree) else None
+            sub_id = self.tree_with(sub_base, sub_changes)
+            if len(self.repo[sub_id]) == 0:
+                if builder.get(name) is not None:
+                    builder.remove(name)
+            else:
+                builder.insert(name, pygit2.Oid(hex=sub_id), _FILEMODE_TREE)
+        return str(builder.write())
+
+    def commit(self, tree: str, parents: list[str], message: str) -> str:
+        sig = self.signature()
+        oid = self.repo.create_commit(
+            None, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents]
+        )
+        return str(oid)
+
+    def tree_of(self, commit: str) -> pygit2.Tree:
+        return self.repo[commit].peel(pygit2.Tree)
+
+    def read_path(self, commit: str, path: str) -> bytes | None:
+        """The blob at ``path`` in ``commit``'s tree, or ``None``."""
+        try:
+            entry = self.tree_of(commit)[path]
+        except KeyError:
+            return None
+        obj = self.repo[entry.id]
+        return obj.data if isinstance(obj, pygit2.Blob) else None
+
+    def list_dir(self, commit: str, path: str) -> list[str]:
+        try:
+            entry = self.tree_of(commit)[path]
+        except KeyError:
+            return []
+        obj = self.repo[entry.id]
+        return [e.name for e in obj] if isinstance(obj, pygit2.Tree) else []
+
+    def walk_first_parent(self, head: str) -> Iterable[pygit2.Commit]:
+        commit = self.repo[head]
+        while True:
+            yield commit
+            if not commit.parents:
+                return
+            commit = commit.parents[0]
+
+    def resolve_commit(self, rev: str) -> str:
+        try:
+            return str(self.repo.revparse_single(rev).peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as exc:
+            raise BadInput(f"{rev!r} does not name a commit in {self.git_dir}") from exc
+
+    # -- notes -----------------------------------------------------------------------------
+
+    def read_note(self, notes_ref: str, target: str) -> bytes | None:
+        """The note on ``target`` in ``notes_ref``, whatever fanout wrote it (flat or 2/38)."""
+        head = self.read_ref(notes_ref)
+        if head is None:
+            return None
+        tree = self.tree_of(head)
+        for path in (f"{target[:2]}/{target[2:]}", target):
+            try:
+                return self.repo[tree[path].id].data
+            except KeyError:
+                continue
+        return None
+
+    def add_note_lines(
+        self, notes_ref: str, target: str, lines: Iterable[str], message: str
+    ) -> bool:
+        """Merge ``lines`` into the JSON-Lines note on ``target``: sorted, unique.
+
+        The same shape as ``git notes merge -s cat_sort_uniq``, so two clones' notes merge.
+        Notes are written under a 2/38 fanout so the notes tree never becomes one flat tree
+        (rewriting a flat tree is quadratic in the number of notes). Returns False when every
+        line was already there.
+        """
+        wanted = set(lines)
+
+        def attempt() -> bool:
+            old = self.read_ref(notes_ref)
+            existing = self.read_note(notes_ref, target) or b""
+            have = [ln for ln in existing.decode("utf-8").splitlines() if ln]
+            merged = sorted(set(have) | wanted)
+            if merged == have:
+                return False
+            data = ("\n".join(merged) + "\n").encode("utf-8")
+            base = self.tree_of(old) if old else None
+            tree = self.tree_with(base, {target: None, f"{target[:2]}/{target[2:]}": data})
+            commit = self.commit(tree, [old] if old else [], message)
+            self.update_refs([RefUpdate(notes_ref, commit, old)], message)
+            return True
+
+        return cas_retry(self, attempt, [notes_ref])
+
+    # -- ancestry and cleanliness ------------------------------------------------------------
+
+    def not_contained(self, head: str, commits: Iterable[str], base: str | None = None) -> set[str]:
+        """The commits of ``commits`` that ``head`` does not contain (a commit contains itself).
+
+        One walk from ``head`` hiding ``base`` answers all of them, so the cost is bounded by
+        the task's own commits rather than by history depth (libgit2 ignores commit-graph).
+        """
+        pending = set(commits) - {head}
+        if not pending:
+            return set()
+        walker = self.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
+        if base is not None:
+            walker.hide(pygit2.Oid(hex=base))
+        for commit in walker:
+            pending.discard(str(commit.id))
+            if not pending:
+                return set()
+        # Whatever the walk did not see may still lie at or behind the base.
+        if base is None:
+            return pending
+        return {
+            c
+            for c in pending
+            if c != base and not self.repo.descendant_of(pygit2.Oid(hex=base), pygit2.Oid(hex=c))
+        }
+
+    def contains(self, head: str, commit: str) -> bool:
+        return commit == head or self.repo.descendant_of(
+            pygit2.Oid(hex=head), pygit2.Oid(hex=commit)
+        )
+
+
+def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
+    """Staged, unstaged and untracked paths of a worktree, outside ``.okstra/``.
+
+    Ignored files do not count; an untracked folder is reported once, as git status does.
+    """
+    repo = pygit2.Repository(str(worktree))
+    ignored = pygit2.enums.FileStatus.IGNORED
+    return sorted(
+        path
+        for path, flags in repo.status(untracked_files="normal").items()
+        if not flags & ignored and path != OKSTRA_DIR and not path.startswith(OKSTRA_DIR + "/")
+    )
+
+
+def cas_retry(
+    repo: GitRepo, attempt: Callable[[], T], refnames: Iterable[str], attempts: int = 60
+) -> T:
+    """Run ``attempt`` until its compare-and-swap lands; each try re-reads from scratch.
+
+    Backoff is jittered so racers spread out; after ``attempts`` the loss is a Conflict,
+    naming a stale lock file when one is what blocks us.
+    """
+    names = list(refnames)
+    delay = 0.002
+    for _ in range(attempts):
+        try:
+            return attempt()
+        except RefMoved:
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 1.6, 0.1)
+    hint = repo.stale_lock_hint(names)
+    raise Conflict(
+        hint or f"lost the race to update {', '.join(names)} after {attempts} attempts; retry"
+    )
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """The shared git dir of a linked worktree (``.git/worktrees/<name>`` → ``.git``)."""
+    pointer = git_dir / "commondir"
+    try:
+        rel = pointer.read_text("utf-8").strip()
+    except FileNotFoundError:
+        return git_dir
+    return (git_dir / rel).resolve()

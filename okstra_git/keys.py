@@ -1,0 +1,99 @@
+"""Task keys and the ref-safe slugs made from them (SPEC §1). Pure: no git here."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from .errors import BadInput
+
+TASK_TYPES = (
+    "requirements-discovery",
+    "error-analysis",
+    "implementation-planning",
+    "implementation",
+    "final-verification",
+    "release-handoff",
+)
+
+_SLUG_OUTSIDE = re.compile(r"[^a-z0-9._-]+")
+_DOT_RUNS = re.compile(r"\.{2,}")
+# Long parts are cut and suffixed with a hash so refnames and paths stay short and distinct.
+_SLUG_MAX = 64
+
+
+def _is_control(ch: str) -> bool:
+    code = ord(ch)
+    return code < 0x20 or 0x7F <= code <= 0x9F
+
+
+@dataclass(frozen=True)
+class TaskKey:
+    """A task's identity, ``project-id:task-group:task-id``, kept byte-exact as typed."""
+
+    project: str
+    """The project id: ``okstra.projectId`` config, else the repository folder name."""
+    group: str
+    """The task group, e.g. a ticket or epic id."""
+    task_id: str
+    """The task id within its group."""
+
+    def __str__(self) -> str:
+        return f"{self.project}:{self.group}:{self.task_id}"
+
+    @property
+    def group_slug(self) -> str:
+        return slug(self.group)
+
+    @property
+    def id_slug(self) -> str:
+        return slug(self.task_id)
+
+    @property
+    def ref_suffix(self) -> str:
+        """``<group>/<id>``: the slug path of task refs, claim refs and `.okstra/` folders."""
+        return f"{self.group_slug}/{self.id_slug}"
+
+
+def check_part(part: str, what: str, key_text: str) -> None:
+    if part == "":
+        raise BadInput(f"task key {key_text!r}: {what} is empty")
+    bad = next((ch for ch in part if _is_control(ch)), None)
+    if bad is not None:
+        raise BadInput(f"task key {key_text!r}: {what} contains control character U+{ord(bad):04X}")
+    if part.strip(". \t\u3000") == "" or part.strip() == "":
+        raise BadInput(f"task key {key_text!r}: {what} {part!r} is made only of dots or whitespace")
+
+
+def parse_task_key(text: str, default_project: str | None = None) -> TaskKey:
+    """Parse ``project:group:id``; ``group:id`` takes ``default_project`` when one is given."""
+    parts = text.split(":")
+    if len(parts) == 2 and default_project is not None:
+        parts = [default_project, *parts]
+    if len(parts) != 3:
+        raise BadInput(
+            f"task key {text!r} must have exactly three ':'-separated parts "
+            "(project-id:task-group:task-id), or two when the project id comes from config"
+        )
+    for part, what in zip(parts, ("project-id", "task-group", "task-id"), strict=True):
+        check_part(part, what, text)
+    return TaskKey(*parts)
+
+
+def slug(part: str) -> str:
+    """A ref-safe path segment for one key part (SPEC §1).
+
+    Lowercase, runs outside ``[a-z0-9._-]`` become ``-``, no ``..``, trimmed of ``-`` and
+    ``.``, never ending in ``.lock``. Nothing left (e.g. non-ASCII) gives ``u-<sha1[:10]>``.
+    """
+    text = _SLUG_OUTSIDE.sub("-", part.lower())
+    text = _DOT_RUNS.sub("-", text).strip("-.")
+    if text.endswith(".lock"):
+        text = text[: -len(".lock")] + "-lock"
+    digest = hashlib.sha1(part.encode("utf-8", "surrogatepass")).hexdigest()
+    if not text:
+        return f"u-{digest[:10]}"
+    if len(text) > _SLUG_MAX:
+        text = text[: _SLUG_MAX - 11].rstrip("-.") + "-" + digest[:10]
+    return text

@@ -1,0 +1,128 @@
+"""Typed records ↔ canonical JSON.
+
+Records are dataclasses with snake_case fields; their JSON is camelCase with sorted keys, so
+what plain git prints (``git show ref:task.json``) is stable and diffable. ``from_data`` does
+the structural checks a reader needs (cheap: no jsonschema import on read paths); the full
+JSON Schema runs on every write, where a bad record must never be stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import types
+import typing
+from typing import Any, TypeVar
+
+from ..errors import BadInput
+from ..resources import data_dir
+
+R = TypeVar("R")
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def to_data(record: Any) -> Any:
+    """A record as JSON-ready data; ``None`` fields are left out."""
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        out = {}
+        for field in dataclasses.fields(record):
+            value = getattr(record, field.name)
+            if value is not None:
+                out[camel(field.name)] = to_data(value)
+        return out
+    if isinstance(record, (list, tuple)):
+        return [to_data(item) for item in record]
+    if isinstance(record, dict):
+        return {key: to_data(value) for key, value in record.items()}
+    return record
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def from_data(cls: type[R], data: Any, where: str) -> R:
+    """Build ``cls`` from JSON data, naming ``where`` and the field on any mismatch."""
+    if not isinstance(data, dict):
+        raise BadInput(f"{where}: expected a JSON object, found {type(data).__name__}")
+    hints = _hints(cls)
+    kwargs: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        key = camel(field.name)
+        if key not in data or data[key] is None:
+            required = (
+                field.default is dataclasses.MISSING
+                and field.default_factory is dataclasses.MISSING
+            )
+            if required:
+                raise BadInput(f"{where}: missing field {key!r}")
+            continue
+        kwargs[field.name] = _convert(hints[field.name], data[key], f"{where}: field {key!r}")
+    return cls(**kwargs)
+
+
+def _convert(hint: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        return _convert(options[0], value, where)
+    if dataclasses.is_dataclass(hint):
+        return from_data(hint, value, where)
+    if origin in (list, tuple):
+        if not isinstance(value, list):
+            raise BadInput(f"{where}: expected a list")
+        items = [_convert(args[0], item, where) for item in value]
+        return tuple(items) if origin is tuple else items
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise BadInput(f"{where}: expected an object")
+        return {k: _convert(args[1], v, where) for k, v in value.items()}
+    if hint is typing.Any:
+        return value
+    expected = (int, float) if hint is float else hint
+    if not isinstance(value, expected) or (hint is int and isinstance(value, bool)):
+        raise BadInput(f"{where}: expected {hint.__name__}, found {type(value).__name__}")
+    return value
+
+
+def dumps_pretty(data: Any) -> bytes:
+    """Canonical multi-line JSON for files people read (``task.json``, ``claim.json``)."""
+    return (json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n").encode()
+
+
+def dumps_line(data: Any) -> str:
+    """Canonical one-line JSON, for JSON-Lines notes (sorted keys, so lines compare exactly)."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def loads(raw: bytes, where: str) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput(f"{where}: not valid UTF-8 JSON ({exc})") from exc
+
+
+@functools.cache
+def _validator(schema_name: str) -> Any:
+    import jsonschema  # deferred: ~55 ms, needed only when writing
+
+    path = data_dir("schemas") / f"{schema_name}.schema.json"
+    schema = json.loads(path.read_text("utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check_schema(data: Any, schema_name: str, where: str) -> None:
+    """Validate against ``schemas/<schema_name>.schema.json``; every error is named."""
+    errors = sorted(_validator(schema_name).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        lines = [
+            f"  - {'/'.join(str(p) for p in err.path) or '(top)'}: {err.message}" for err in errors
+        ]
+        raise BadInput(f"{where} does not match {schema_name}.schema.json:\n" + "\n".join(lines))

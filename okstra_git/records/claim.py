@@ -1,0 +1,138 @@
+"""The stage claim record: ``refs/okstra/claims/<group>/<id>/stage-<N>``.
+
+Each ref is a chain of commits whose tree holds ``claim.json``. A claim is created only
+where no live claim exists and moves ``started`` → ``done`` (or ``released``) by
+compare-and-swap; ``git for-each-ref refs/okstra/claims/<group>/<id>/`` lists the consumers.
+Names are ``stage-<N>`` leaves under a fixed-depth folder, so no claim ref can ever be a folder
+of another (libgit2 transactions skip that check).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from ..gitlayer import GitRepo
+from ..keys import TaskKey
+from .base import check_schema, dumps_pretty, from_data, loads, to_data
+
+SCHEMA_VERSION = 1
+CLAIM_PATH = "claim.json"
+CLAIMS_PREFIX = "refs/okstra/claims/"
+STATUSES = ("started", "done", "released")
+
+
+def claims_prefix(key: TaskKey) -> str:
+    return f"{CLAIMS_PREFIX}{key.ref_suffix}/"
+
+
+def claim_ref(key: TaskKey, stage: int) -> str:
+    return f"{claims_prefix(key)}stage-{stage}"
+
+
+@dataclass
+class Claim:
+    """``claim.json``: one run's hold on one stage."""
+
+    task_key: str
+    """The task the stage belongs to, exactly as typed."""
+    stage: int
+    """The Stage Map number."""
+    run_id: str
+    """The claiming run, e.g. ``implementation-002``; every stage of one batch shares it."""
+    status: str
+    """``started``, ``done`` or ``released``."""
+    started_at: str
+    """ISO 8601, UTC."""
+    host: str
+    """Machine the claim was taken on."""
+    user: str
+    """``Name <email>`` of the claimer (git identity)."""
+    base_commit: str
+    """The commit the stage worktree was created from."""
+    started_head_commit: str
+    """The stage worktree HEAD when the claim was taken (equals the base at first)."""
+    worktree_path: str
+    """Absolute path of the stage worktree."""
+    branch: str
+    """``okstra/<group>/<id>/stage-<N>``."""
+    batch: list[int]
+    """Every stage claimed together with this one, in order."""
+    schema_version: int = SCHEMA_VERSION
+    """Record format version."""
+    plan_blob: str | None = None
+    """The approved plan blob the claim was made against."""
+    lease_expires_at: str | None = None
+    """ISO 8601, UTC; past it, a ``started`` claim may be taken over."""
+    take_over_of: str | None = None
+    """The run id whose expired claim this one replaced."""
+    done_at: str | None = None
+    """ISO 8601, UTC, once done."""
+    head_commit: str | None = None
+    """The stage worktree HEAD read at ``stage done`` (never taken on trust)."""
+    report_path: str | None = None
+    """The implementation report for the stage, once done."""
+    carry: dict[str, Any] | None = None
+    """The stage carry sidecar (``carry/stage-<N>.json``) content, once done."""
+    released_at: str | None = None
+    """ISO 8601, UTC, when released without done."""
+    released_by: str | None = None
+    """Who released it (audit)."""
+    release_reason: str | None = None
+    """Why (audit)."""
+    history: list[str] = field(default_factory=list)
+    """Earlier run ids that held this stage and released it or were taken over."""
+
+    def lease_expired(self, now: datetime | None = None) -> bool:
+        if self.lease_expires_at is None:
+            return False
+        expires = datetime.fromisoformat(self.lease_expires_at)
+        return (now or datetime.now(timezone.utc)) >= expires
+
+    @property
+    def live(self) -> bool:
+        """Holds the stage: started and not past its lease."""
+        return self.status == "started" and not self.lease_expired()
+
+
+@dataclass(frozen=True)
+class ClaimState:
+    """A claim as read from its ref, with the commit to compare-and-swap against."""
+
+    claim: Claim
+    head: str
+
+
+def claim_json(claim: Claim, where: str) -> bytes:
+    data = to_data(claim)
+    check_schema(data, "claim", where)
+    return dumps_pretty(data)
+
+
+def load_claim(repo: GitRepo, key: TaskKey, stage: int) -> ClaimState | None:
+    ref = claim_ref(key, stage)
+    head = repo.read_ref(ref)
+    if head is None:
+        return None
+    return ClaimState(read_claim_at(repo, head, ref), head)
+
+
+def read_claim_at(repo: GitRepo, commit: str, ref: str) -> Claim:
+    where = f"{ref}:{CLAIM_PATH}"
+    raw = repo.read_path(commit, CLAIM_PATH)
+    if raw is None:
+        from ..errors import BadInput
+
+        raise BadInput(f"{where} is missing: the claim ref does not hold a claim record")
+    return from_data(Claim, loads(raw, where), where)
+
+
+def load_claims(repo: GitRepo, key: TaskKey) -> dict[int, ClaimState]:
+    """Every claim of the task by stage number, read by prefix (no full ref walk)."""
+    found: dict[int, ClaimState] = {}
+    for ref, head in repo.list_refs(claims_prefix(key)).items():
+        leaf = ref.rsplit("/", 1)[-1]
+        if leaf.startswith("stage-") and leaf[6:].isdigit():
+            found[int(leaf[6:])] = ClaimState(read_claim_at(repo, head, ref), head)
+    return found

@@ -1,0 +1,237 @@
+"""The task record: ``refs/okstra/tasks/<group>/<id>``, a chain of commits, one per event.
+
+Each commit's tree holds ``task.json`` (the manifest) and the task's snapshots (``brief.md``,
+``plans/plan-<seq>.md``, ``runs/<type>/<seq>.json``); its message is the event. The chain is
+the task's timeline, readable with plain ``git log``/``git show``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ..errors import BadInput, Refused
+from ..gitlayer import GitRepo, RefUpdate, cas_retry
+from ..keys import TaskKey
+from .base import check_schema, dumps_pretty, from_data, loads, to_data
+
+SCHEMA_VERSION = 1
+MANIFEST_PATH = "task.json"
+TASKS_PREFIX = "refs/okstra/tasks/"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def task_ref(key: TaskKey) -> str:
+    return f"{TASKS_PREFIX}{key.ref_suffix}"
+
+
+@dataclass
+class Workflow:
+    """Where the task stands in the phase order of SPEC §1."""
+
+    current_phase: str
+    """The task type of the latest run (or the task's own type before any run)."""
+    current_phase_state: str
+    """``pending``, ``running``, ``completed``, ``error`` or ``timeout``."""
+    phase_states: dict[str, str] = field(default_factory=dict)
+    """Latest state per task type that has run."""
+    last_completed_phase: str | None = None
+    """The last task type whose run finished ``completed``."""
+    next_recommended_phase: str | None = None
+    """What to run next: the phase order, or the same phase again after an error."""
+    awaiting_approval: bool = False
+    """True while the plan waits for the user's approval before ``implementation``."""
+    routing_status: str = "ready"
+    """``ready``, ``awaiting-approval``, ``rerun`` or ``done``."""
+    last_safe_checkpoint: str | None = None
+    """The last run that completed, as ``<type>-<seq>``: where a resume starts from."""
+
+
+@dataclass
+class RunRef:
+    """A pointer to one run of the task."""
+
+    task_type: str
+    """The phase the run executes."""
+    seq: str
+    """3-digit sequence within its task type."""
+    status: str
+    """``running``, ``completed``, ``error`` or ``timeout``."""
+    report_path: str | None = None
+    """The run's final report (workspace-relative), once finished."""
+
+
+@dataclass
+class PlanRef:
+    """The plan snapshot the task currently follows."""
+
+    seq: str
+    """3-digit plan sequence; the snapshot is ``plans/plan-<seq>.md`` in the task tree."""
+    path: str
+    """Where the plan file lives in the work tree, as submitted."""
+    blob: str
+    """The plan's blob id: approvals are notes on this blob."""
+
+
+@dataclass
+class Task:
+    """The task manifest, ``task.json``."""
+
+    task_key: str
+    """``project:group:id`` exactly as typed."""
+    project_id: str
+    """First key part."""
+    task_group: str
+    """Second key part."""
+    task_id: str
+    """Third key part."""
+    task_type: str
+    """The type the task was created with (its entry phase)."""
+    work_category: str
+    """Free-form category (``feature``, ``bugfix``, …)."""
+    current_status: str
+    """``active``, ``awaiting-approval`` or ``done``."""
+    created_at: str
+    """ISO 8601, UTC."""
+    updated_at: str
+    """ISO 8601, UTC, of the latest event."""
+    workflow: Workflow
+    """Phase tracking."""
+    schema_version: int = SCHEMA_VERSION
+    """Manifest format version."""
+    brief_path: str | None = None
+    """``brief.md`` in the task tree when a brief was given."""
+    latest_run: RunRef | None = None
+    """The most recently started run."""
+    latest_report_path: str | None = None
+    """The report of the most recently finished run."""
+    latest_plan: PlanRef | None = None
+    """The plan snapshot in force."""
+    implementation_base_commit: str | None = None
+    """The task worktree HEAD when the first stage was claimed (SPEC §5)."""
+
+
+@dataclass
+class RunRecord:
+    """``runs/<type>/<seq>.json`` in the task tree: one run of one phase."""
+
+    task_key: str
+    """The owning task."""
+    task_type: str
+    """The phase this run executes."""
+    seq: str
+    """3-digit sequence within the task type."""
+    status: str
+    """``running``, ``completed``, ``error`` or ``timeout``."""
+    started_at: str
+    """ISO 8601, UTC."""
+    started_by: str
+    """``Name <email>`` from git config."""
+    paths: dict[str, str]
+    """The run's `.okstra/` workspace paths, by kind (manifest, report, status, …)."""
+    schema_version: int = SCHEMA_VERSION
+    """Record format version."""
+    finished_at: str | None = None
+    """ISO 8601, UTC, once finished."""
+    report_path: str | None = None
+    """The final report, once finished."""
+
+
+@dataclass(frozen=True)
+class TaskState:
+    """A task as read from its ref: the manifest and the commit it came from."""
+
+    key: TaskKey
+    task: Task
+    head: str
+    """The event commit the manifest was read from: the compare-and-swap expectation."""
+
+
+def load_task(repo: GitRepo, key: TaskKey) -> TaskState | None:
+    """The task's current state, or ``None`` when it does not exist.
+
+    Refuses (exit 2) a ref whose ``task.json`` is corrupt or belongs to another key whose
+    slugs collide with this one.
+    """
+    ref = task_ref(key)
+    head = repo.read_ref(ref)
+    if head is None:
+        return None
+    return TaskState(key, _read_manifest(repo, head, ref, key), head)
+
+
+def require_task(repo: GitRepo, key: TaskKey) -> TaskState:
+    state = load_task(repo, key)
+    if state is None:
+        raise Refused(
+            f"no task {key} (looked for {task_ref(key)}); create it with: "
+            f"git okstra task new '{key}' --type TYPE"
+        )
+    return state
+
+
+def _read_manifest(repo: GitRepo, commit: str, ref: str, key: TaskKey | None) -> Task:
+    where = f"{ref}:{MANIFEST_PATH}"
+    raw = repo.read_path(commit, MANIFEST_PATH)
+    if raw is None:
+        raise BadInput(f"{where} is missing: the task ref does not hold a manifest")
+    task = from_data(Task, loads(raw, where), where)
+    if key is not None and task.task_key != str(key):
+        raise BadInput(
+            f"task key {str(key)!r} maps to {ref}, which already holds task {task.task_key!r} "
+            "(their slugs collide); choose a different group or id"
+        )
+    return task
+
+
+def read_manifest_at(repo: GitRepo, commit: str, ref: str) -> Task:
+    return _read_manifest(repo, commit, ref, None)
+
+
+Change = Callable[[Task | None, str | None], tuple[Task, Mapping[str, bytes | None]]]
+
+
+def write_event(repo: GitRepo, key: TaskKey, change: Change, event: str) -> TaskState:
+    """Append one event to the task's chain by compare-and-swap, retried from a fresh read.
+
+    ``change(task, head)`` gets the current manifest (``None`` for a new task) and returns the
+    new manifest and the other tree files to write. It may raise to refuse; it is called again
+    on every retry, so it must only compute.
+    """
+    ref = task_ref(key)
+
+    def attempt() -> TaskState:
+        state = load_task(repo, key)
+        old_task, head = (state.task, state.head) if state else (None, None)
+        task, files = change(old_task, head)
+        task.updated_at = now_iso()
+        data = to_data(task)
+        check_schema(data, "task", f"{ref}:{MANIFEST_PATH}")
+        changes = {**files, MANIFEST_PATH: dumps_pretty(data)}
+        base = repo.tree_of(head) if head else None
+        tree = repo.tree_with(base, changes)
+        message = f"{event}\n\nOkstra-Task: {key}\n"
+        commit = repo.commit(tree, [head] if head else [], message)
+        repo.update_refs([RefUpdate(ref, commit, head)], f"okstra: {event}")
+        return TaskState(key, task, commit)
+
+    return cas_retry(repo, attempt, [ref])
+
+
+def run_record_data(record: RunRecord, where: str) -> bytes:
+    data = to_data(record)
+    check_schema(data, "run", where)
+    return dumps_pretty(data)
+
+
+def load_run(repo: GitRepo, state: TaskState, task_type: str, seq: str) -> RunRecord | None:
+    path = f"runs/{task_type}/{seq}.json"
+    raw = repo.read_path(state.head, path)
+    if raw is None:
+        return None
+    where = f"{task_ref(state.key)}:{path}"
+    return from_data(RunRecord, loads(raw, where), where)

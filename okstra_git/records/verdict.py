@@ -1,0 +1,102 @@
+"""Verdict records: JSON Lines in the note on the verified commit, ``refs/notes/okstra/verdicts``.
+
+One canonical JSON object per line, lines sorted and unique, so two clones' notes merge with
+``git notes merge -s cat_sort_uniq`` and ``git notes --ref okstra/verdicts show <sha>`` prints
+valid JSON Lines. This module is on the pre-push hot path: it must not import jsonschema or
+jinja2 at module level.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+
+from ..errors import OkstraError
+from ..gitlayer import GitRepo
+from .base import check_schema, dumps_line, from_data, to_data
+
+SCHEMA_VERSION = 1
+VERDICTS_REF = "refs/notes/okstra/verdicts"
+VERDICTS = ("accepted", "conditional-accept", "blocked")
+SCOPES = ("whole-task", "single-stage")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One final-verification outcome, bound to the commit (and tree) it verified."""
+
+    task_key: str
+    """The verified task, exactly as typed."""
+    scope: str
+    """``whole-task`` or ``single-stage``."""
+    stages: list[int]
+    """The Stage Map stages the verification covered."""
+    base: str
+    """The implementation base (whole-task) or the stage's claim base (single-stage)."""
+    head: str
+    """The verified commit: the note is attached to it."""
+    head_tree: str
+    """The verified commit's tree: a rebase that keeps the tree keeps the verdict."""
+    verdict: str
+    """``accepted``, ``conditional-accept`` or ``blocked``."""
+    blocker_count: int
+    """Acceptance blockers in the report (``accepted`` requires 0)."""
+    report_digest: str
+    """``sha256:<hex>`` of the report data file the verdict was recorded from."""
+    routing: str
+    """Where the task goes next: ``release-handoff``, ``implementation`` or ``done``."""
+    recorded_at: str
+    """ISO 8601, UTC."""
+    recorded_by: str
+    """``Name <email>`` from git config."""
+    schema_version: int = SCHEMA_VERSION
+    """Record format version."""
+    signature: str | None = None
+    """An ``ssh-keygen -Y sign`` signature (namespace ``okstra-verdict``) over the record
+    without this field, when recorded with ``--sign``."""
+
+    @property
+    def opens_gate(self) -> bool:
+        """Only an accepted whole-task verdict lets a protected ref move."""
+        return self.verdict == "accepted" and self.scope == "whole-task"
+
+    def signed_payload(self) -> bytes:
+        """The exact bytes a signature covers: the canonical line without ``signature``."""
+        return dumps_line(to_data(replace(self, signature=None))).encode()
+
+    def to_line(self) -> str:
+        data = to_data(self)
+        check_schema(data, "verdict", f"{VERDICTS_REF} record")
+        return dumps_line(data)
+
+
+def parse_lines(raw: bytes, where: str) -> tuple[list[Verdict], list[str]]:
+    """Verdicts from a note; lines that do not parse are returned as problems, not raised,
+    so one bad line cannot hide the good ones (nor count as a verdict)."""
+    verdicts: list[Verdict] = []
+    problems: list[str] = []
+    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            verdicts.append(from_data(Verdict, json.loads(line), f"{where} line {number}"))
+        except (ValueError, OkstraError) as exc:  # JSONDecodeError is a ValueError
+            problems.append(f"{where} line {number}: {exc}")
+    return verdicts, problems
+
+
+def read_verdicts(repo: GitRepo, commit: str) -> tuple[list[Verdict], list[str]]:
+    raw = repo.read_note(VERDICTS_REF, commit)
+    if raw is None:
+        return [], []
+    return parse_lines(raw, f"{VERDICTS_REF} note on {commit[:12]}")
+
+
+def append_verdict(repo: GitRepo, verdict: Verdict) -> bool:
+    """Add the verdict line to the note on its head commit (idempotent)."""
+    return repo.add_note_lines(
+        VERDICTS_REF,
+        verdict.head,
+        [verdict.to_line()],
+        f"okstra: verdict {verdict.verdict} ({verdict.scope}) for {verdict.task_key}",
+    )

@@ -1,0 +1,25 @@
+"""Rendering the Jinja templates shipped in ``templates/`` (imported only where used)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from .resources import data_dir
+
+
+@functools.cache
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+
+
+def render(template: str, **context: Any) -> str:
+    return _environment().get_template(template).render(**context)

@@ -1,0 +1,138 @@
+"""Runs: one execution of a phase for a task, numbered per task type (SPEC §1)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import BadInput, Refused
+from ..keys import TaskKey
+from ..phases import RUN_END_STATUSES, next_phase_after, waits_for_approval
+from ..records.task import (
+    RunRecord,
+    RunRef,
+    Task,
+    TaskState,
+    load_run,
+    now_iso,
+    require_task,
+    run_record_data,
+    task_ref,
+    write_event,
+)
+from ..workspace import run_paths
+from .context import Context
+from .tasks import check_task_type
+
+
+def _next_seq(names: list[str]) -> str:
+    taken = [int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit()]
+    return f"{max(taken, default=0) + 1:03d}"
+
+
+def start_run(ctx: Context, key: TaskKey, task_type: str) -> tuple[TaskState, RunRecord]:
+    """Allocate the next seq for ``task_type`` and record the run, atomically."""
+    check_task_type(task_type)
+    require_task(ctx.repo, key)
+    who = ctx.repo.signature()
+    records: dict[str, RunRecord] = {}
+
+    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
+        assert task is not None and head is not None
+        seq = _next_seq(ctx.repo.list_dir(head, f"runs/{task_type}"))
+        record = RunRecord(
+            task_key=task.task_key,
+            task_type=task_type,
+            seq=seq,
+            status="running",
+            started_at=now_iso(),
+            started_by=f"{who.name} <{who.email}>",
+            paths=run_paths(key, task_type, seq),
+        )
+        records["run"] = record
+        flow = task.workflow
+        flow.current_phase = task_type
+        flow.current_phase_state = "running"
+        flow.phase_states[task_type] = "running"
+        task.latest_run = RunRef(task_type=task_type, seq=seq, status="running")
+        where = f"{task_ref(key)}:runs/{task_type}/{seq}.json"
+        return task, {f"runs/{task_type}/{seq}.json": run_record_data(record, where)}
+
+    state = write_event(ctx.repo, key, change, f"run start {task_type}")
+    record = records["run"]
+    _make_workspace(ctx, record)
+    return state, record
+
+
+def _make_workspace(ctx: Context, record: RunRecord) -> None:
+    if ctx.workdir is None:
+        return
+    for path in record.paths.values():
+        folder = ctx.workdir / (path if path.endswith("/") else os.path.dirname(path))
+        folder.mkdir(parents=True, exist_ok=True)
+
+
+def _workspace_relative(ctx: Context, report: str) -> str:
+    path = Path(report).resolve()
+    if not path.is_file():
+        raise BadInput(f"report {report}: no such file")
+    if ctx.workdir is not None and path.is_relative_to(ctx.workdir.resolve()):
+        return path.relative_to(ctx.workdir.resolve()).as_posix()
+    return str(path)
+
+
+def finish_run(
+    ctx: Context, key: TaskKey, task_type: str, seq: str, status: str, report: str | None
+) -> tuple[TaskState, RunRecord]:
+    check_task_type(task_type)
+    if status not in RUN_END_STATUSES:
+        raise BadInput(f"--status {status!r}: one of {', '.join(RUN_END_STATUSES)}")
+    if not (seq.isdigit() and len(seq) >= 3):
+        raise BadInput(f"--seq {seq!r}: a 3-digit run number such as 001")
+    if status == "completed" and report is None:
+        raise BadInput("--report is required when a run finishes completed")
+    report_path = _workspace_relative(ctx, report) if report is not None else None
+    records: dict[str, RunRecord] = {}
+
+    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
+        assert task is not None and head is not None
+        state = TaskState(key, task, head)
+        record = load_run(ctx.repo, state, task_type, seq)
+        if record is None:
+            raise Refused(f"task {key} has no {task_type} run {seq}")
+        if record.status != "running":
+            raise Refused(f"{task_type} run {seq} of {key} already finished ({record.status})")
+        record.status = status
+        record.finished_at = now_iso()
+        record.report_path = report_path
+        records["run"] = record
+        flow = task.workflow
+        flow.phase_states[task_type] = status
+        if task.latest_run and (task.latest_run.task_type, task.latest_run.seq) == (task_type, seq):
+            flow.current_phase_state = status
+            task.latest_run = RunRef(task_type, seq, status, report_path)
+        nxt = next_phase_after(task_type, status)
+        flow.next_recommended_phase = nxt
+        if status == "completed":
+            flow.last_completed_phase = task_type
+            flow.last_safe_checkpoint = f"{task_type}-{seq}"
+        flow.awaiting_approval = waits_for_approval(task_type, status)
+        flow.routing_status = (
+            "done"
+            if nxt == "done"
+            else "awaiting-approval"
+            if flow.awaiting_approval
+            else "rerun"
+            if status != "completed"
+            else "ready"
+        )
+        task.current_status = (
+            "done" if nxt == "done" else "awaiting-approval" if flow.awaiting_approval else "active"
+        )
+        if report_path is not None:
+            task.latest_report_path = report_path
+        where = f"{task_ref(key)}:runs/{task_type}/{seq}.json"
+        return task, {f"runs/{task_type}/{seq}.json": run_record_data(record, where)}
+
+    state = write_event(ctx.repo, key, change, f"run finish {task_type} {seq} {status}")
+    return state, records["run"]

@@ -1,0 +1,140 @@
+"""Creating, listing and reading tasks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import BadInput, Refused
+from ..keys import TASK_TYPES, TaskKey, slug
+from ..records.task import (
+    TASKS_PREFIX,
+    Task,
+    TaskState,
+    Workflow,
+    now_iso,
+    read_manifest_at,
+    require_task,
+    write_event,
+)
+from ..workspace import task_root
+from .context import Context
+
+MAX_BRIEF_BYTES = 1 << 20
+
+
+def check_task_type(task_type: str) -> str:
+    if task_type not in TASK_TYPES:
+        raise BadInput(f"unknown task type {task_type!r}; one of: {', '.join(TASK_TYPES)}")
+    return task_type
+
+
+def read_text_file(path: str, what: str, limit: int) -> str:
+    """A user-supplied text file, refused (exit 2) when missing, binary or over ``limit``."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise BadInput(f"{what} {path}: cannot read ({exc.strerror})") from exc
+    if len(raw) > limit:
+        raise BadInput(f"{what} {path}: larger than {limit // 1024} KiB; keep it short")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{what} {path}: not UTF-8 text (byte {exc.start})") from exc
+    if "\x00" in text:
+        raise BadInput(f"{what} {path}: contains NUL bytes; expected text")
+    return text
+
+
+def new_task(
+    ctx: Context, key: TaskKey, task_type: str, category: str, brief_file: str | None
+) -> TaskState:
+    check_task_type(task_type)
+    if not category.strip():
+        raise BadInput("--category must not be empty")
+    files: dict[str, bytes | None] = {}
+    if brief_file is not None:
+        files["brief.md"] = read_text_file(brief_file, "brief", MAX_BRIEF_BYTES).encode()
+
+    def change(old: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
+        if old is not None:
+            raise Refused(f"task {key} already exists ({head}); see: git okstra task show '{key}'")
+        now = now_iso()
+        task = Task(
+            task_key=str(key),
+            project_id=key.project,
+            task_group=key.group,
+            task_id=key.task_id,
+            task_type=task_type,
+            work_category=category,
+            current_status="active",
+            created_at=now,
+            updated_at=now,
+            workflow=Workflow(
+                current_phase=task_type,
+                current_phase_state="pending",
+                next_recommended_phase=task_type,
+            ),
+            brief_path="brief.md" if brief_file is not None else None,
+        )
+        return task, files
+
+    return write_event(ctx.repo, key, change, f"task new {task_type}")
+
+
+@dataclass(frozen=True)
+class TaskSummary:
+    ref: str
+    task: Task
+
+
+def list_tasks(ctx: Context, group: str | None = None) -> list[TaskSummary]:
+    """Every task (or one group's), sorted by key; reads only refs under the tasks prefix."""
+    prefix = TASKS_PREFIX + (slug(group) + "/" if group is not None else "")
+    refs = ctx.repo.list_refs(prefix)
+    found = [TaskSummary(ref, read_manifest_at(ctx.repo, head, ref)) for ref, head in refs.items()]
+    if group is not None:
+        found = [s for s in found if s.task.task_group == group]
+    return sorted(found, key=lambda s: s.task.task_key)
+
+
+@dataclass(frozen=True)
+class Event:
+    commit: str
+    time: str
+    author: str
+    summary: str
+
+
+def task_log(ctx: Context, key: TaskKey) -> list[Event]:
+    """The task's timeline, newest first."""
+    from datetime import datetime, timezone
+
+    state = require_task(ctx.repo, key)
+    return [
+        Event(
+            commit=str(c.id),
+            time=datetime.fromtimestamp(c.commit_time, timezone.utc).isoformat(),
+            author=f"{c.author.name} <{c.author.email}>",
+            summary=c.message.split("\n", 1)[0],
+        )
+        for c in ctx.repo.walk_first_parent(state.head)
+    ]
+
+
+def write_index(ctx: Context, state: TaskState) -> Path:
+    """Render the human summary ``task-index.md`` into the workspace (never the truth)."""
+    from ..records.base import to_data
+    from ..records.task import task_ref
+    from ..render import render
+
+    if ctx.workdir is None:
+        raise Refused("a bare repository has no work tree to write task-index.md into")
+    path = ctx.workdir / task_root(state.key) / "task-index.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = render("task-index.md.j2", task=to_data(state.task), ref=task_ref(state.key))
+    tmp = path.with_suffix(".md.tmp")
+    tmp.write_text(text, "utf-8")
+    tmp.replace(path)
+    return path
