@@ -1,0 +1,68 @@
+"""Shared fixtures: real git repositories in temp dirs and the real `git okstra` executable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test User",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test User",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Every test gets its own HOME (empty global git config, its own ~/.okstra)."""
+    home = tmp_path_factory.mktemp("home")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Test User\n\temail = test@example.invalid\n"
+        "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n"
+    )
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, text=True, capture_output=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc.stdout.strip()
+
+
+def okstra(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI as a separate process (exit codes and streams as a user sees them)."""
+    return subprocess.run(
+        [sys.executable, "-m", "okstra_git", *args],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        input=input,
+        env={**os.environ, "OKSTRA_DEBUG": ""},
+    )
+
+
+def make_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    (path / "README.md").write_text("# sample\n")
+    git(path, "add", "README.md")
+    git(path, "commit", "-q", "-m", "initial")
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A non-bare repository with one commit on main."""
+    return make_repo(tmp_path / "repo")
