@@ -24,7 +24,7 @@ def _isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     home = tmp_path_factory.mktemp("home")
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.invalid\n"
-        "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n"
+        '[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n'
     )
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))

@@ -1,0 +1,113 @@
+"""The git layer against real repositories: refs, transactions, notes, ancestry, cleanliness."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import git
+
+from okstra_git.gitlayer import GitRepo, RefMoved, RefUpdate, dirty_paths
+
+
+def commit_file(repo: Path, name: str, text: str) -> str:
+    (repo / name).write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", f"add {name}")
+    return git(repo, "rev-parse", "HEAD")
+
+
+def test_list_refs_reads_loose_and_packed(repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD")
+    for name in ("refs/okstra/tasks/a/x", "refs/okstra/tasks/b/y", "refs/okstra/other/z"):
+        git(repo, "update-ref", name, head)
+    git(repo, "pack-refs", "--all")
+    git(repo, "update-ref", "refs/okstra/tasks/c/w", head)
+    found = GitRepo.open(repo).list_refs("refs/okstra/tasks/")
+    assert found == {f"refs/okstra/tasks/{n}": head for n in ("a/x", "b/y", "c/w")}
+    git(repo, "update-ref", "-d", "refs/okstra/tasks/a/x")
+    assert "refs/okstra/tasks/a/x" not in GitRepo.open(repo).list_refs("refs/okstra/tasks/")
+
+
+def test_transaction_is_all_or_nothing(repo: Path) -> None:
+    g = GitRepo.open(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    g.update_refs([RefUpdate("refs/okstra/t/a", head, None)], "create")
+    with pytest.raises(RefMoved):
+        g.update_refs(
+            [RefUpdate("refs/okstra/t/b", head, None), RefUpdate("refs/okstra/t/a", head, None)],
+            "must fail: a exists",
+        )
+    assert g.read_ref("refs/okstra/t/b") is None
+    other = commit_file(repo, "f.txt", "1")
+    g.update_refs(
+        [RefUpdate("refs/okstra/t/a", other, head), RefUpdate("refs/okstra/t/b", other, None)],
+        "both",
+    )
+    assert g.read_ref("refs/okstra/t/a") == g.read_ref("refs/okstra/t/b") == other
+    assert not list((repo / ".git" / "refs" / "okstra" / "t").glob("*.lock"))
+
+
+def test_notes_fan_out_merge_lines_and_read_with_plain_git(repo: Path) -> None:
+    g = GitRepo.open(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    assert g.add_note_lines("refs/notes/okstra/test", head, ['{"b":2}'], "one")
+    assert g.add_note_lines("refs/notes/okstra/test", head, ['{"a":1}', '{"b":2}'], "two")
+    assert not g.add_note_lines("refs/notes/okstra/test", head, ['{"a":1}'], "again")
+    shown = git(repo, "notes", "--ref", "okstra/test", "show", head)
+    assert shown.splitlines() == ['{"a":1}', '{"b":2}']
+    tree = git(repo, "ls-tree", "-r", "--name-only", "refs/notes/okstra/test")
+    assert tree == f"{head[:2]}/{head[2:]}"
+    # A note git wrote flat is found and replaced, not duplicated.
+    other = commit_file(repo, "g.txt", "2")
+    git(repo, "notes", "--ref", "okstra/test", "add", "-m", '{"c":3}', other)
+    g.add_note_lines("refs/notes/okstra/test", other, ['{"d":4}'], "three")
+    assert git(repo, "notes", "--ref", "okstra/test", "show", other).splitlines() == [
+        '{"c":3}',
+        '{"d":4}',
+    ]
+
+
+def test_not_contained_walks_once_and_handles_merges(repo: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "side")
+    side = commit_file(repo, "side.txt", "s")
+    git(repo, "checkout", "-q", "main")
+    main_commit = commit_file(repo, "main.txt", "m")
+    git(repo, "checkout", "-q", "-b", "lonely")
+    lonely = commit_file(repo, "lonely.txt", "l")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-edit", "side")
+    head = git(repo, "rev-parse", "HEAD")
+    g = GitRepo.open(repo)
+    assert g.not_contained(head, [side, main_commit, head, base], base) == set()
+    assert g.not_contained(head, [side, lonely], base) == {lonely}
+    assert g.not_contained(head, [lonely]) == {lonely}
+    assert g.contains(head, head) and not g.contains(head, lonely)
+
+
+def test_dirty_paths_ignore_okstra_and_ignored_files(repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.log\n")
+    commit_file(repo, ".gitignore", "*.log\n")
+    (repo / ".okstra" / "tasks").mkdir(parents=True)
+    (repo / ".okstra" / "tasks" / "x.md").write_text("workspace")
+    (repo / "debug.log").write_text("ignored")
+    assert dirty_paths(repo) == []
+    (repo / "README.md").write_text("changed\n")
+    (repo / "new.txt").write_text("untracked\n")
+    assert dirty_paths(repo) == ["README.md", "new.txt"]
+    git(repo, "add", "new.txt")
+    git(repo, "checkout", "--", "README.md")
+    assert dirty_paths(repo) == ["new.txt"]
+
+
+def test_opens_from_a_linked_worktree_and_sees_shared_refs(repo: Path, tmp_path: Path) -> None:
+    wt = tmp_path / "wt"
+    git(repo, "worktree", "add", "-q", "-b", "feature", str(wt))
+    head = git(repo, "rev-parse", "HEAD")
+    (wt / "sub").mkdir()
+    g = GitRepo.open(wt / "sub")
+    assert g.common_dir == (repo / ".git").resolve()
+    g.update_refs([RefUpdate("refs/okstra/x/y", head, None)], "from worktree")
+    assert git(repo, "rev-parse", "refs/okstra/x/y") == head
+    assert GitRepo.open(repo).list_refs("refs/okstra/x/") == {"refs/okstra/x/y": head}

@@ -1,0 +1,297 @@
+"""Tasks as refs (SPEC §2) through the real CLI: round trip, bad input, races, crashes."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import git, okstra
+
+from okstra_git.gitlayer import GitRepo
+from okstra_git.keys import parse_task_key
+from okstra_git.records.task import load_task
+
+
+def refs_snapshot(repo: Path) -> str:
+    return git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/okstra/")
+
+
+def test_task_round_trip_readable_with_plain_git(repo: Path) -> None:
+    (repo / "brief.md").write_text("Add a cache.\n")
+    proc = okstra(
+        repo,
+        "task",
+        "new",
+        "p:g:i",
+        "--type",
+        "error-analysis",
+        "--brief",
+        "brief.md",
+        "--category",
+        "bugfix",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["ref"] == "refs/okstra/tasks/g/i"
+    manifest = json.loads(git(repo, "show", "refs/okstra/tasks/g/i:task.json"))
+    assert manifest["taskKey"] == "p:g:i"
+    assert manifest["workCategory"] == "bugfix"
+    assert manifest["workflow"]["currentPhase"] == "error-analysis"
+    assert git(repo, "show", "refs/okstra/tasks/g/i:brief.md") == "Add a cache."
+    shown = json.loads(okstra(repo, "task", "show", "p:g:i", "--json").stdout)
+    assert shown["task"] == manifest
+    again = okstra(repo, "task", "new", "p:g:i", "--type", "error-analysis")
+    assert again.returncode == 1 and "already exists" in again.stderr
+
+
+def test_project_id_defaults_to_config_then_folder(repo: Path) -> None:
+    assert okstra(repo, "task", "new", "g:i", "--type", "implementation").returncode == 0
+    assert json.loads(git(repo, "show", "refs/okstra/tasks/g/i:task.json"))["projectId"] == "repo"
+    git(repo, "config", "okstra.projectId", "calc")
+    assert okstra(repo, "task", "new", "g:j", "--type", "implementation").returncode == 0
+    assert okstra(repo, "task", "show", "calc:g:j").returncode == 0
+
+
+def test_run_lifecycle_moves_the_workflow(repo: Path) -> None:
+    okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning")
+    start = json.loads(
+        okstra(repo, "run", "start", "p:g:i", "--type", "implementation-planning", "--json").stdout
+    )
+    assert start["run"]["seq"] == "001"
+    report = start["run"]["paths"]["report"]
+    assert (repo / report).parent.is_dir()
+    (repo / report).write_text("# plan\n")
+    done = okstra(
+        repo,
+        "run",
+        "finish",
+        "p:g:i",
+        "--type",
+        "implementation-planning",
+        "--seq",
+        "001",
+        "--status",
+        "completed",
+        "--report",
+        report,
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    flow = json.loads(done.stdout)["workflow"]
+    assert flow["lastCompletedPhase"] == "implementation-planning"
+    assert flow["nextRecommendedPhase"] == "implementation"
+    assert flow["awaitingApproval"] is True
+    again = okstra(
+        repo,
+        "run",
+        "finish",
+        "p:g:i",
+        "--type",
+        "implementation-planning",
+        "--seq",
+        "001",
+        "--status",
+        "completed",
+        "--report",
+        report,
+    )
+    assert again.returncode == 1 and "already finished" in again.stderr
+    log = okstra(repo, "task", "log", "p:g:i").stdout.splitlines()
+    assert [line.split(" ", 2)[2].split("  (")[0] for line in log] == [
+        "run finish implementation-planning 001 completed",
+        "run start implementation-planning",
+        "task new implementation-planning",
+    ]
+
+
+def test_error_run_recommends_the_same_phase(repo: Path) -> None:
+    okstra(repo, "task", "new", "p:g:i", "--type", "error-analysis")
+    okstra(repo, "run", "start", "p:g:i", "--type", "error-analysis")
+    proc = okstra(
+        repo,
+        "run",
+        "finish",
+        "p:g:i",
+        "--type",
+        "error-analysis",
+        "--seq",
+        "001",
+        "--status",
+        "timeout",
+        "--json",
+    )
+    flow = json.loads(proc.stdout)["workflow"]
+    assert (flow["nextRecommendedPhase"], flow["routingStatus"]) == ("error-analysis", "rerun")
+
+
+def test_bad_input_exits_2_and_changes_nothing(repo: Path) -> None:
+    okstra(repo, "task", "new", "p:g:i", "--type", "implementation")
+    before = refs_snapshot(repo)
+    (repo / "huge.md").write_bytes(b"x" * (2 << 20))
+    (repo / "binary.md").write_bytes(b"\xff\xfe\x00\x01")
+    cases = [
+        ["task", "new", "just-one-part", "--type", "implementation"],
+        ["task", "new", "a:b:c:d", "--type", "implementation"],
+        ["task", "new", "p::i", "--type", "implementation"],
+        ["task", "new", "p:..:i", "--type", "implementation"],
+        ["task", "new", "p: \t:i", "--type", "implementation"],
+        ["task", "new", "p:g:i\x1b", "--type", "implementation"],
+        ["task", "new", "p:g:x", "--type", "not-a-phase"],
+        ["task", "new", "p:g:x", "--type", "implementation", "--brief", "huge.md"],
+        ["task", "new", "p:g:x", "--type", "implementation", "--brief", "binary.md"],
+        ["task", "new", "p:g:x", "--type", "implementation", "--brief", "missing.md"],
+        [
+            "run",
+            "finish",
+            "p:g:i",
+            "--type",
+            "implementation",
+            "--seq",
+            "1",
+            "--status",
+            "completed",
+        ],
+        ["run", "finish", "p:g:i", "--type", "implementation", "--seq", "001", "--status", "meh"],
+    ]
+    for args in cases:
+        proc = okstra(repo, *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.startswith("git okstra: ") and "Traceback" not in proc.stderr
+    assert refs_snapshot(repo) == before
+
+
+def test_hostile_and_non_ascii_keys_are_slugged_and_kept_exact(repo: Path) -> None:
+    keys = ["p:Feat ~^?*[\\ x:a..b.lock", "p:기능:버그 수정", "p:g/../../etc:id"]
+    for key in keys:
+        proc = okstra(repo, "task", "new", key, "--type", "implementation", "--json")
+        assert proc.returncode == 0, proc.stderr
+        ref = json.loads(proc.stdout)["ref"]
+        assert ref.startswith("refs/okstra/tasks/") and ref.count("/") == 4
+        assert git(repo, "check-ref-format", ref, check=False) == ""
+        assert json.loads(git(repo, "show", f"{ref}:task.json"))["taskKey"] == key
+    listed = json.loads(okstra(repo, "task", "list", "--json").stdout)["tasks"]
+    assert sorted(t["taskKey"] for t in listed) == sorted(keys)
+
+
+def test_slug_collision_is_refused(repo: Path) -> None:
+    assert okstra(repo, "task", "new", "p:Group:Id", "--type", "implementation").returncode == 0
+    before = refs_snapshot(repo)
+    proc = okstra(repo, "task", "new", "p:group:id", "--type", "implementation")
+    assert proc.returncode == 2 and "collide" in proc.stderr
+    shown = okstra(repo, "task", "show", "p:group:id")
+    assert shown.returncode == 2 and "p:Group:Id" in shown.stderr
+    assert refs_snapshot(repo) == before
+
+
+def test_corrupted_manifest_is_named(repo: Path) -> None:
+    okstra(repo, "task", "new", "p:g:i", "--type", "implementation")
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo,
+        input="{not json",
+        text=True,
+        capture_output=True,
+    ).stdout.strip()
+    tree = subprocess.run(
+        ["git", "mktree"],
+        cwd=repo,
+        input=f"100644 blob {blob}\ttask.json\n",
+        text=True,
+        capture_output=True,
+    ).stdout.strip()
+    commit = git(repo, "commit-tree", tree, "-p", "refs/okstra/tasks/g/i", "-m", "corrupt")
+    git(repo, "update-ref", "refs/okstra/tasks/g/i", commit)
+    for args in (
+        ["task", "show", "p:g:i"],
+        ["run", "start", "p:g:i", "--type", "implementation"],
+        ["task", "list"],
+    ):
+        proc = okstra(repo, *args)
+        assert proc.returncode == 2, proc.stderr
+        assert "refs/okstra/tasks/g/i:task.json" in proc.stderr and "not valid" in proc.stderr
+    assert git(repo, "rev-parse", "refs/okstra/tasks/g/i") == commit
+
+
+RACER = """
+import os, sys, time
+from pathlib import Path
+go = Path(sys.argv[1])
+while not go.exists():
+    time.sleep(0.001)
+from okstra_git.entry import main
+sys.exit(main(["run", "start", "p:g:i", "--type", "implementation-planning", "--json"]))
+"""
+
+
+def test_eight_racing_run_starts_get_eight_seqs(repo: Path, tmp_path: Path) -> None:
+    okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning")
+    go = tmp_path / "go"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(go)],
+            cwd=repo,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(8)
+    ]
+    time.sleep(0.5)
+    go.touch()
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, [err for _, err in outs]
+    seqs = sorted(json.loads(out)["run"]["seq"] for out, _ in outs)
+    assert seqs == [f"{n:03d}" for n in range(1, 9)]
+    log = okstra(repo, "task", "log", "p:g:i").stdout
+    assert log.count("run start implementation-planning") == 8
+    names = git(
+        repo, "ls-tree", "--name-only", "refs/okstra/tasks/g/i:runs/implementation-planning"
+    )
+    assert names.split() == [f"{s}.json" for s in seqs]
+
+
+def test_killed_writers_leave_the_previous_state_valid(repo: Path) -> None:
+    okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning")
+    rng = random.Random(7)
+    for _ in range(12):
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "okstra_git",
+                "run",
+                "start",
+                "p:g:i",
+                "--type",
+                "implementation-planning",
+            ],
+            cwd=repo,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(rng.uniform(0.05, 0.6))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    git_repo = GitRepo.open(repo)
+    state = load_task(git_repo, parse_task_key("p:g:i"))
+    assert state is not None
+    runs = git(
+        repo, "ls-tree", "--name-only", f"{state.head}:runs/implementation-planning", check=False
+    ).split()
+    # Every event on the chain holds a manifest that reads back.
+    for commit in git(repo, "rev-list", "refs/okstra/tasks/g/i").split():
+        json.loads(git(repo, "show", f"{commit}:task.json"))
+    lock = repo / ".git" / "refs" / "okstra" / "tasks" / "g" / "i.lock"
+    if lock.exists():  # killed while holding the ref lock: named, with the command that clears it
+        proc = okstra(repo, "run", "start", "p:g:i", "--type", "implementation-planning")
+        assert proc.returncode == 3 and str(lock) in proc.stderr
+        lock.unlink()
+    after = okstra(repo, "run", "start", "p:g:i", "--type", "implementation-planning", "--json")
+    assert after.returncode == 0, after.stderr
+    assert int(json.loads(after.stdout)["run"]["seq"]) == len(runs) + 1
