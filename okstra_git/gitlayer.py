@@ -49,6 +49,20 @@ class RefUpdate:
     """The value read before deciding (hex); ``None`` means the ref must not exist yet."""
 
 
+@dataclass(frozen=True)
+class DiffStatEntry:
+    """One file of a diff stat."""
+
+    path: str
+    """The file's path (``old => new`` for a rename)."""
+    added: int
+    """Lines added."""
+    deleted: int
+    """Lines deleted."""
+    binary: bool
+    """A binary file: the line counts are 0."""
+
+
 class GitRepo:
     """A repository opened from any folder inside it, including a linked worktree."""
 
@@ -264,18 +278,33 @@ class GitRepo:
         (rewriting a flat tree is quadratic in the number of notes). Returns False when every
         line was already there.
         """
-        wanted = set(lines)
+        return self.add_notes_lines(notes_ref, {target: lines}, message)
+
+    def add_notes_lines(
+        self, notes_ref: str, lines_by_target: Mapping[str, Iterable[str]], message: str
+    ) -> bool:
+        """:meth:`add_note_lines` for several objects at once, in ONE notes commit.
+
+        A verdict goes on a commit and on that commit's tree together, so a reader looking a
+        verdict up by tree never sees one without the other.
+        """
+        wanted = {target: set(lines) for target, lines in lines_by_target.items()}
 
         def attempt() -> bool:
             old = self.read_ref(notes_ref)
-            existing = self.read_note(notes_ref, target) or b""
-            have = [ln for ln in existing.decode("utf-8").splitlines() if ln]
-            merged = sorted(set(have) | wanted)
-            if merged == have:
+            changes: dict[str, bytes | None] = {}
+            for target, new_lines in wanted.items():
+                existing = self.read_note(notes_ref, target) or b""
+                have = [ln for ln in existing.decode("utf-8").splitlines() if ln]
+                merged = sorted(set(have) | new_lines)
+                if merged != have:
+                    data = ("\n".join(merged) + "\n").encode("utf-8")
+                    changes[target] = None
+                    changes[f"{target[:2]}/{target[2:]}"] = data
+            if not changes:
                 return False
-            data = ("\n".join(merged) + "\n").encode("utf-8")
             base = self.tree_of(old) if old else None
-            tree = self.tree_with(base, {target: None, f"{target[:2]}/{target[2:]}": data})
+            tree = self.tree_with(base, changes)
             commit = self.commit(tree, [old] if old else [], message)
             self.update_refs([RefUpdate(notes_ref, commit, old)], message)
             return True
@@ -313,6 +342,25 @@ class GitRepo:
         return commit == head or self.repo.descendant_of(
             pygit2.Oid(hex=head), pygit2.Oid(hex=commit)
         )
+
+    def diff_stat(self, base: str, head: str) -> list[DiffStatEntry]:
+        """What ``git diff --stat base head`` lists (renames detected), one entry per file."""
+        diff = self.repo.diff(self.tree_of(base), self.tree_of(head))
+        diff.find_similar()
+        entries = []
+        for patch in diff:
+            delta = patch.delta
+            _context, added, deleted = patch.line_stats
+            old, new = delta.old_file.path, delta.new_file.path
+            entries.append(
+                DiffStatEntry(
+                    path=new if old == new else f"{old} => {new}",
+                    added=added,
+                    deleted=deleted,
+                    binary=delta.is_binary,
+                )
+            )
+        return entries
 
 
 def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
