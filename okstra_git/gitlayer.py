@@ -362,6 +362,36 @@ class GitRepo:
             )
         return entries
 
+    def worktree_for_branch(self, branch: str) -> Path | None:
+        """The work tree (main or linked) with ``refs/heads/<branch>`` checked out, if any.
+
+        Reads each work tree's ``HEAD`` file instead of opening every work tree; the path of
+        a linked work tree whose folder was deleted is still returned (the caller says so).
+        """
+        wanted = f"ref: refs/heads/{branch}"
+        if _head_file(self.common_dir) == wanted:
+            main = pygit2.Repository(str(self.common_dir)).workdir
+            if main:
+                return Path(main)
+        for name in self.repo.list_worktrees():
+            if _head_file(self.common_dir / "worktrees" / name) == wanted:
+                return Path(self.repo.lookup_worktree(name).path)
+        return None
+
+
+def worktree_head(worktree: str | os.PathLike[str]) -> str | None:
+    """The commit checked out in a work tree; None when the folder is gone or not a work tree
+    of any repository, or its branch has no commit yet."""
+    try:
+        repo = pygit2.Repository(str(worktree))
+    except pygit2.GitError:
+        return None
+    if repo.workdir is None or Path(repo.workdir).resolve() != Path(worktree).resolve():
+        return None  # a plain folder inside some other repository
+    if repo.head_is_unborn:
+        return None
+    return str(repo.head.target)
+
 
 def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
     """Staged, unstaged and untracked paths of a worktree, outside ``.okstra/``.
@@ -397,6 +427,13 @@ def cas_retry(
     raise Conflict(
         hint or f"lost the race to update {', '.join(names)} after {attempts} attempts; retry"
     )
+
+
+def _head_file(git_dir: Path) -> str | None:
+    try:
+        return (git_dir / "HEAD").read_text("utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def _common_dir(git_dir: Path) -> Path:
