@@ -1,5 +1,8 @@
 """Verdict records: JSON Lines in the note on the verified commit, ``refs/notes/okstra/verdicts``.
 
+The same line is also attached to the verified commit's tree (in the same notes commit), so
+a gate that accepts any commit with an identical tree finds its verdicts with one lookup.
+
 One canonical JSON object per line, lines sorted and unique, so two clones' notes merge with
 ``git notes merge -s cat_sort_uniq`` and ``git notes --ref okstra/verdicts show <sha>`` prints
 valid JSON Lines. This module is on the pre-push hot path: it must not import jsonschema or
@@ -86,17 +89,28 @@ def parse_lines(raw: bytes, where: str) -> tuple[list[Verdict], list[str]]:
 
 
 def read_verdicts(repo: GitRepo, commit: str) -> tuple[list[Verdict], list[str]]:
+    """The verdicts recorded on ``commit`` (and problems with lines that do not parse)."""
     raw = repo.read_note(VERDICTS_REF, commit)
     if raw is None:
         return [], []
     return parse_lines(raw, f"{VERDICTS_REF} note on {commit[:12]}")
 
 
+def read_tree_verdicts(repo: GitRepo, tree: str) -> tuple[list[Verdict], list[str]]:
+    """The verdicts recorded on any commit whose tree is ``tree``: one note lookup, because
+    every verdict line is also attached to its head's tree."""
+    raw = repo.read_note(VERDICTS_REF, tree)
+    if raw is None:
+        return [], []
+    return parse_lines(raw, f"{VERDICTS_REF} note on tree {tree[:12]}")
+
+
 def append_verdict(repo: GitRepo, verdict: Verdict) -> bool:
-    """Add the verdict line to the note on its head commit (idempotent)."""
-    return repo.add_note_lines(
+    """Add the verdict line to the notes on its head commit and on that commit's tree, in one
+    notes commit (idempotent: False when the line was already on both)."""
+    line = verdict.to_line()
+    return repo.add_notes_lines(
         VERDICTS_REF,
-        verdict.head,
-        [verdict.to_line()],
+        {verdict.head: [line], verdict.head_tree: [line]},
         f"okstra: verdict {verdict.verdict} ({verdict.scope}) for {verdict.task_key}",
     )
