@@ -1,7 +1,8 @@
 """The ``git-okstra`` executable: error formatting, exit codes and the lean fast paths.
 
-The pre-push hook and ``ci check`` run on every push and every build, so they are dispatched
-here before typer (which imports pydantic, ~+70 ms) is ever imported.
+The pre-push hook and ``ci check`` run on every push and every build, and agents poll
+``task show``/``task list``, so these are dispatched here before typer (which imports
+pydantic, ~+70 ms) is ever imported. ``--help`` always goes to typer.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ def _fast_path(argv: list[str]) -> Callable[[list[str]], int] | None:
         from . import gate_cli
 
         return gate_cli.main
+    if argv[:2] == ["task", "show"] or argv[:2] == ["task", "list"]:
+        from . import lean
+
+        return lean.main
     return None
 
 

@@ -295,3 +295,39 @@ def test_killed_writers_leave_the_previous_state_valid(repo: Path) -> None:
     after = okstra(repo, "run", "start", "p:g:i", "--type", "implementation-planning", "--json")
     assert after.returncode == 0, after.stderr
     assert int(json.loads(after.stdout)["run"]["seq"]) == len(runs) + 1
+
+
+def _lean_options() -> dict[str, set[str]]:
+    import argparse
+
+    from okstra_git.lean import _parser
+
+    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {
+        name: {opt for action in p._actions for opt in action.option_strings}
+        for name, p in sub.choices.items()
+    }
+
+
+def test_lean_task_commands_mirror_the_typer_ones(repo: Path, monkeypatch) -> None:
+    import typer.main
+    from typer.testing import CliRunner
+
+    from okstra_git.cli.app import app
+
+    group = typer.main.get_command(app).commands["task"]
+    for name, options in _lean_options().items():
+        typer_options = {o for p in group.commands[name].params for o in p.opts if o[0] == "-"}
+        assert options == typer_options - {"--help"}, name
+    okstra(repo, "task", "new", "p:g:i", "--type", "implementation")
+    monkeypatch.chdir(repo)
+    for args in (
+        ["task", "show", "p:g:i"],
+        ["task", "show", "p:g:i", "--json"],
+        ["task", "list"],
+        ["task", "list", "--group", "g", "--json"],
+    ):
+        typed = CliRunner().invoke(app, args)
+        assert typed.exit_code == 0, typed.output
+        lean = okstra(repo, *args)
+        assert lean.returncode == 0 and lean.stdout == typed.stdout, args

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from ..records.base import to_data
-from ..records.task import require_task, task_ref
+from .. import taskviews
+from ..records.task import task_ref
 from ..services import tasks
 from ..services.context import open_context
 from .output import JSON_OPTION, emit
@@ -37,23 +37,7 @@ def list_(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """List tasks."""
-    found = tasks.list_tasks(open_context(), group)
-    rows = [
-        {
-            "taskKey": s.task.task_key,
-            "ref": s.ref,
-            "taskType": s.task.task_type,
-            "currentPhase": s.task.workflow.current_phase,
-            "currentStatus": s.task.current_status,
-            "nextRecommendedPhase": s.task.workflow.next_recommended_phase,
-        }
-        for s in found
-    ]
-    text = "\n".join(
-        f"{r['taskKey']}\t{r['currentStatus']}\t{r['currentPhase']} → {r['nextRecommendedPhase']}"
-        for r in rows
-    )
-    emit(as_json, {"tasks": rows}, text or "no tasks")
+    typer.echo(taskviews.list_(open_context(), group, as_json), nl=False)
 
 
 @app.command("show")
@@ -64,29 +48,11 @@ def show(
     ),
     as_json: bool = JSON_OPTION,
 ) -> None:
-    """Show a task's manifest."""
-    ctx = open_context()
-    state = require_task(ctx.repo, ctx.key(key))
-    data = to_data(state.task)
-    index_path = None
-    if write_index:
-        index_path = tasks.write_index(ctx, state)
-    if as_json:
-        emit(
-            True,
-            {
-                "ref": task_ref(state.key),
-                "commit": state.head,
-                "task": data,
-                **({"indexPath": str(index_path)} if index_path else {}),
-            },
-        )
-        return
-    from ..render import render
-
-    emit(False, {}, render("task-index.md.j2", task=data, ref=task_ref(state.key)))
-    if index_path:
-        typer.echo(f"wrote {index_path}", err=True)
+    """Show a task's manifest (Markdown summary, or the manifest itself with --json)."""
+    out, note = taskviews.show(open_context(), key, write_index, as_json)
+    typer.echo(out, nl=False)
+    if note:
+        typer.echo(note, nl=False, err=True)
 
 
 @app.command("log")
