@@ -18,7 +18,7 @@ from typing import TypeVar
 
 import pygit2
 
-from .errors import BadInput, Conflict
+from .errors import BadInput, Conflict, Refused
 
 ZERO_OID = "0" * 40
 OKSTRA_DIR = ".okstra"
@@ -166,25 +166,34 @@ class GitRepo:
                         tx.remove(update.name)
                     else:
                         tx.set_target(update.name, update.new, message=message)
+                crash_point("in-transaction")  # kill -9 tests: every ref locked, none written
         except pygit2.GitError as exc:
             raise RefMoved(ordered[0].name if ordered else "", str(exc)) from exc
 
     def stale_lock_hint(self, refnames: Iterable[str], older_than: float = 10.0) -> str | None:
-        """Name any ``<ref>.lock`` left by a killed writer, with the command that clears it."""
+        """Name every ``<ref>.lock`` left by a killed writer, with one command that clears them.
+
+        A writer killed inside a transaction leaves one lock per ref it held; naming only the
+        first would make the user clear them one failed retry at a time.
+        """
         now = time.time()
-        for name in refnames:
+        stale: list[tuple[Path, float]] = []
+        for name in dict.fromkeys(refnames):
             lock = self.common_dir / f"{name}.lock"
             try:
                 age = now - lock.stat().st_mtime
             except FileNotFoundError:
                 continue
             if age >= older_than:
-                return (
-                    f"the lock file {lock} is {age:.0f}s old and blocks {name}; a writer was "
-                    f"killed while holding it. If no git or okstra process is running, remove "
-                    f"it: rm '{lock}'"
-                )
-        return None
+                stale.append((lock, age))
+        if not stale:
+            return None
+        names = ", ".join(f"{lock} ({age:.0f}s old)" for lock, age in stale)
+        command = " ".join(f"'{lock}'" for lock, _ in stale)
+        return (
+            f"stale lock file(s) block the update: {names}; a writer was killed while holding "
+            f"them. If no git or okstra process is running, remove them: rm {command}"
+        )
 
     # -- objects ---------------------------------------------------------------------------
 
@@ -444,3 +453,138 @@ def _common_dir(git_dir: Path) -> Path:
     except FileNotFoundError:
         return git_dir
     return (git_dir / rel).resolve()
+
+
+# =============================================================================================
+# Worktrees and branches — stage claims (SPEC §5). Owned by the claims work; keep it here so
+# every pygit2 call stays in this module.
+# =============================================================================================
+
+CRASH_ENV = "OKSTRA_TEST_CRASH_AT"
+"""Names a crash point (``in-transaction``, ``after-refs``) where the process kills itself."""
+
+
+def crash_point(name: str) -> None:
+    """Die by SIGKILL when ``OKSTRA_TEST_CRASH_AT`` names this point: the kill -9 tests' hook."""
+    if os.environ.get(CRASH_ENV) == name:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@dataclass(frozen=True)
+class WorktreeInfo:
+    """A linked worktree as registered in ``<common dir>/worktrees/<name>``."""
+
+    name: str
+    """The git worktree name (the admin folder's name)."""
+    path: Path
+    """Where its files are."""
+    prunable: bool
+    """True when its folder is gone (removed by hand or by a crash mid-teardown)."""
+
+
+def find_worktree(repo: GitRepo, name: str) -> WorktreeInfo | None:
+    try:
+        found = repo.repo.lookup_worktree(name)
+    except (KeyError, pygit2.GitError):
+        return None
+    return WorktreeInfo(name, Path(found.path), bool(found.is_prunable))
+
+
+def main_worktree(repo: GitRepo) -> tuple[Path, str]:
+    """The main worktree's folder and HEAD commit (the task worktree starts from it)."""
+    main = pygit2.Repository(str(repo.common_dir))
+    if main.is_bare or main.workdir is None:
+        raise BadInput(f"{repo.common_dir} is a bare repository; stage worktrees need a work tree")
+    if main.head_is_unborn:
+        raise BadInput(
+            f"the main worktree {main.workdir} has no commit yet; commit something first"
+        )
+    return Path(main.workdir), str(main.head.peel(pygit2.Commit).id)
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def add_worktree(
+    repo: GitRepo, name: str, path: Path, branch: str, start: str
+) -> tuple[bool, bool]:
+    """Make worktree ``name`` at ``path`` on ``branch`` (created at ``start`` when absent).
+
+    Idempotent: an existing worktree of that name at that path is reused as it is. Returns
+    ``(made_worktree, made_branch)`` so a caller rolling back removes only what it made. On
+    failure nothing this call made is left behind (libgit2 writes the admin folder first).
+    """
+    existing = find_worktree(repo, name)
+    if existing is not None:
+        if existing.prunable:
+            repo.repo.lookup_worktree(name).prune(True)
+        elif _same_path(existing.path, path):
+            return False, False
+        else:
+            raise Refused(
+                f"git worktree {name!r} already exists at {existing.path}, not at {path}; "
+                f"remove it (git worktree remove '{existing.path}') or set okstra.worktreeRoot"
+            )
+    if path.exists() and any(path.iterdir()):
+        raise Refused(
+            f"{path} exists and is not git worktree {name!r}; move it away or remove it, "
+            "then run the command again"
+        )
+    refname = f"refs/heads/{branch}"
+    made_branch = False
+    if repo.read_ref(refname) is None:
+        try:
+            repo.repo.branches.local.create(branch, repo.repo[start].peel(pygit2.Commit))
+            made_branch = True
+        except pygit2.AlreadyExistsError:
+            pass  # a racer made it: same name, we use it
+        except (pygit2.GitError, ValueError) as exc:
+            raise Refused(f"cannot create branch {branch} at {start}: {exc}") from exc
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        repo.repo.add_worktree(name, str(path), repo.repo.lookup_reference(refname))
+    except (pygit2.GitError, OSError) as exc:
+        again = find_worktree(repo, name)
+        if again is not None and not again.prunable and _same_path(again.path, path):
+            return False, made_branch  # a racer made the very same worktree
+        if again is not None and again.prunable:
+            repo.repo.lookup_worktree(name).prune(True)
+        if made_branch:
+            delete_branch(repo, branch, start)
+        raise Refused(f"cannot make worktree {name!r} at {path} on {branch}: {exc}") from exc
+    return True, made_branch
+
+
+def remove_worktree(repo: GitRepo, name: str) -> None:
+    """Delete worktree ``name``'s folder, then its admin entry (a crash between leaves it
+    prunable, which the next call finishes)."""
+    import shutil
+
+    found = find_worktree(repo, name)
+    if found is None:
+        return
+    if found.path.exists():
+        shutil.rmtree(found.path)
+    repo.repo.lookup_worktree(name).prune(True)
+
+
+def delete_branch(repo: GitRepo, branch: str, expected: str) -> None:
+    """Delete ``refs/heads/<branch>`` if it still points at ``expected`` (RefMoved otherwise)."""
+    repo.update_refs(
+        [RefUpdate(f"refs/heads/{branch}", None, expected)], f"okstra: delete {branch}"
+    )
+
+
+def commits_not_in(repo: GitRepo, head: str, base: str, limit: int = 20) -> list[tuple[str, str]]:
+    """Commits reachable from ``head`` but not from ``base``: (id, subject), newest first."""
+    walker = repo.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.TOPOLOGICAL)
+    walker.hide(pygit2.Oid(hex=base))
+    found = []
+    for commit in walker:
+        found.append((str(commit.id), commit.message.split("\n", 1)[0]))
+        if len(found) >= limit:
+            break
+    return found

@@ -63,6 +63,9 @@ class Claim:
     """Record format version."""
     plan_blob: str | None = None
     """The approved plan blob the claim was made against."""
+    stacked_on: int | None = None
+    """The dependency stage whose done head is the base (SPEC §5 stacking); None when the base
+    is the task worktree HEAD."""
     lease_expires_at: str | None = None
     """ISO 8601, UTC; past it, a ``started`` claim may be taken over."""
     take_over_of: str | None = None

@@ -1,0 +1,134 @@
+"""Which stages a claim may take (SPEC §5, seed 000 §2.3). Pure: no git here.
+
+The **ready set** is every stage that is not done, whose depends-on are all done, and that no
+live claim holds. The **batch** is the front of the ready set in stage-number order, taken while
+the summed effective steps stay within the run budget — and always at least one stage, so a
+stage that alone exceeds the budget still runs (by itself).
+
+A ``started`` claim whose lease has expired still holds its stage unless the caller asked to
+take expired claims over: taking a stage from a run that may still be working is never implicit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .errors import BadInput, Refused
+from .stagemap import Stage
+
+RUN_STEP_BUDGET = 8
+"""Most summed effective steps one implementation run takes on (seed 000: the run budget)."""
+
+STARTED = "started"
+EXPIRED = "expired"
+DONE = "done"
+RELEASED = "released"
+
+
+@dataclass(frozen=True)
+class Holder:
+    """What a stage's claim ref says, reduced to what selection needs."""
+
+    state: str
+    """``started`` (live), ``expired`` (started, lease past), ``done`` or ``released``."""
+    run_id: str
+    """The run named in the claim."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The outcome of one selection over a Stage Map and its claims."""
+
+    ready: tuple[int, ...]
+    """Ready stages in number order."""
+    batch: tuple[int, ...]
+    """What a claim takes: a prefix of ``ready`` within the budget, or the one asked for."""
+    blocked: dict[int, str]
+    """Stages that are not ready, with the reason in words."""
+    take_over: tuple[int, ...]
+    """Batch members whose expired claim the new claim replaces."""
+    steps: int
+    """Summed effective steps of the batch."""
+
+
+def _steps(stage: Stage) -> int:
+    if stage.effective_steps is None:
+        raise BadInput(
+            f"stage {stage.number} has no whole-number effective steps; fix the Stage Map "
+            "(git okstra plan validate)"
+        )
+    return stage.effective_steps
+
+
+def _blocked_reason(
+    stage: Stage, holders: Mapping[int, Holder], take_over_expired: bool
+) -> str | None:
+    holder = holders.get(stage.number)
+    if holder is not None:
+        if holder.state == DONE:
+            return f"done ({holder.run_id})"
+        if holder.state == STARTED:
+            return f"held by run {holder.run_id}"
+        if holder.state == EXPIRED and not take_over_expired:
+            return (
+                f"held by run {holder.run_id} whose lease expired; take it over with "
+                "--take-over-expired"
+            )
+    waiting = [d for d in stage.depends_on if holders.get(d, _NONE).state != DONE]
+    if waiting:
+        return "waiting for stage(s) " + ", ".join(str(d) for d in waiting) + " (not done)"
+    return None
+
+
+_NONE = Holder(state="", run_id="")
+
+
+def select(
+    stages: Sequence[Stage],
+    holders: Mapping[int, Holder],
+    *,
+    stage: int | None = None,
+    take_over_expired: bool = False,
+    budget: int = RUN_STEP_BUDGET,
+) -> Selection:
+    """Ready set and batch; ``stage`` asks for exactly that stage (refused unless ready).
+
+    Returns an empty batch when nothing is ready in auto mode; the caller decides what that
+    means (``stage ready`` shows it, ``stage claim`` refuses).
+    """
+    ordered = sorted(stages, key=lambda s: s.number)
+    by_number = {s.number: s for s in ordered}
+    blocked: dict[int, str] = {}
+    ready: list[int] = []
+    for item in ordered:
+        reason = _blocked_reason(item, holders, take_over_expired)
+        if reason is None:
+            ready.append(item.number)
+        else:
+            blocked[item.number] = reason
+    if stage is not None:
+        if stage not in by_number:
+            known = ", ".join(str(n) for n in by_number) or "none"
+            raise BadInput(f"--stage {stage}: the plan has no stage {stage} (stages: {known})")
+        if stage in blocked:
+            raise Refused(f"stage {stage} is not ready: {blocked[stage]}")
+        batch = [stage]
+    else:
+        batch, total = [], 0
+        for number in ready:
+            cost = _steps(by_number[number])
+            if batch and total + cost > budget:
+                break
+            batch.append(number)
+            total += cost
+    take_over = tuple(
+        n for n in batch if holders.get(n, _NONE).state == EXPIRED and take_over_expired
+    )
+    return Selection(
+        ready=tuple(ready),
+        batch=tuple(batch),
+        blocked=blocked,
+        take_over=take_over,
+        steps=sum(_steps(by_number[n]) for n in batch),
+    )
