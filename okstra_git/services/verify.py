@@ -1,0 +1,460 @@
+"""Final verification (SPEC §6): resolve what a run verifies, enforce the gate, record verdicts.
+
+Nothing is typed in by hand: the worktree, base, HEAD and stage list come from the task record
+(implementation base), the stage claims (done head commits, report paths, stage worktrees and
+bases) and the plan snapshot's Stage Map. The gate's git questions are answered with one
+history walk from HEAD hiding the base, and one status of the worktree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from .. import verify_rules as rules
+from ..errors import BadInput, Refused
+from ..gitlayer import DiffStatEntry, GitRepo, dirty_paths, worktree_head
+from ..keys import TaskKey
+from ..records.claim import Claim, load_claims
+from ..records.task import Task, TaskState, now_iso, require_task, write_event
+from ..records.verdict import Verdict, append_verdict, read_tree_verdicts, read_verdicts
+from .context import Context
+
+MAX_REPORT_BYTES = 16 << 20
+FINAL_VERIFICATION = "final-verification"
+
+
+class GateRefused(Refused):
+    """The gate is not met; ``lines`` are the refusal texts, one per offence."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+@dataclass(frozen=True)
+class TargetStage:
+    """One Stage Map stage as the target sees it."""
+
+    number: int
+    """The Stage Map number."""
+    status: str
+    """The claim's status (``started``, ``done``, ``released``) or ``unclaimed``."""
+    head_commit: str | None
+    """The done head commit."""
+    report_path: str | None
+    """The stage's implementation report, recorded at ``stage done``."""
+    branch: str | None
+    """The stage branch, when claimed."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a final-verification run verifies (the ``VERIFICATION_TARGET`` block)."""
+
+    task_key: str
+    """The task, exactly as typed."""
+    scope: str
+    """``whole-task`` or ``single-stage``."""
+    worktree: str
+    """The worktree the run reads."""
+    base: str
+    """The implementation base (whole-task) or the stage's claim base (single-stage)."""
+    head: str
+    """The worktree's HEAD: the commit a verdict will be attached to."""
+    head_tree: str
+    """HEAD's tree."""
+    stages: tuple[TargetStage, ...]
+    """Every Stage Map stage (whole-task) or stage N alone."""
+    all_stages_done: bool
+    """Whether every Stage Map stage is done (routing after a single-stage verdict)."""
+
+    def to_data(self, diff: list[DiffStatEntry]) -> dict[str, Any]:
+        return {
+            "taskKey": self.task_key,
+            "scope": self.scope,
+            "worktree": self.worktree,
+            "base": self.base,
+            "head": self.head,
+            "headTree": self.head_tree,
+            "stages": [
+                {
+                    "stage": s.number,
+                    "status": s.status,
+                    "headCommit": s.head_commit,
+                    "reportPath": s.report_path,
+                    "branch": s.branch,
+                }
+                for s in self.stages
+            ],
+            "diffStat": {
+                "filesChanged": len(diff),
+                "insertions": sum(e.added for e in diff),
+                "deletions": sum(e.deleted for e in diff),
+                "files": [
+                    {"path": e.path, "added": e.added, "deleted": e.deleted, "binary": e.binary}
+                    for e in diff
+                ],
+            },
+        }
+
+
+def parse_stage(text: str) -> int | None:
+    """``auto`` (whole-task) → None; ``N`` → N."""
+    value = text.strip()
+    if value == "auto":
+        return None
+    if value.isdigit() and int(value) >= 1:
+        return int(value)
+    raise BadInput(f"--stage {text!r}: 'auto' (the whole task) or a stage number such as 2")
+
+
+def task_branch(key: TaskKey) -> str:
+    """The task worktree's branch (SPEC §5)."""
+    return f"okstra/{key.ref_suffix}/task"
+
+
+def resolve_target(
+    ctx: Context, key: TaskKey, stage: int | None, worktree: str | None = None
+) -> Target:
+    """The verification target, or :class:`GateRefused` naming every offence at once."""
+    from .plans import load_stage_map
+
+    state = require_task(ctx.repo, key)
+    numbers = load_stage_map(ctx, key).numbers
+    claims = {n: c.claim for n, c in load_claims(ctx.repo, key).items()}
+    done = {
+        n: c.head_commit
+        for n, c in claims.items()
+        if n in numbers and c.status == "done" and c.head_commit
+    }
+    all_done = all(n in done for n in numbers)
+    override = _worktree_override(ctx.repo, worktree) if worktree is not None else None
+    if stage is None:
+        return _whole_task(ctx, state, numbers, claims, done, all_done, override)
+    if stage not in numbers:
+        raise BadInput(
+            f"--stage {stage}: the Stage Map of {key} has stages {', '.join(map(str, numbers))}"
+        )
+    return _single_stage(ctx, state, stage, claims.get(stage), done, all_done, override)
+
+
+def _whole_task(
+    ctx: Context,
+    state: TaskState,
+    numbers: list[int],
+    claims: dict[int, Claim],
+    done: dict[int, str],
+    all_done: bool,
+    override: Path | None,
+) -> Target:
+    key = state.key
+    worktree = override or ctx.repo.worktree_for_branch(task_branch(key))
+    head = worktree_head(worktree) if worktree is not None else None
+    base = state.task.implementation_base_commit
+    lines = []
+    if worktree is None:
+        lines.append(rules.task_worktree_missing(str(key), task_branch(key)))
+    elif head is None:
+        lines.append(rules.task_worktree_gone(str(worktree)))
+    unmerged: set[str] = set()
+    dirty = False
+    if head is not None and worktree is not None:
+        unmerged = ctx.repo.not_contained(head, done.values(), base)
+        dirty = bool(dirty_paths(worktree))
+    lines += rules.whole_task_refusals(numbers, done, unmerged, dirty)
+    if lines:
+        raise GateRefused(lines)
+    assert head is not None and worktree is not None
+    if base is None:
+        raise Refused(
+            f"task {key} records no implementation base although every stage is done; the "
+            "task record is incomplete — check it with: git okstra task show "
+            f"'{key}' --json"
+        )
+    return Target(
+        task_key=str(key),
+        scope=rules.WHOLE_TASK,
+        worktree=str(worktree),
+        base=base,
+        head=head,
+        head_tree=str(ctx.repo.tree_of(head).id),
+        stages=tuple(_target_stage(n, claims.get(n)) for n in numbers),
+        all_stages_done=all_done,
+    )
+
+
+def _single_stage(
+    ctx: Context,
+    state: TaskState,
+    stage: int,
+    claim: Claim | None,
+    done: dict[int, str],
+    all_done: bool,
+    override: Path | None,
+) -> Target:
+    key = str(state.key)
+    done_head = done.get(stage)
+    if claim is None or done_head is None:
+        raise GateRefused(rules.single_stage_refusals(stage, key, None, "", None, False))
+    worktree = override or Path(claim.worktree_path)
+    head = worktree_head(worktree)
+    dirty = head is not None and bool(dirty_paths(worktree))
+    lines = rules.single_stage_refusals(stage, key, done_head, str(worktree), head, dirty)
+    if lines:
+        raise GateRefused(lines)
+    assert head is not None
+    return Target(
+        task_key=key,
+        scope=rules.SINGLE_STAGE,
+        worktree=str(worktree),
+        base=claim.base_commit,
+        head=head,
+        head_tree=str(ctx.repo.tree_of(head).id),
+        stages=(_target_stage(stage, claim),),
+        all_stages_done=all_done,
+    )
+
+
+def _target_stage(number: int, claim: Claim | None) -> TargetStage:
+    if claim is None:
+        return TargetStage(number, "unclaimed", None, None, None)
+    return TargetStage(number, claim.status, claim.head_commit, claim.report_path, claim.branch)
+
+
+def _worktree_override(repo: GitRepo, path: str) -> Path:
+    """``--worktree PATH``: the root of a work tree of this same repository."""
+    found = pygit2.discover_repository(str(path))
+    if found is None:
+        raise BadInput(f"--worktree {path}: not inside a git work tree")
+    other = GitRepo(pygit2.Repository(found))
+    if other.workdir is None:
+        raise BadInput(f"--worktree {path}: a bare repository has no work tree to verify")
+    if other.common_dir.resolve() != repo.common_dir.resolve():
+        raise BadInput(
+            f"--worktree {path}: a work tree of {other.common_dir}, not of this repository "
+            f"({repo.common_dir})"
+        )
+    return other.workdir.resolve()
+
+
+def diff_stat(ctx: Context, target: Target) -> list[DiffStatEntry]:
+    return ctx.repo.diff_stat(target.base, target.head)
+
+
+def render_target(target: Target, diff: list[DiffStatEntry]) -> str:
+    from ..render import render
+
+    return render("verification-target.md.j2", target=target.to_data(diff))
+
+
+# ---------------------------------------------------------------------------------------------
+# Recording a verdict
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The outcome of ``verify record``."""
+
+    verdict: Verdict
+    """The record in the notes (possibly one recorded before, see ``added``)."""
+    added: bool
+    """False when an equivalent verdict was already there (a re-run after a crash)."""
+    next_phase: str
+    """The task's next recommended phase."""
+    task_head: str
+    """The task event commit that moved the workflow."""
+
+
+def record_verdict(
+    ctx: Context,
+    key: TaskKey,
+    verdict: str,
+    report: str,
+    stage: int | None,
+    worktree: str | None = None,
+    expect_head: str | None = None,
+    sign: bool = False,
+) -> Recorded:
+    """Re-run the gate now, check the report against the verdict, and record it (SPEC §6)."""
+    if verdict not in rules.VERDICTS:
+        raise BadInput(f"--verdict {verdict!r}: one of {', '.join(rules.VERDICTS)}")
+    raw, data = _read_report(report)
+    signing_key = _signing_key(ctx.repo) if sign else None
+    target = resolve_target(ctx, key, stage, worktree)
+    if expect_head is not None:
+        expected = ctx.repo.resolve_commit(expect_head)
+        if expected != target.head:
+            raise Refused(
+                f"final-verification: HEAD of {target.worktree} is now {target.head}, not the "
+                f"verified {expected} (--expect-head) — verify the new HEAD, then record"
+            )
+    problems = rules.report_problems(data, verdict, target.scope, str(key))
+    if problems:
+        raise BadInput(
+            f"report {report} does not support --verdict {verdict}:\n"
+            + "\n".join(f"  - {p}" for p in problems)
+        )
+    route = rules.routing(target.scope, verdict)
+    who = ctx.repo.signature()
+    record = Verdict(
+        task_key=str(key),
+        scope=target.scope,
+        stages=[s.number for s in target.stages],
+        base=target.base,
+        head=target.head,
+        head_tree=target.head_tree,
+        verdict=verdict,
+        blocker_count=rules.blocker_count(data),
+        report_digest="sha256:" + hashlib.sha256(raw).hexdigest(),
+        routing=route,
+        recorded_at=now_iso(),
+        recorded_by=f"{who.name} <{who.email}>",
+    )
+    earlier = _equivalent(ctx.repo, record, sign)
+    if earlier is not None:
+        record, added = earlier, False
+    else:
+        if signing_key is not None:
+            from .. import signing
+
+            record = replace(record, signature=signing.sign(record.signed_payload(), signing_key))
+        added = append_verdict(ctx.repo, record)
+    nxt = rules.next_phase(route, target.all_stages_done)
+    state = write_event(ctx.repo, key, _workflow_change(nxt), _event(record, nxt))
+    return Recorded(record, added, nxt, state.head)
+
+
+def _read_report(path: str) -> tuple[bytes, Any]:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_REPORT_BYTES + 1)
+    except OSError as exc:
+        raise BadInput(f"--report {path}: cannot read ({exc.strerror})") from exc
+    if len(raw) > MAX_REPORT_BYTES:
+        raise BadInput(f"--report {path}: larger than {MAX_REPORT_BYTES >> 20} MiB")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput(f"--report {path}: not UTF-8 JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise BadInput(f"--report {path}: expected a JSON object (report data.json)")
+    return raw, data
+
+
+def _signing_key(repo: GitRepo) -> str:
+    configured = repo.config_get("user.signingKey")
+    if not configured:
+        raise BadInput(
+            "--sign needs an ssh signing key in git config: git config user.signingKey "
+            "~/.ssh/id_ed25519 (and git config gpg.format ssh)"
+        )
+    return configured
+
+
+def _equivalent(repo: GitRepo, record: Verdict, signed: bool) -> Verdict | None:
+    """A verdict already on the head for the same target, verdict and report (and signed if
+    a signature is asked for): recording again must not add a second line."""
+    same = ("task_key", "scope", "stages", "base", "head_tree", "verdict", "report_digest")
+    found, _problems = read_verdicts(repo, record.head)
+    for old in found:
+        if all(getattr(old, f) == getattr(record, f) for f in same) and (
+            old.signature is not None or not signed
+        ):
+            return old
+    return None
+
+
+def _workflow_change(nxt: str):
+    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
+        assert task is not None
+        flow = task.workflow
+        flow.current_phase = FINAL_VERIFICATION
+        flow.current_phase_state = "completed"
+        flow.phase_states[FINAL_VERIFICATION] = "completed"
+        flow.last_completed_phase = FINAL_VERIFICATION
+        flow.next_recommended_phase = nxt
+        flow.routing_status = "ready"
+        task.current_status = "active"
+        return task, {}
+
+    return change
+
+
+def _event(record: Verdict, nxt: str) -> str:
+    scope = record.scope
+    if scope == rules.SINGLE_STAGE:
+        scope += f" stage {record.stages[0]}"
+    return f"final-verification completed: {record.verdict} ({scope}) on {record.head[:12]} → {nxt}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Showing verdicts
+
+
+@dataclass(frozen=True)
+class ShownVerdict:
+    """A verdict found for a commit, with how it was found and its signature status."""
+
+    verdict: Verdict
+    """The record."""
+    same_commit: bool
+    """False: recorded on another commit with the identical tree."""
+    signature: str
+    """``unsigned``, ``good`` (checked against allowed signers), ``valid`` (intact, signer
+    unchecked: no allowed signers file configured) or ``bad``."""
+    principal: str | None
+    """Who signed, when checked against allowed signers."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    commit: str
+    tree: str
+    verdicts: list[ShownVerdict]
+    """Newest first."""
+    problems: list[str]
+    """Note lines that are not verdict records."""
+    allowed_signers: str | None
+    """The allowed signers file signatures were checked against."""
+
+
+def show_verdicts(ctx: Context, rev: str) -> Shown:
+    commit = ctx.repo.resolve_commit(rev)
+    tree = str(ctx.repo.tree_of(commit).id)
+    own, problems = read_verdicts(ctx.repo, commit)
+    by_tree, tree_problems = read_tree_verdicts(ctx.repo, tree)
+    found = [(v, True) for v in own]
+    found += [(v, v.head == commit) for v in by_tree if v not in own]
+    found.sort(key=lambda item: (item[0].recorded_at, item[0].head), reverse=True)
+    signers = allowed_signers(ctx.repo)
+    shown = [ShownVerdict(v, same, *_signature_status(v, signers)) for v, same in found]
+    return Shown(commit, tree, shown, problems + tree_problems, signers)
+
+
+def allowed_signers(repo: GitRepo) -> str | None:
+    """``okstra.gate.allowedSigners``, else git's ``gpg.ssh.allowedSignersFile``."""
+    for name in ("okstra.gate.allowedSigners", "gpg.ssh.allowedSignersFile"):
+        value = repo.config_get(name)
+        if value:
+            path = Path(value).expanduser()
+            if not path.is_absolute() and repo.workdir is not None:
+                path = repo.workdir / path
+            return str(path)
+    return None
+
+
+def _signature_status(verdict: Verdict, signers: str | None) -> tuple[str, str | None]:
+    if verdict.signature is None:
+        return "unsigned", None
+    from .. import signing
+
+    result = signing.check(verdict.signed_payload(), verdict.signature, signers)
+    if not result.good:
+        return "bad", None
+    return ("good", result.principal) if signers is not None else ("valid", None)

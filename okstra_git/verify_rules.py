@@ -1,0 +1,191 @@
+"""The final-verification gate and verdict rules of SPEC §6, as pure functions (no git).
+
+The service answers the git questions (which stages are done, which done commits HEAD does
+not contain, whether the worktree is clean) and these functions turn the answers into the
+exact refusal lines, check a report's verdict fields, and route the task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+WHOLE_TASK = "whole-task"
+SINGLE_STAGE = "single-stage"
+VERDICTS = ("accepted", "conditional-accept", "blocked")
+
+DIRTY = (
+    "final-verification: worktree has uncommitted source changes (outside .okstra/) "
+    "— commit or stash before verifying"
+)
+
+
+def not_done(stage: int, scope: str = WHOLE_TASK) -> str:
+    return (
+        f"final-verification({scope}): stage {stage} not done "
+        f"— run implementation --stage {stage} first"
+    )
+
+
+def not_merged(stage: int, sha: str) -> str:
+    return (
+        f"final-verification(whole-task): stage {stage} done commit {sha} not merged into "
+        "task worktree HEAD — merge stage branches then retry"
+    )
+
+
+def task_worktree_missing(key: str, branch: str) -> str:
+    return (
+        f"final-verification(whole-task): no work tree has the task branch {branch} checked out "
+        f"— claim a stage to create it (git okstra stage claim '{key}'), or name one with "
+        "--worktree PATH"
+    )
+
+
+def task_worktree_gone(path: str) -> str:
+    return (
+        f"final-verification(whole-task): task worktree {path} no longer exists — restore it "
+        "(git worktree prune drops the stale entry), or name another with --worktree PATH"
+    )
+
+
+def stage_worktree_gone(stage: int, path: str, key: str) -> str:
+    return (
+        f"final-verification(single-stage): stage {stage} worktree {path} no longer exists "
+        f"— verify the whole task instead: git okstra verify target '{key}' --stage auto"
+    )
+
+
+def stage_head_moved(stage: int, head: str, done_head: str) -> str:
+    return (
+        f"final-verification(single-stage): stage {stage} worktree HEAD {head} is not its done "
+        f"commit {done_head} — put the worktree back on {done_head[:12]}, or verify the whole "
+        "task with --stage auto"
+    )
+
+
+def whole_task_refusals(
+    stages: Sequence[int],
+    done_heads: Mapping[int, str],
+    unmerged: Collection[str],
+    dirty: bool,
+) -> list[str]:
+    """Every whole-task offence at once: one line per offending stage (in stage order), then
+    the dirty-worktree line. ``done_heads`` maps each done stage to its head commit and
+    ``unmerged`` holds the done heads that HEAD does not contain."""
+    lines = []
+    for stage in sorted(set(stages)):
+        head = done_heads.get(stage)
+        if head is None:
+            lines.append(not_done(stage))
+        elif head in unmerged:
+            lines.append(not_merged(stage, head))
+    if dirty:
+        lines.append(DIRTY)
+    return lines
+
+
+def single_stage_refusals(
+    stage: int,
+    key: str,
+    done_head: str | None,
+    worktree: str,
+    worktree_head: str | None,
+    dirty: bool,
+) -> list[str]:
+    """Stage N alone: done, its worktree still there and on the done commit, and clean.
+    ``worktree_head`` is None when the worktree is gone; other stages never matter."""
+    if done_head is None:
+        return [not_done(stage, SINGLE_STAGE)]
+    if worktree_head is None:
+        return [stage_worktree_gone(stage, worktree, key)]
+    lines = []
+    if worktree_head != done_head:
+        lines.append(stage_head_moved(stage, worktree_head, done_head))
+    if dirty:
+        lines.append(DIRTY)
+    return lines
+
+
+def routing(scope: str, verdict: str) -> str:
+    """Where the task goes after a verdict: ``release-handoff`` only for an accepted whole-task
+    verdict; a single-stage verdict never goes there (SPEC §6)."""
+    if verdict == "blocked":
+        return "implementation"
+    if scope == WHOLE_TASK:
+        return "release-handoff" if verdict == "accepted" else "implementation"
+    return "done" if verdict == "accepted" else "implementation"
+
+
+def next_phase(route: str, all_stages_done: bool) -> str:
+    """The task's next recommended phase. A single-stage ``done`` finishes that stage only: the
+    task goes on implementing, or to a whole-task verification once every stage is done."""
+    if route == "done":
+        return "final-verification" if all_stages_done else "implementation"
+    return route
+
+
+def report_problems(data: Any, verdict: str, scope: str, key: str) -> list[str]:
+    """The report data's verdict rules (a minimal subset of SPEC §8), each naming its field:
+    ``accepted`` needs zero acceptance blockers; the verdict card's token, direction and next
+    step equal the final verdict's, and the token equals the verdict being recorded."""
+    if not isinstance(data, dict):
+        return [f"(top): expected a JSON object, found {_kind(data)}"]
+    problems = []
+    header = data.get("header")
+    if isinstance(header, dict):
+        if "taskKey" in header and header["taskKey"] != key:
+            problems.append(f"header.taskKey: {header['taskKey']!r} is not the task {key!r}")
+        if "taskType" in header and header["taskType"] != "final-verification":
+            problems.append(
+                f"header.taskType: {header['taskType']!r}; a verdict comes from a "
+                "final-verification report"
+            )
+    card, final = data.get("verdictCard"), data.get("finalVerdict")
+    for name, part in (("verdictCard", card), ("finalVerdict", final)):
+        if not isinstance(part, dict):
+            problems.append(f"{name}: missing or not an object")
+        elif part.get("verdictToken") != verdict:
+            problems.append(
+                f"{name}.verdictToken: {part.get('verdictToken')!r} differs from --verdict "
+                f"{verdict!r}"
+            )
+    if isinstance(card, dict) and isinstance(final, dict):
+        for field in ("direction", "nextStep"):
+            if card.get(field) != final.get(field):
+                problems.append(
+                    f"verdictCard.{field}: {card.get(field)!r} differs from finalVerdict.{field} "
+                    f"{final.get(field)!r}"
+                )
+    verification = data.get("finalVerification")
+    if not isinstance(verification, dict):
+        problems.append("finalVerification: missing or not an object")
+        return problems
+    claimed_scope = verification.get("verificationScope")
+    if claimed_scope is not None and claimed_scope != scope:
+        problems.append(
+            f"finalVerification.verificationScope: {claimed_scope!r} but the target is {scope!r}"
+        )
+    blockers = verification.get("acceptanceBlockers")
+    if not isinstance(blockers, list):
+        problems.append(
+            "finalVerification.acceptanceBlockers: missing or not a list (use [] for none)"
+        )
+    elif verdict == "accepted" and blockers:
+        problems.append(
+            f"finalVerification.acceptanceBlockers: verdict accepted requires zero acceptance "
+            f"blockers, found {len(blockers)}; record conditional-accept or blocked, or resolve "
+            "them"
+        )
+    return problems
+
+
+def blocker_count(data: dict[str, Any]) -> int:
+    """Acceptance blockers of report data that passed :func:`report_problems`."""
+    return len(data["finalVerification"]["acceptanceBlockers"])
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean"}.get(
+        type(value), "null" if value is None else "number"
+    )
