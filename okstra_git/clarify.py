@@ -1,0 +1,302 @@
+"""§5 Clarification Items and the approval marker of a plan (SPEC §4), as pure text functions.
+
+The §5 table has eight columns, ``ID | Ticket ID | Kind | Statement | Expected form | Blocks |
+Status | User input``; it is recognised by its ``Blocks`` and ``Status`` header cells. A report
+without it (the legacy ``4.5.9 Open Questions`` / ``5.1`` / ``5.2`` layout) is "schema absent",
+which is not the same as "no items": the approval gate then relies on the marker alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import BadInput
+from .mdtable import heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
+
+KINDS = ("material", "decision", "data-point")
+BLOCKS = ("approval", "next-phase", "none")
+STATUSES = ("open", "answered", "resolved", "obsolete")
+UNRESOLVED = frozenset({"open", "answered"})
+"""Statuses that still need the user; on a ``Blocks=approval`` row they block approval."""
+
+CANONICAL_MARKER = "- [x] Approved"
+AUDIT_LABELS = {"ko": "승인 일시 (CLI ack): ", "en": "Approved at (CLI ack): "}
+
+_SECTION = re.compile(r"5\.?\s+clarification items\b", re.IGNORECASE)
+_MARKER = re.compile(r"([ \t]*)[-*+] \[([ xX])\][ \t]+Approved[ \t]*")
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+_BLANK = {"", "-", "—", "–"}
+_COLUMNS = {
+    "id": "id",
+    "ticket id": "ticket_id",
+    "kind": "kind",
+    "statement": "statement",
+    "expected form": "expected_form",
+    "blocks": "blocks",
+    "status": "status",
+    "user input": "user_input",
+}
+
+
+@dataclass(frozen=True)
+class ClarificationItem:
+    """One row of the §5 table; cells are unwrapped from backticks and stripped."""
+
+    id: str
+    """The row id, ``C-001`` style (empty if the cell was empty)."""
+    ticket_id: str
+    """The Ticket ID cell."""
+    kind: str
+    """``material``, ``decision`` or ``data-point``, lower-cased (other values kept as written)."""
+    statement: str
+    """What is asked and why."""
+    expected_form: str
+    """The shape of the answer the plan expects."""
+    blocks: str
+    """``approval``, ``next-phase`` or ``none``, lower-cased."""
+    status: str
+    """``open``, ``answered``, ``resolved`` or ``obsolete``, lower-cased."""
+    user_input: str
+    """What the user wrote in the last column."""
+    line: int
+    """1-based line of the row in the report."""
+
+
+@dataclass(frozen=True)
+class MalformedRow:
+    """A §5 table row that was skipped because it could not be read safely."""
+
+    line: int
+    """1-based line of the row."""
+    reason: str
+    """Why it was skipped."""
+
+
+@dataclass(frozen=True)
+class ClarificationReport:
+    """What a report's §5 says: absent, present without rows, or present with rows."""
+
+    schema_present: bool
+    """Whether the report has the unified §5 (a ``Blocks``/``Status`` table, or the heading
+    with only a placeholder line); False for legacy reports."""
+    items: tuple[ClarificationItem, ...] = ()
+    """The readable rows, in order."""
+    line: int | None = None
+    """Line of the ``## 5. Clarification Items`` heading, if present."""
+    malformed: tuple[MalformedRow, ...] = ()
+    """Rows that were skipped (too many cells, unknown Blocks or Status values)."""
+
+
+def parse_clarification_items(text: str) -> ClarificationReport:
+    """Read the ``## 5. Clarification Items`` section of a report. Never raises on odd text."""
+    lines = list(scan_lines(text))
+    start = end = None
+    for i, (_, line, fenced) in enumerate(lines):
+        parsed = None if fenced else heading(line)
+        if parsed is None:
+            continue
+        level, title = parsed
+        if start is None:
+            if level == 2 and _SECTION.match(title):
+                start = i
+        elif level <= 2:
+            end = i
+            break
+    if start is None:
+        return ClarificationReport(schema_present=False)
+    section = lines[start + 1 : end]
+    heading_line = lines[start][0]
+
+    blocks = list(table_blocks(section))
+    tables = [block for block in blocks if {"blocks", "status"} <= set(map(_key, block[0][1]))]
+    if not tables:
+        # The heading with only a placeholder line is the unified schema with nothing to ask;
+        # other tables under it are a legacy layout the gate cannot read.
+        return ClarificationReport(schema_present=not blocks, line=heading_line)
+
+    items: list[ClarificationItem] = []
+    malformed: list[MalformedRow] = []
+    for table in tables:
+        _read_rows(table, items, malformed)
+    return ClarificationReport(True, tuple(items), heading_line, tuple(malformed))
+
+
+def _key(cell: str) -> str:
+    # "Statement (무엇이 필요한지 + 왜)" and "**Blocks**" still name their column.
+    return " ".join(unwrap_code(cell.replace("**", "")).split("(")[0].lower().split())
+
+
+def _read_rows(
+    table: list[tuple[int, list[str]]],
+    items: list[ClarificationItem],
+    malformed: list[MalformedRow],
+) -> None:
+    header = [_key(cell) for cell in table[0][1]]
+    column = {field: header.index(name) for name, field in _COLUMNS.items() if name in header}
+    column.setdefault("id", 0)
+    for line, cells in table[1:]:
+        if is_delimiter_row(cells):
+            continue
+        if len(cells) > len(header):
+            malformed.append(
+                MalformedRow(
+                    line,
+                    f"{len(cells)} cells but the header has {len(header)}; "
+                    f"write a literal | inside a cell as \\|",
+                )
+            )
+            continue
+        values = {
+            field: unwrap_code(cells[i]) if i < len(cells) else "" for field, i in column.items()
+        }
+        blocks = values["blocks"].lower()
+        status = values["status"].lower()
+        if blocks in _BLANK and status in _BLANK:
+            continue  # a placeholder row such as "| - | | … |"
+        if blocks not in BLOCKS or status not in STATUSES:
+            malformed.append(
+                MalformedRow(
+                    line,
+                    f"Blocks={values['blocks']!r} / Status={values['status']!r}: Blocks must be "
+                    f"one of {', '.join(BLOCKS)} and Status one of {', '.join(STATUSES)}",
+                )
+            )
+            continue
+        items.append(
+            ClarificationItem(
+                id=values["id"],
+                ticket_id=values.get("ticket_id", ""),
+                kind=values.get("kind", "").lower(),
+                statement=values.get("statement", ""),
+                expected_form=values.get("expected_form", ""),
+                blocks=blocks,
+                status=status,
+                user_input=values.get("user_input", ""),
+                line=line,
+            )
+        )
+
+
+def unresolved_approval_blockers(report: ClarificationReport) -> list[ClarificationItem]:
+    """Rows with ``Blocks=approval`` whose Status is open or answered (none if schema absent)."""
+    return [
+        item for item in report.items if item.blocks == "approval" and item.status in UNRESOLVED
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The approval marker
+
+
+def find_approval_markers(text: str) -> list[tuple[int, bool]]:
+    """``(line_no, checked)`` for every line that is exactly an ``- [ ] Approved`` marker.
+
+    The marker must be the whole line (indentation and trailing blanks aside), so a mention in
+    prose or in backticks is not a marker; lines inside fenced code are ignored.
+    """
+    markers = []
+    for number, line, fenced in scan_lines(text):
+        if fenced or "Approved" not in line:
+            continue
+        match = _MARKER.fullmatch(line)
+        if match:
+            markers.append((number, match.group(2) != " "))
+    return markers
+
+
+def _single_marker(text: str, path: str) -> int:
+    markers = find_approval_markers(text)
+    if len(markers) != 1:
+        where = ", ".join(str(number) for number, _ in markers) or "none found"
+        raise BadInput(
+            f"{path}: a plan needs exactly one `- [ ] Approved` marker line "
+            f"(found {len(markers)}: {where}); fix the plan's approval block"
+        )
+    return markers[0][0]
+
+
+def flip_marker(text: str, path: str = "plan") -> str:
+    """The plan with its marker line changed to ``- [x] Approved``; every other byte is kept.
+
+    A plan already approved comes back unchanged. Raises BadInput unless there is exactly one
+    marker line.
+    """
+    number = _single_marker(text, path)
+    parts = text.split("\n")
+    old = parts[number - 1]
+    indent = _MARKER.fullmatch(old.removesuffix("\r")).group(1)  # type: ignore[union-attr]
+    parts[number - 1] = indent + CANONICAL_MARKER + ("\r" if old.endswith("\r") else "")
+    return "\n".join(parts)
+
+
+def detect_language(text: str) -> str:
+    """``ko`` when the text contains Hangul, else ``en``."""
+    return "ko" if _HANGUL.search(text) else "en"
+
+
+def append_audit_line(
+    text: str, when_iso: str, language: str | None = None, path: str = "plan"
+) -> str:
+    """Insert ``- 승인 일시 (CLI ack): <when>`` (``Approved at`` in English) after the marker.
+
+    ``language`` is ``ko`` or ``en``; None detects it from the text. The new line copies the
+    marker line's indentation and line ending; nothing else changes.
+    """
+    language = language or detect_language(text)
+    if language not in AUDIT_LABELS:
+        raise ValueError(f"language must be one of {sorted(AUDIT_LABELS)}, not {language!r}")
+    number = _single_marker(text, path)
+    parts = text.split("\n")
+    marker = parts[number - 1]
+    indent = marker[: len(marker) - len(marker.lstrip(" \t"))]
+    ending = "\r" if marker.endswith("\r") else ""
+    parts.insert(number, f"{indent}- {AUDIT_LABELS[language]}{when_iso}{ending}")
+    return "\n".join(parts)
+
+
+def approval_problems(
+    text: str, path: str, *, key: str = "KEY", require_marker: bool = True
+) -> list[str]:
+    """Every reason the plan is not approved by its own text (checks 1–2 of SPEC §4).
+
+    ``require_marker=False`` is for ``plan approve``, which ticks the marker itself and so only
+    needs §5 to be clear. An empty list means the text allows approval; the approval note
+    (check 3) is the caller's business.
+    """
+    problems = []
+    markers = find_approval_markers(text)
+    checked = any(is_checked for _, is_checked in markers)
+    if require_marker:
+        if len(markers) > 1:
+            problems.append(
+                f"approved plan has {len(markers)} user-approval marker lines (lines "
+                f"{', '.join(str(n) for n, _ in markers)}); keep exactly one "
+                f"`{CANONICAL_MARKER}`: {path}"
+            )
+        elif not checked:
+            problems.append(
+                f"approved plan has no recognised user-approval marker: {path}\n"
+                f"  canonical form (one line in the approval block at the top): "
+                f"{CANONICAL_MARKER}\n"
+                f"  or let okstra check §5 and tick it for you: git okstra plan approve {key}"
+            )
+    report = parse_clarification_items(text)
+    blockers = unresolved_approval_blockers(report)
+    if blockers:
+        lead = "approved plan marker is set but §5 has" if checked else "cannot approve: §5 has"
+        lines = [
+            f"{lead} {len(blockers)} unresolved Blocks=approval row(s); "
+            f"resolve them or mark them obsolete before approving:"
+        ]
+        lines += [
+            f"  - {item.id or f'line {item.line}'} (Status={item.status})" for item in blockers
+        ]
+        lines.append(f"  file: {path}")
+        problems.append("\n".join(lines))
+    if report.malformed:
+        lines = [f"§5 has {len(report.malformed)} row(s) the approval gate cannot read:"]
+        lines += [f"  - line {row.line}: {row.reason}" for row in report.malformed]
+        lines.append(f"  file: {path}")
+        problems.append("\n".join(lines))
+    return problems

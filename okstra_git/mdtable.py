@@ -1,0 +1,172 @@
+"""Markdown helpers shared by the plan parsers: lines, fences, headings and pipe tables.
+
+Only the subset okstra reads is handled. Lines are split on ``\\n`` alone (a trailing ``\\r``
+is dropped) so line numbers match what editors and ``git blame`` show; ``str.splitlines``
+would also split on form feeds and Unicode separators.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
+# Escapes first so ``\|`` and ``\``` never open anything; pipes are left to ``str.split``.
+_TOKEN = re.compile(r"\\.|`+", re.DOTALL)
+_BACKTICK_RUN = re.compile(r"`+")
+_DELIMITER_CELL = re.compile(r":?-+:?")
+
+
+def scan_lines(text: str) -> Iterator[tuple[int, str, bool]]:
+    """Yield ``(line_no, line, fenced)`` for every line; ``fenced`` marks fenced-code lines.
+
+    Fence lines themselves count as fenced, so callers can skip them with the content.
+    """
+    fence = ""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if line[:4].lstrip(" ")[:1] in ("`", "~"):
+            match = _FENCE.fullmatch(line)
+            if match:
+                marker, info = match.groups()
+                if not fence:
+                    # An info string after a backtick fence may not itself hold backticks.
+                    if not (marker[0] == "`" and "`" in info):
+                        fence = marker
+                        yield number, line, True
+                        continue
+                elif marker[0] == fence[0] and len(marker) >= len(fence) and not info.strip():
+                    fence = ""
+                    yield number, line, True
+                    continue
+        yield number, line, bool(fence)
+
+
+def heading(line: str) -> tuple[int, str] | None:
+    """``(level, text)`` when ``line`` is an ATX heading (``## Title``), else None."""
+    if not line[:4].lstrip(" ").startswith("#"):
+        return None
+    match = _HEADING.fullmatch(line)
+    if match is None:
+        return None
+    return len(match.group(1)), (match.group(2) or "").strip()
+
+
+def is_table_row(line: str) -> bool:
+    """Whether ``line`` looks like a pipe-table row. okstra's tables always use a leading pipe."""
+    return line.lstrip().startswith("|")
+
+
+def split_table_row(line: str) -> list[str]:
+    """Split one pipe-table row into stripped cells.
+
+    The optional outer pipes are dropped. ``\\|`` is a literal pipe (unescaped in the cell) and
+    a pipe inside a backtick code span does not split, so a cell like ```a|b``` survives; a
+    backtick run without a closing run of the same length is literal text, as in Markdown.
+    """
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if "`" in body or "\\" in body:
+        cells = _split_unescaped(body)
+    else:
+        cells = body.split("|")
+        if len(cells) > 1 and body.endswith("|"):
+            cells.pop()  # the closing outer pipe
+    return [cell.strip() for cell in cells]
+
+
+def _split_unescaped(body: str) -> list[str]:
+    """Split at pipes outside code spans and escapes, visiting only escapes and backtick runs
+    in Python (plain text between them is split by ``str.split``), so long rows stay cheap."""
+    runs = _backtick_runs(body)
+    cells: list[str] = []
+    buf: list[str] = []
+
+    def plain(segment: str) -> None:
+        nonlocal buf
+        first, *rest = segment.split("|")
+        buf.append(first)
+        for part in rest:
+            cells.append("".join(buf))
+            buf = [part]
+
+    pos = 0
+    for match in _TOKEN.finditer(body):
+        start, end = match.span()
+        if start < pos:  # inside a code span already consumed
+            continue
+        plain(body[pos:start])
+        token = match.group()
+        if token[0] == "\\":
+            buf.append("|" if token == "\\|" else token)
+        else:
+            close = _closing_run(runs, len(token), end)
+            if close is None:
+                buf.append(token)
+            else:
+                # Backslashes are literal in code spans, but the table-level ``\|`` escape still
+                # applies (GFM splits rows before parsing inlines).
+                end = close + len(token)
+                buf.append(body[start:end].replace("\\|", "|"))
+        pos = end
+    tail = body[pos:]
+    plain(tail)
+    cells.append("".join(buf))
+    if tail.endswith("|"):
+        cells.pop()  # the closing outer pipe (a pipe in a token never ends the plain tail)
+    return cells
+
+
+def _backtick_runs(body: str) -> dict[int, list[int]]:
+    """Start offsets of every maximal backtick run, keyed by run length (sorted)."""
+    runs: dict[int, list[int]] = {}
+    for match in _BACKTICK_RUN.finditer(body):
+        runs.setdefault(match.end() - match.start(), []).append(match.start())
+    return runs
+
+
+def _closing_run(runs: dict[int, list[int]], length: int, after: int) -> int | None:
+    starts = runs.get(length)
+    if not starts:
+        return None
+    index = bisect.bisect_left(starts, after)
+    return starts[index] if index < len(starts) else None
+
+
+def is_delimiter_row(cells: list[str]) -> bool:
+    """Whether ``cells`` form the ``|---|:--:|`` row between a table's header and body."""
+    return bool(cells) and all(_DELIMITER_CELL.fullmatch(cell) for cell in cells)
+
+
+def unwrap_code(cell: str) -> str:
+    """The cell text without one wrapping code span (```approval``` → ``approval``)."""
+    text = cell.strip()
+    if text.startswith("`"):
+        run = len(text) - len(text.lstrip("`"))
+        fence = "`" * run
+        inner = text[run:]
+        if len(inner) > run and inner.endswith(fence) and not inner[:-run].endswith("`"):
+            inner = inner[:-run]
+            if fence not in inner:
+                return inner.strip()
+    return text
+
+
+def table_blocks(
+    lines: list[tuple[int, str, bool]],
+) -> Iterator[list[tuple[int, list[str]]]]:
+    """Group consecutive unfenced table rows into tables of ``(line_no, cells)``."""
+    block: list[tuple[int, list[str]]] = []
+    for number, line, fenced in lines:
+        if not fenced and is_table_row(line):
+            block.append((number, split_table_row(line)))
+            continue
+        if block:
+            yield block
+            block = []
+    if block:
+        yield block

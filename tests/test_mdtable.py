@@ -1,0 +1,193 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from okstra_git.mdtable import (
+    heading,
+    is_delimiter_row,
+    scan_lines,
+    split_table_row,
+    table_blocks,
+    unwrap_code,
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "cells"),
+    [
+        ("| a | b |", ["a", "b"]),
+        ("|a|b", ["a", "b"]),
+        ("a | b |", ["a", "b"]),
+        ("  | a |  ", ["a"]),
+        ("| a |  |", ["a", ""]),
+        ("| c \\| d | e |", ["c | d", "e"]),
+        ("| ends escaped \\|", ["ends escaped |"]),
+        ("| `a|b` | c |", ["`a|b`", "c"]),
+        ("| ``x`y|z`` | c |", ["``x`y|z``", "c"]),
+        ("| `a\\|b` |", ["`a|b`"]),
+        ("| `open | c |", ["`open", "c"]),
+        ("| ``a` | b |", ["``a`", "b"]),
+        ("| \\` | b ` |", ["\\`", "b `"]),
+        ("| \\\\| b |", ["\\\\", "b"]),
+        ("| a \\\\|", ["a \\\\"]),
+        ("| `x` |", ["`x`"]),
+        ("| `x|` |", ["`x|`"]),
+        ("| `a\\` | b |", ["`a\\`", "b"]),
+        ("| 한글 | `표|셀` |", ["한글", "`표|셀`"]),
+        ("|", [""]),
+    ],
+)
+def test_split_table_row(line: str, cells: list[str]) -> None:
+    assert split_table_row(line) == cells
+
+
+@pytest.mark.parametrize(
+    ("cells", "expected"),
+    [
+        (["---", ":--", "--:", ":-:"], True),
+        (["-"], True),
+        (["---", "x"], False),
+        (["", "---"], False),
+        ([], False),
+    ],
+)
+def test_is_delimiter_row(cells: list[str], expected: bool) -> None:
+    assert is_delimiter_row(cells) is expected
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        ("`approval`", "approval"),
+        ("  ` open `  ", "open"),
+        ("``a`b``", "a`b"),
+        ("plain", "plain"),
+        ("`a` and `b`", "`a` and `b`"),
+        ("`unclosed", "`unclosed"),
+        ("``", "``"),
+        ("`", "`"),
+    ],
+)
+def test_unwrap_code(cell: str, expected: str) -> None:
+    assert unwrap_code(cell) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("## 5.5 Stage Map", (2, "5.5 Stage Map")),
+        ("### Stage 1 — 설정 ###", (3, "Stage 1 — 설정")),
+        ("   # Title", (1, "Title")),
+        ("##", (2, "")),
+        ("## C# notes", (2, "C# notes")),
+        ("#hashtag", None),
+        ("    # indented code", None),
+        ("####### seven", None),
+        ("text", None),
+    ],
+)
+def test_heading(line: str, expected: tuple[int, str] | None) -> None:
+    assert heading(line) == expected
+
+
+def test_scan_lines_tracks_fences_and_keeps_editor_line_numbers() -> None:
+    text = "a\r\n```py\n## no\n~~~\n```\n## yes\f still line 6\n~~~~\n```\n~~~~\nend"
+    rows = list(scan_lines(text))
+    assert [(n, fenced) for n, _, fenced in rows] == [
+        (1, False),
+        (2, True),
+        (3, True),
+        (4, True),  # a ~~~ line cannot close a ``` fence
+        (5, True),
+        (6, False),
+        (7, True),
+        (8, True),
+        (9, True),
+        (10, False),
+    ]
+    assert rows[0][1] == "a"
+    assert rows[5][1] == "## yes\f still line 6"
+
+
+def test_table_blocks_splits_on_non_table_lines_and_skips_fences() -> None:
+    text = "| a |\n|---|\n| 1 |\n\n| b |\n```\n| c |\n```\n"
+    blocks = list(table_blocks(scan_lines(text)))
+    assert blocks == [[(1, ["a"]), (2, ["---"]), (3, ["1"])], [(5, ["b"])]]
+
+
+_PLAIN = st.text(
+    alphabet=st.characters(blacklist_characters="\\`\n\r", blacklist_categories=("Cs",)),
+    max_size=12,
+)
+
+
+@given(st.lists(_PLAIN, min_size=1, max_size=6))
+def test_escaped_pipes_round_trip(cells: list[str]) -> None:
+    line = "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+    assert split_table_row(line) == [cell.strip() for cell in cells]
+
+
+@given(st.lists(_PLAIN.filter(lambda s: s.strip() != ""), min_size=1, max_size=6))
+def test_pipes_inside_code_spans_do_not_split(cells: list[str]) -> None:
+    wrapped = [f"`{cell}`" for cell in cells]
+    assert split_table_row("| " + " | ".join(wrapped) + " |") == wrapped
+
+
+@given(st.text(max_size=300))
+def test_helpers_accept_any_text(text: str) -> None:
+    for _, line, _ in scan_lines(text):
+        split_table_row(line)
+        heading(line)
+        unwrap_code(line)
+
+
+def _reference_split(line: str) -> list[str]:
+    """A slow character-by-character statement of the splitting rules, as an oracle."""
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    runs = {}  # start → length of every maximal backtick run
+    i = 0
+    while i < len(body):
+        if body[i] == "`":
+            j = i
+            while j < len(body) and body[j] == "`":
+                j += 1
+            runs[i] = j - i
+            i = j
+        else:
+            i += 1
+    cells, buf, i, closed = [], "", 0, False
+    while i < len(body):
+        closed = False
+        char = body[i]
+        if char == "\\" and i + 1 < len(body):
+            buf += "|" if body[i + 1] == "|" else body[i : i + 2]
+            i += 2
+        elif char == "`":
+            k = 1
+            while i + k < len(body) and body[i + k] == "`":
+                k += 1
+            close = next((s for s, n in sorted(runs.items()) if s >= i + k and n == k), None)
+            if close is None:
+                buf += "`" * k
+                i += k
+            else:
+                buf += body[i : close + k].replace("\\|", "|")
+                i = close + k
+        elif char == "|":
+            cells.append(buf)
+            buf, i, closed = "", i + 1, i + 1 == len(body)
+        else:
+            buf += char
+            i += 1
+    if not closed or not cells:
+        cells.append(buf)
+    return [cell.strip() for cell in cells]
+
+
+@given(st.text(alphabet="|`\\ a", max_size=40))
+def test_split_matches_the_reference_rules(line: str) -> None:
+    assert split_table_row(line) == _reference_split(line)
