@@ -129,6 +129,10 @@ class World:
 
 def make_world(repo: Path, stages: int = 2, depends: dict[int, list[int]] | None = None) -> World:
     """A task whose plan has ``stages`` stages, its task worktree and implementation base."""
+    # libgit2 reads the global config of the HOME the process started with: name the
+    # identity in the repository so in-process writes record the test user.
+    git(repo, "config", "user.name", "Test User")
+    git(repo, "config", "user.email", "test@example.invalid")
     ctx = open_context(repo)
     key = ctx.key(KEY)
     tasks.new_task(ctx, key, "implementation-planning", "feature", None)
