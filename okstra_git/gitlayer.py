@@ -133,18 +133,26 @@ class GitRepo:
                         found[name] = sha
         except FileNotFoundError:
             pass
-        root = self.common_dir / prefix
-        for dirpath, _dirs, files in os.walk(root):
-            for file in files:
-                if file.endswith(".lock"):
-                    continue
-                path = Path(dirpath) / file
-                try:
-                    content = path.read_text("utf-8").strip()
-                except (FileNotFoundError, UnicodeDecodeError):
-                    continue
-                if len(content) == 40:
-                    found[path.relative_to(self.common_dir).as_posix()] = content
+        # Loose refs: scandir with plain strings (this runs once per ref on listings).
+        base = str(self.common_dir) + os.sep
+        pending = [str(self.common_dir / prefix)]
+        while pending:
+            try:
+                entries = list(os.scandir(pending.pop()))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif not entry.name.endswith(".lock"):
+                    try:
+                        with open(entry.path, "rb") as fh:
+                            content = fh.read(64).strip()
+                    except FileNotFoundError:
+                        continue
+                    if len(content) == 40:
+                        name = entry.path[len(base) :].replace(os.sep, "/")
+                        found[name] = content.decode("ascii")
         return found
 
     def update_refs(self, updates: Iterable[RefUpdate], message: str) -> None:

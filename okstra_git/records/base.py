@@ -43,27 +43,38 @@ def to_data(record: Any) -> Any:
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _fields(cls: type) -> list[tuple[str, str, Any, bool]]:
+    """(attribute, JSON key, type hint, required) per field; cached, readers call this a lot."""
+    hints = typing.get_type_hints(cls)
+    return [
+        (
+            f.name,
+            camel(f.name),
+            hints[f.name],
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+        )
+        for f in dataclasses.fields(cls)
+    ]
+
+
+_SCALARS = (str, int, bool)
 
 
 def from_data(cls: type[R], data: Any, where: str) -> R:
     """Build ``cls`` from JSON data, naming ``where`` and the field on any mismatch."""
     if not isinstance(data, dict):
         raise BadInput(f"{where}: expected a JSON object, found {type(data).__name__}")
-    hints = _hints(cls)
     kwargs: dict[str, Any] = {}
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
-        key = camel(field.name)
-        if key not in data or data[key] is None:
-            required = (
-                field.default is dataclasses.MISSING
-                and field.default_factory is dataclasses.MISSING
-            )
+    for name, key, hint, required in _fields(cls):
+        value = data.get(key)
+        if value is None:
             if required:
                 raise BadInput(f"{where}: missing field {key!r}")
             continue
-        kwargs[field.name] = _convert(hints[field.name], data[key], f"{where}: field {key!r}")
+        if hint in _SCALARS and type(value) is hint:
+            kwargs[name] = value  # the common case, without the generic walk
+        else:
+            kwargs[name] = _convert(hint, value, f"{where}: field {key!r}")
     return cls(**kwargs)
 
 
