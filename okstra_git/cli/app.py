@@ -7,6 +7,8 @@ import typer
 from . import demo as demo_cmd
 from . import init as init_cmd
 from . import run, task
+from . import stage as stage_cmd
+from . import worktree as worktree_cmd
 
 app = typer.Typer(
     name="git okstra",
@@ -21,3 +23,5 @@ app.command("init")(init_cmd.init)
 app.command("demo")(demo_cmd.demo)
 app.add_typer(task.app, name="task")
 app.add_typer(run.app, name="run")
+app.add_typer(stage_cmd.app, name="stage")
+app.add_typer(worktree_cmd.app, name="worktree")

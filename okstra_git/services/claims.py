@@ -1,0 +1,803 @@
+"""Stage claims (SPEC §5): select a batch, claim it atomically, provision its worktrees, then
+finish, release and list.
+
+How a claim is ordered, and why:
+
+1. The approval gate, then a first look at the claims: refuse early when nothing is ready.
+2. The task worktree is made if missing. Its HEAD is every new stage's base, and it belongs to
+   the task rather than to a claim, so a claim that then loses the race leaves it for the next.
+3. ONE ref transaction lands every claim of the batch together with the task event that
+   allocates the implementation run (``runs/implementation/<seq>.json``, the run id inside each
+   claim) and records the implementation base: the run exists exactly when its claims do.
+   Allocating the run first (``start_run``) would leave a ``running`` run behind whenever the
+   claim loses (7 of 8 racers do) or the process dies before the claim lands; allocating it
+   after the claim lands is impossible, since every claim names its run.
+4. Stage worktrees are made only after the claim landed. The claim is the arbiter: only its
+   owner ever touches the stage's worktree path and branch, which are fixed by name, so racers
+   never fight over folders. If provisioning fails, what this call made is removed, the claims
+   are put back in one transaction and the run is finished ``error``. A process killed between
+   3 and 4 leaves the batch fully claimed and no stage worktree;
+   ``stage claim KEY --resume RUN`` makes them (idempotent) and prints the directive again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from .. import batch as batching
+from ..errors import BadInput, Refused
+from ..gitlayer import RefMoved, RefUpdate, cas_retry, crash_point, dirty_paths, worktree_head
+from ..keys import TaskKey
+from ..records.base import check_schema, dumps_pretty, to_data
+from ..records.claim import (
+    CLAIM_PATH,
+    Claim,
+    ClaimState,
+    claim_json,
+    claim_ref,
+    load_claim,
+    load_claims,
+)
+from ..records.task import (
+    MANIFEST_PATH,
+    RunRecord,
+    RunRef,
+    Task,
+    load_run,
+    now_iso,
+    require_task,
+    run_record_data,
+    task_ref,
+)
+from ..stagemap import Stage
+from ..workspace import run_paths
+from . import worktrees as wt
+from .context import Context
+
+RUN_TYPE = "implementation"
+MAX_CARRY_BYTES = 64 * 1024
+"""A stage carry sidecar is a small summary handed to the next stage; larger is refused."""
+_DURATION = re.compile(r"([0-9]+)([smhd])")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str) -> timedelta:
+    """``90s``, ``30m``, ``2h``, ``1d`` (one number and one unit)."""
+    match = _DURATION.fullmatch(text.strip())
+    if match is None or int(match.group(1)) == 0:
+        raise BadInput(f"--lease {text!r}: a positive duration such as 90s, 30m, 2h or 1d")
+    return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
+
+
+def _holder(claim: Claim, now: datetime) -> batching.Holder:
+    state = claim.status
+    if state == "started" and claim.lease_expired(now):
+        state = batching.EXPIRED
+    return batching.Holder(state=state, run_id=claim.run_id)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.replace(microsecond=0).isoformat()
+
+
+def _identity(ctx: Context) -> str:
+    who = ctx.repo.signature()
+    return f"{who.name} <{who.email}>"
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One claimed stage: where its work happens."""
+
+    stage: int
+    """Stage Map number."""
+    title: str
+    """Stage Map title."""
+    worktree_path: str
+    """The stage worktree (empty with ``--no-worktree``)."""
+    branch: str
+    """The stage branch (empty with ``--no-worktree``)."""
+    base_commit: str
+    """What the stage starts from (SPEC §5 base rules)."""
+    started_head_commit: str
+    """The stage branch head at the claim (the base, unless an earlier claim left commits)."""
+    stacked_on: int | None
+    """The dependency whose done head is the base, when stacked."""
+    take_over_of: str | None
+    """The run whose expired claim this replaced."""
+    lease_expires_at: str | None
+    """When the claim's lease runs out."""
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "title": self.title,
+            "worktreePath": self.worktree_path,
+            "branch": self.branch,
+            "baseCommit": self.base_commit,
+            "startedHeadCommit": self.started_head_commit,
+            "stackedOn": self.stacked_on,
+            "takeOverOf": self.take_over_of,
+            "leaseExpiresAt": self.lease_expires_at,
+        }
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A landed claim (or a resumed one): the run, its stages and where to work."""
+
+    key: TaskKey
+    """The task."""
+    run_id: str
+    """``implementation-<seq>``."""
+    stages: list[Placement]
+    """The batch, in stage order."""
+    task_worktree: str
+    """The task worktree, where finished stages are merged (empty with ``--no-worktree``)."""
+    task_branch: str
+    """The task branch."""
+    implementation_base: str
+    """The task's implementation base commit."""
+    plan_path: str | None
+    """The approved plan (None when resuming)."""
+    plan_blob: str | None
+    """Its blob id (None when resuming)."""
+    resumed: bool = False
+    """True for ``--resume``: no new claim, worktrees (re)made."""
+
+    @property
+    def csv(self) -> str:
+        return ",".join(str(p.stage) for p in self.stages)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "taskKey": str(self.key),
+            "runId": self.run_id,
+            "stages": [p.stage for p in self.stages],
+            "placements": [p.to_data() for p in self.stages],
+            "taskWorktree": self.task_worktree,
+            "taskBranch": self.task_branch,
+            "implementationBaseCommit": self.implementation_base,
+            "planPath": self.plan_path,
+            "planBlob": self.plan_blob,
+            "resumed": self.resumed,
+            "directive": self.directive(),
+        }
+
+    def directive(self) -> str:
+        from ..render import render
+
+        return render(
+            "run-directive.md.j2",
+            key=str(self.key),
+            run_id=self.run_id,
+            csv=self.csv,
+            stages=[p.to_data() for p in self.stages],
+            task_worktree=self.task_worktree,
+            task_branch=self.task_branch,
+            implementation_base=self.implementation_base,
+            plan_path=self.plan_path,
+            plan_blob=self.plan_blob,
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Ready set
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """What ``stage ready`` shows: the selection and the plan it came from."""
+
+    selection: batching.Selection
+    """Ready set, batch and reasons for the rest."""
+    plan_path: str
+    """The approved plan."""
+    stages: dict[int, Stage]
+    """The Stage Map by number."""
+
+
+def _approved(ctx: Context, key: TaskKey) -> Any:
+    from .plans import ensure_approved
+
+    return ensure_approved(ctx, key)
+
+
+def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Readiness:
+    """The ready set and the batch a claim would take now, without claiming.
+
+    Goes through the same approval gate as a claim (so a plan ticked by hand is recorded, as
+    the first claim would), because it answers "what would a claim take".
+    """
+    plan = _approved(ctx, key)
+    now = datetime.now(timezone.utc)
+    holders = {n: _holder(s.claim, now) for n, s in load_claims(ctx.repo, key).items()}
+    selection = batching.select(plan.stage_map.stages, holders, take_over_expired=take_over_expired)
+    return Readiness(selection, plan.path, {s.number: s for s in plan.stage_map.stages})
+
+
+# ---------------------------------------------------------------------------------------------
+# Claiming
+
+
+def _nothing_ready(
+    key: TaskKey,
+    stages: dict[int, Stage],
+    selection: batching.Selection,
+    claims: dict[int, ClaimState],
+) -> Refused:
+    if all(n in claims and claims[n].claim.status == "done" for n in stages):
+        return Refused(f"every stage of {key} is done; nothing left to claim")
+    lines = [f"  - stage {n}: {why}" for n, why in sorted(selection.blocked.items())]
+    missing = sorted(
+        {
+            s.claim.run_id
+            for s in claims.values()
+            if s.claim.status == "started"
+            and s.claim.worktree_path
+            and worktree_head(s.claim.worktree_path) is None
+        }
+    )
+    hint = "".join(
+        f"\nrun {run} holds stages whose worktrees are missing (an interrupted claim?); make "
+        f"them with: git okstra stage claim '{key}' --resume {run}"
+        for run in missing
+    )
+    return Refused(f"no stage of {key} is ready to claim:\n" + "\n".join(lines) + hint)
+
+
+def _base(
+    ctx: Context,
+    stage: Stage,
+    claims: dict[int, ClaimState],
+    head: str,
+    since: str | None,
+    lay: wt.Layout,
+    task_path: Path | None,
+) -> tuple[str, int | None]:
+    """SPEC §5: the task worktree HEAD must contain every dependency's done head; exactly one
+    unmerged dependency may be stacked on; otherwise refuse naming what to merge."""
+    heads = {d: claims[d].claim.head_commit for d in stage.depends_on}
+    missing = ctx.repo.not_contained(head, [h for h in heads.values() if h], since)
+    unmerged = sorted(d for d, h in heads.items() if h in missing)
+    if not unmerged:
+        return head, None
+    if len(unmerged) == 1:
+        dep = unmerged[0]
+        return str(heads[dep]), dep
+    branches = " ".join(lay.stage_branch(d) for d in unmerged)
+    where = f"git -C '{task_path}' merge {branches}" if task_path else f"git merge {branches}"
+    raise Refused(
+        f"stage {stage.number} of {lay.key} depends on stages "
+        f"{', '.join(str(d) for d in unmerged)}, whose done commits are not in the task worktree "
+        f"HEAD {head[:12]}; merge them into the task worktree first ({where}), then claim again"
+    )
+
+
+def _next_seq(names: list[str]) -> str:
+    taken = [int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit()]
+    return f"{max(taken, default=0) + 1:03d}"
+
+
+def _run_start_files(
+    ctx: Context, key: TaskKey, task: Task, head: str, seq: str, base: str
+) -> dict[str, bytes | None]:
+    """The task event of a claim: the same run bookkeeping as ``runs.start_run`` (which
+    cannot share our transaction) plus the implementation base on the first claim."""
+    record = RunRecord(
+        task_key=task.task_key,
+        task_type=RUN_TYPE,
+        seq=seq,
+        status="running",
+        started_at=now_iso(),
+        started_by=_identity(ctx),
+        paths=run_paths(key, RUN_TYPE, seq),
+    )
+    flow = task.workflow
+    flow.current_phase = RUN_TYPE
+    flow.current_phase_state = "running"
+    flow.phase_states[RUN_TYPE] = "running"
+    task.latest_run = RunRef(task_type=RUN_TYPE, seq=seq, status="running")
+    if task.implementation_base_commit is None:
+        task.implementation_base_commit = base
+    task.updated_at = now_iso()
+    path = f"runs/{RUN_TYPE}/{seq}.json"
+    where = f"{task_ref(key)}:"
+    data = to_data(task)
+    check_schema(data, "task", where + MANIFEST_PATH)
+    return {path: run_record_data(record, where + path), MANIFEST_PATH: dumps_pretty(data)}
+
+
+@dataclass
+class _Landed:
+    """What one claim transaction wrote, for provisioning and roll-back."""
+
+    result: ClaimResult
+    seq: str
+    commits: dict[int, tuple[str, str | None]] = field(default_factory=dict)
+    """stage → (new claim commit, previous claim commit or None)."""
+
+
+def claim(
+    ctx: Context,
+    key: TaskKey,
+    stage: int | None = None,
+    lease: str | None = None,
+    take_over_expired: bool = False,
+    worktrees: bool = True,
+) -> ClaimResult:
+    """Claim the batch (or ``stage``) for a new implementation run: all stages or none."""
+    lease_for = parse_duration(lease) if lease is not None else None
+    plan = _approved(ctx, key)
+    stages = {s.number: s for s in plan.stage_map.stages}
+    lay = wt.layout(ctx, key)
+    now = datetime.now(timezone.utc)
+    first = load_claims(ctx.repo, key)
+    preview = batching.select(
+        plan.stage_map.stages,
+        {n: _holder(s.claim, now) for n, s in first.items()},
+        stage=stage,
+        take_over_expired=take_over_expired,
+    )
+    if not preview.batch:
+        raise _nothing_ready(key, stages, preview, first)
+    task_path: Path | None = None
+    if worktrees:
+        for number in preview.batch:
+            wt.check_stage_slot(ctx, lay, number)
+        task_path = wt.ensure_task_worktree(ctx, lay)
+    host, user = socket.gethostname(), _identity(ctx)
+    tref = task_ref(key)
+
+    def attempt() -> _Landed:
+        now = datetime.now(timezone.utc)
+        claims = load_claims(ctx.repo, key)
+        selection = batching.select(
+            plan.stage_map.stages,
+            {n: _holder(s.claim, now) for n, s in claims.items()},
+            stage=stage,
+            take_over_expired=take_over_expired,
+        )
+        if not selection.batch:
+            raise _nothing_ready(key, stages, selection, claims)
+        state = require_task(ctx.repo, key)
+        head = wt.task_head(ctx, lay)
+        since = state.task.implementation_base_commit
+        seq = _next_seq(ctx.repo.list_dir(state.head, f"runs/{RUN_TYPE}"))
+        run_id = f"{RUN_TYPE}-{seq}"
+        expires = _iso(now + lease_for) if lease_for is not None else None
+        placements: list[Placement] = []
+        updates: list[RefUpdate] = []
+        landed_commits: dict[int, tuple[str, str | None]] = {}
+        for number in selection.batch:
+            prev = claims.get(number)
+            base, stacked = _base(ctx, stages[number], claims, head, since, lay, task_path)
+            started_head = base
+            path = branch = ""
+            if worktrees:
+                path, branch = str(lay.stage_path(number)), lay.stage_branch(number)
+                left = ctx.repo.read_ref(f"refs/heads/{branch}")
+                if left is not None:  # an earlier claim's branch: its work continues here
+                    started_head = left
+                    if prev is not None:
+                        base, stacked = prev.claim.base_commit, prev.claim.stacked_on
+            taking = prev is not None and prev.claim.status == "started"
+            record = Claim(
+                task_key=str(key),
+                stage=number,
+                run_id=run_id,
+                status="started",
+                started_at=_iso(now),
+                host=host,
+                user=user,
+                base_commit=base,
+                started_head_commit=started_head,
+                worktree_path=path,
+                branch=branch,
+                batch=list(selection.batch),
+                plan_blob=plan.blob,
+                stacked_on=stacked,
+                lease_expires_at=expires,
+                take_over_of=prev.claim.run_id if taking and prev else None,
+                history=[*prev.claim.history, prev.claim.run_id] if prev else [],
+            )
+            ref = claim_ref(key, number)
+            tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(record, f"{ref}:{CLAIM_PATH}")})
+            verb = (
+                f"take over stage {number} from {record.take_over_of}"
+                if taking
+                else (f"claim stage {number}")
+            )
+            message = f"{verb} for {run_id}\n\nOkstra-Task: {key}\nOkstra-Run: {run_id}\n"
+            old = prev.head if prev else None
+            commit = ctx.repo.commit(tree, [old] if old else [], message)
+            updates.append(RefUpdate(ref, commit, old))
+            landed_commits[number] = (commit, old)
+            placements.append(
+                Placement(
+                    stage=number,
+                    title=stages[number].title,
+                    worktree_path=path,
+                    branch=branch,
+                    base_commit=base,
+                    started_head_commit=started_head,
+                    stacked_on=stacked,
+                    take_over_of=record.take_over_of,
+                    lease_expires_at=expires,
+                )
+            )
+        task = state.task
+        files = _run_start_files(ctx, key, task, state.head, seq, head)
+        csv = ",".join(str(n) for n in selection.batch)
+        event = f"run start {RUN_TYPE} {seq}: claim stage(s) {csv}"
+        tree = ctx.repo.tree_with(ctx.repo.tree_of(state.head), files)
+        task_commit = ctx.repo.commit(tree, [state.head], f"{event}\n\nOkstra-Task: {key}\n")
+        updates.append(RefUpdate(tref, task_commit, state.head))
+        ctx.repo.update_refs(updates, f"okstra: {event}")
+        result = ClaimResult(
+            key=key,
+            run_id=run_id,
+            stages=placements,
+            task_worktree=str(task_path) if task_path else "",
+            task_branch=lay.task_branch if worktrees else "",
+            implementation_base=task.implementation_base_commit or head,
+            plan_path=plan.path,
+            plan_blob=plan.blob,
+        )
+        return _Landed(result, seq, landed_commits)
+
+    # The hint names every ref a stale lock could block: all of the plan's claims and the task.
+    refnames = [claim_ref(key, n) for n in sorted(stages)] + [tref]
+    landed = cas_retry(ctx.repo, attempt, refnames)
+    crash_point("after-refs")
+    if worktrees:
+        _provision_or_roll_back(ctx, key, lay, landed)
+    _make_workspace(ctx, key, landed.seq)
+    return landed.result
+
+
+def _provision_or_roll_back(ctx: Context, key: TaskKey, lay: wt.Layout, landed: _Landed) -> None:
+    made: list[tuple[Placement, bool, bool]] = []
+    try:
+        for place in landed.result.stages:
+            made_tree, made_branch = wt.provision_stage(
+                ctx, lay, place.stage, Path(place.worktree_path), place.started_head_commit
+            )
+            made.append((place, made_tree, made_branch))
+    except Exception as exc:
+        for place, made_tree, made_branch in made:
+            if made_tree:
+                wt.remove_stage(ctx, lay, place.stage, None)
+            if made_branch:
+                # A branch someone already committed on is kept: that is work.
+                with contextlib.suppress(RefMoved):
+                    wt.delete_branch(ctx.repo, place.branch, place.started_head_commit)
+        undo = [RefUpdate(claim_ref(key, n), old, new) for n, (new, old) in landed.commits.items()]
+        try:
+            ctx.repo.update_refs(undo, f"okstra: roll back claim of {landed.result.run_id}")
+        except RefMoved as moved:
+            raise Refused(
+                f"making the worktrees of {landed.result.run_id} failed ({exc}) and its claims "
+                f"could not be put back ({moved}); release them: git okstra stage release "
+                f"'{key}' --stage N --run {landed.result.run_id} --reason 'provisioning failed'"
+            ) from exc
+        from .runs import finish_run
+
+        finish_run(ctx, key, RUN_TYPE, landed.seq, "error", None)
+        raise
+
+
+def _make_workspace(ctx: Context, key: TaskKey, seq: str) -> None:
+    """The run's `.okstra/` folders in this worktree, as ``run start`` makes them."""
+    if ctx.workdir is None:
+        return
+    for path in run_paths(key, RUN_TYPE, seq).values():
+        folder = ctx.workdir / (path if path.endswith("/") else os.path.dirname(path))
+        folder.mkdir(parents=True, exist_ok=True)
+
+
+def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
+    """Make the worktrees of ``run_id``'s started claims (after an interrupted claim) and give
+    its directive again. Idempotent; never claims anything."""
+    mine = sorted(
+        (s for s in load_claims(ctx.repo, key).values()),
+        key=lambda s: s.claim.stage,
+    )
+    mine = [s for s in mine if s.claim.run_id == run_id and s.claim.status == "started"]
+    if not mine:
+        raise Refused(
+            f"run {run_id} holds no started claim of {key}; see: git okstra stage list '{key}'"
+        )
+    lay = wt.layout(ctx, key)
+    state = require_task(ctx.repo, key)
+    task_path = ""
+    placements = []
+    titles = _titles(ctx, key)
+    for held in mine:
+        c = held.claim
+        if c.worktree_path:
+            task_path = str(wt.ensure_task_worktree(ctx, lay))
+            wt.provision_stage(ctx, lay, c.stage, Path(c.worktree_path), c.started_head_commit)
+        placements.append(
+            Placement(
+                stage=c.stage,
+                title=titles.get(c.stage, ""),
+                worktree_path=c.worktree_path,
+                branch=c.branch,
+                base_commit=c.base_commit,
+                started_head_commit=c.started_head_commit,
+                stacked_on=c.stacked_on,
+                take_over_of=c.take_over_of,
+                lease_expires_at=c.lease_expires_at,
+            )
+        )
+    return ClaimResult(
+        key=key,
+        run_id=run_id,
+        stages=placements,
+        task_worktree=task_path,
+        task_branch=lay.task_branch if task_path else "",
+        implementation_base=state.task.implementation_base_commit or mine[0].claim.base_commit,
+        plan_path=state.task.latest_plan.path if state.task.latest_plan else None,
+        plan_blob=mine[0].claim.plan_blob,
+        resumed=True,
+    )
+
+
+def _titles(ctx: Context, key: TaskKey) -> dict[int, str]:
+    from .plans import load_stage_map
+
+    try:
+        return {s.number: s.title for s in load_stage_map(ctx, key).stages}
+    except Refused:
+        return {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Finishing: done, release
+
+
+@dataclass(frozen=True)
+class DoneResult:
+    """A stage marked done, and what happened to its run."""
+
+    claim: Claim
+    """The claim as stored now."""
+    run_finished: bool
+    """True when this was the batch's last stage and the run was finished ``completed``."""
+    run_note: str | None
+    """Why the run was not finished, when every stage of its batch is done."""
+
+
+def _read_carry(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CARRY_BYTES + 1)
+    except OSError as exc:
+        raise BadInput(f"--carry {path}: cannot read ({exc.strerror})") from exc
+    if len(raw) > MAX_CARRY_BYTES:
+        raise BadInput(f"--carry {path}: larger than {MAX_CARRY_BYTES // 1024} KiB")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput(f"--carry {path}: not valid UTF-8 JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise BadInput(f"--carry {path}: expected a JSON object, found {type(data).__name__}")
+    return data
+
+
+def _report_path(ctx: Context, report: str) -> str:
+    path = Path(report).resolve()
+    if not path.is_file():
+        raise BadInput(f"--report {report}: no such file")
+    if ctx.workdir is not None and path.is_relative_to(ctx.workdir.resolve()):
+        return path.relative_to(ctx.workdir.resolve()).as_posix()
+    return str(path)
+
+
+def _stage_head(ctx: Context, c: Claim, given: str | None) -> str:
+    """The stage worktree HEAD (the branch head if the folder is gone); a given SHA must match."""
+    wanted = ctx.repo.resolve_commit(given) if given is not None else None
+    if c.worktree_path:
+        head = worktree_head(c.worktree_path)
+        if head is not None:
+            dirty = dirty_paths(c.worktree_path)
+            if dirty:
+                raise Refused(
+                    f"stage {c.stage} worktree {c.worktree_path} has uncommitted changes: "
+                    f"{', '.join(dirty)}; commit them there before marking the stage done"
+                )
+        else:
+            head = ctx.repo.read_ref(f"refs/heads/{c.branch}")
+        if head is None:
+            raise Refused(
+                f"stage {c.stage}: neither the worktree {c.worktree_path} nor the branch "
+                f"{c.branch} exists, so there is no head commit to record"
+            )
+        if wanted is not None and wanted != head:
+            raise Refused(
+                f"--head {given} is {wanted[:12]}, but the stage {c.stage} worktree HEAD is "
+                f"{head[:12]} ({c.worktree_path}); commit there or pass the right commit"
+            )
+        return head
+    if wanted is None:
+        raise BadInput(
+            f"stage {c.stage} was claimed without a worktree; give its head commit with --head"
+        )
+    return wanted
+
+
+def done(
+    ctx: Context,
+    key: TaskKey,
+    stage: int,
+    report: str | None = None,
+    carry: str | None = None,
+    head: str | None = None,
+) -> DoneResult:
+    """Mark ``stage`` done with its worktree HEAD; finish the run when its batch is done."""
+    report_path = _report_path(ctx, report) if report is not None else None
+    carry_data = _read_carry(carry) if carry is not None else None
+    ref = claim_ref(key, stage)
+    first = _require_claim(ctx, key, stage)
+    head_commit = _stage_head(ctx, first.claim, head)
+
+    def attempt() -> Claim:
+        current = _require_claim(ctx, key, stage)
+        c = current.claim
+        if c.status != "started":
+            raise Refused(f"stage {stage} of {key} is {c.status} ({c.run_id}), not started")
+        if c.run_id != first.claim.run_id:
+            raise Refused(f"stage {stage} of {key} was taken over by {c.run_id} meanwhile")
+        c.status = "done"
+        c.done_at = now_iso()
+        c.head_commit = head_commit
+        c.report_path = report_path
+        c.carry = carry_data
+        tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
+        message = (
+            f"done stage {stage} at {head_commit[:12]} ({c.run_id})\n\n"
+            f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
+        )
+        commit = ctx.repo.commit(tree, [current.head], message)
+        ctx.repo.update_refs([RefUpdate(ref, commit, current.head)], f"okstra: done stage {stage}")
+        return c
+
+    stored = cas_retry(ctx.repo, attempt, [ref])
+    finished, note = _finish_run_if_done(ctx, key, stored, report)
+    return DoneResult(stored, finished, note)
+
+
+def _finish_run_if_done(
+    ctx: Context, key: TaskKey, c: Claim, report: str | None
+) -> tuple[bool, str | None]:
+    """Finish the run ``completed`` once none of its batch is still started under it.
+
+    The run's report is the one given with the batch's last ``stage done``: finishing a run
+    ``completed`` needs one, and only this call has a path that is sure to exist now.
+    """
+    claims = load_claims(ctx.repo, key)
+    pending = [
+        n
+        for n in c.batch
+        if n in claims
+        and claims[n].claim.run_id == c.run_id
+        and claims[n].claim.status == "started"
+    ]
+    if pending:
+        return False, None
+    seq = c.run_id.removeprefix(f"{RUN_TYPE}-")
+    state = require_task(ctx.repo, key)
+    record = load_run(ctx.repo, state, RUN_TYPE, seq)
+    if record is None or record.status != "running":
+        return False, None
+    if report is None:
+        return False, (
+            f"every stage of {c.run_id} is done; finish the run with its report: "
+            f"git okstra run finish '{key}' --type {RUN_TYPE} --seq {seq} --status completed "
+            "--report PATH"
+        )
+    from .runs import finish_run
+
+    finish_run(ctx, key, RUN_TYPE, seq, "completed", report)
+    return True, None
+
+
+def _require_claim(ctx: Context, key: TaskKey, stage: int) -> ClaimState:
+    state = load_claim(ctx.repo, key, stage)
+    if state is None:
+        raise Refused(
+            f"stage {stage} of {key} has no claim ({claim_ref(key, stage)}); claim it with: "
+            f"git okstra stage claim '{key}' --stage {stage}"
+        )
+    return state
+
+
+def release(
+    ctx: Context, key: TaskKey, stage: int, reason: str, run: str | None, force: bool
+) -> Claim:
+    """End a started claim without done; another run's claim only with ``force``. Audited."""
+    if not reason.strip():
+        raise BadInput("--reason must say why the claim is released (it is kept for audit)")
+    ref = claim_ref(key, stage)
+    who = _identity(ctx)
+
+    def attempt() -> Claim:
+        current = _require_claim(ctx, key, stage)
+        c = current.claim
+        if c.status != "started":
+            raise Refused(
+                f"stage {stage} of {key} is {c.status} ({c.run_id}); only a started claim "
+                "can be released"
+            )
+        if not force and run != c.run_id:
+            raise Refused(
+                f"stage {stage} of {key} is held by run {c.run_id}"
+                + (f", not {run}" if run else "")
+                + f"; release your own claim with --run {c.run_id}, or another run's with "
+                "--force (recorded)"
+            )
+        c.status = "released"
+        c.released_at = now_iso()
+        c.released_by = f"{who} on {socket.gethostname()}" + (" (--force)" if force else "")
+        c.release_reason = reason.strip()
+        tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
+        forced = " (forced)" if force else ""
+        message = (
+            f"release stage {stage} of {c.run_id}{forced}: {c.release_reason}\n\n"
+            f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
+        )
+        commit = ctx.repo.commit(tree, [current.head], message)
+        ctx.repo.update_refs(
+            [RefUpdate(ref, commit, current.head)], f"okstra: release stage {stage}"
+        )
+        return c
+
+    return cas_retry(ctx.repo, attempt, [ref])
+
+
+# ---------------------------------------------------------------------------------------------
+# Listing
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One line of ``stage list``: the consumers view of a stage."""
+
+    claim: Claim
+    """The stored claim."""
+    state: str
+    """``started``, ``expired``, ``done`` or ``released``."""
+
+    def to_data(self) -> dict[str, Any]:
+        c = self.claim
+        return {
+            "stage": c.stage,
+            "status": self.state,
+            "runId": c.run_id,
+            "headCommit": c.head_commit,
+            "reportPath": c.report_path,
+            "leaseExpiresAt": c.lease_expires_at,
+            "claim": to_data(c),
+        }
+
+
+def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
+    require_task(ctx.repo, key)
+    now = datetime.now(timezone.utc)
+    return [
+        ClaimRow(s.claim, _holder(s.claim, now).state)
+        for _, s in sorted(load_claims(ctx.repo, key).items())
+    ]
