@@ -1,0 +1,417 @@
+"""The verification gate: may this ref move to this commit? (SPEC §7)
+
+One decision shared by the pre-push hook, the server-side pre-receive/update hooks and
+``git okstra ci check``. It runs on every push, so it is lean on purpose: stdlib, pygit2 through
+the git layer and the verdict record only — never typer, jsonschema or jinja2.
+
+A protected ref may only move to a commit carrying an ``accepted`` whole-task verdict. Verdicts
+are JSON Lines in ``refs/notes/okstra/verdicts``, written on the verified commit and on that
+commit's tree, so "a verdict on a commit with the identical tree" is one note lookup by tree.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import BadInput
+
+if TYPE_CHECKING:  # the git layer (pygit2, ~50 ms) loads only when a verdict must be looked up
+    from .gitlayer import GitRepo
+    from .records.verdict import Verdict
+
+DEFAULT_PROTECT = ("refs/heads/main", "refs/heads/master", "refs/heads/release/*")
+MATCH_MODES = ("tree", "commit")
+REMOTE_NOTES_PREFIX = "refs/notes/okstra-remotes/"
+# okstra's own data and every notes ref travel freely: they are how verdicts get to the server.
+_PASS_PREFIXES = ("refs/okstra/", "refs/notes/")
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0", "")
+
+
+def is_zero(sha: str) -> bool:
+    """An all-zero object name: the ref is created (old) or deleted (new)."""
+    return not sha.strip("0")
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """The gate's settings, from the config of the repository where the gate runs."""
+
+    protect: tuple[str, ...]
+    """``okstra.protect`` globs (``*`` also matches ``/``, so a glob never protects too little)."""
+    match: str
+    """``okstra.gate.match``: ``tree`` (default) or ``commit``."""
+    allowed_signers: str | None
+    """``okstra.gate.allowedSigners`` as written: only verdicts signed by a key listed in that
+    ``allowed_signers`` file count."""
+    allow_delete: bool
+    """``okstra.allowDelete``: deleting a protected ref is allowed."""
+
+    @classmethod
+    def load(cls, cwd: str | os.PathLike[str] | None = None) -> GateConfig:
+        """Read with ``git config`` itself: every scope, includes and conditional includes,
+        in ~1 ms and without loading pygit2 (most pushes never need it)."""
+        proc = subprocess.run(
+            ["git", "config", "-z", "--get-regexp", r"^okstra\."],
+            cwd=cwd,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+        )
+        if proc.returncode not in (0, 1):  # 1: no okstra.* key at all
+            raise BadInput(
+                "git config could not be read: " + proc.stderr.decode("utf-8", "replace").strip()
+            )
+        values: dict[str, list[str | None]] = {}
+        for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            if item:
+                name, newline, value = item.partition("\n")
+                values.setdefault(name.lower(), []).append(value if newline else None)
+        return cls.from_values(values)
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, list[str | None]]) -> GateConfig:
+        """From lowercased key → values (``None``: a key written without ``= value``)."""
+
+        def last(name: str) -> str | None:
+            found = values.get(name)
+            return found[-1] if found else None
+
+        match = (last("okstra.gate.match") or "tree").strip().lower()
+        if match not in MATCH_MODES:
+            raise BadInput(
+                f"config okstra.gate.match = {match!r}: must be 'tree' or 'commit' "
+                "(fix: git config okstra.gate.match tree)"
+            )
+        allow_delete = False
+        if "okstra.allowdelete" in values:
+            raw = last("okstra.allowdelete")
+            word = "true" if raw is None else raw.strip().lower()
+            if word not in _TRUE + _FALSE:
+                raise BadInput(
+                    f"config okstra.allowDelete = {raw!r} is not a boolean (true or false)"
+                )
+            allow_delete = word in _TRUE
+        protect = tuple(v for v in values.get("okstra.protect", []) if v)
+        return cls(
+            protect=protect or DEFAULT_PROTECT,
+            match=match,
+            allowed_signers=last("okstra.gate.allowedsigners") or None,
+            allow_delete=allow_delete,
+        )
+
+    def protecting_glob(self, ref: str) -> str | None:
+        """The first ``okstra.protect`` glob that matches ``ref``, or ``None``."""
+        return next((g for g in self.protect if fnmatch.fnmatchcase(ref, g)), None)
+
+    def quick(self, ref: str, old: str, new: str) -> Decision | None:
+        """Every decision that needs no repository: okstra data, unprotected refs, deletions.
+        ``None`` means a verdict must be looked up."""
+        if ref.startswith(_PASS_PREFIXES):
+            return Decision(ref, new, True, "okstra-data")
+        glob = self.protecting_glob(ref)
+        if glob is None:
+            return Decision(ref, new, True, "unprotected")
+        if not is_zero(new):
+            return None
+        if self.allow_delete:
+            return Decision(ref, old, True, "delete-allowed")
+        return Decision(
+            ref,
+            old,
+            False,
+            "delete-refused",
+            f"refusing to delete the protected ref {ref} (okstra.protect matches {glob!r}).\n"
+            "Fix: deleting protected refs needs okstra.allowDelete in the config of the "
+            "repository that enforces the gate: git config okstra.allowDelete true",
+        )
+
+
+def signers_path(repo: GitRepo, value: str) -> Path:
+    """A path from config: ``~`` expanded; relative to the work tree (the git dir when bare)."""
+    path = Path(os.path.expanduser(value))
+    if path.is_absolute():
+        return path
+    return (repo.workdir or repo.git_dir) / path
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A verdict found for the commit that does not open the gate, and why."""
+
+    verdict: Verdict
+    why: str
+
+
+@dataclass
+class Finding:
+    """What the verdict notes say about one commit."""
+
+    commit: str
+    """The commit asked about (peeled)."""
+    tree: str
+    """Its tree."""
+    opening: Verdict | None = None
+    """A verdict that opens the gate for it, if any."""
+    rejected: list[Rejected] = field(default_factory=list)
+    """Verdicts found that do not open it."""
+    problems: list[str] = field(default_factory=list)
+    """Note lines that did not parse (they never count)."""
+
+    @property
+    def task_keys(self) -> list[str]:
+        keys = [r.verdict.task_key for r in self.rejected]
+        return list(dict.fromkeys(keys))
+
+
+class VerdictNotes:
+    """Every verdict notes tree the gate consults, resolved once.
+
+    The local ``refs/notes/okstra/verdicts``, the copies a fetch brought into
+    ``refs/notes/okstra-remotes/<remote>/verdicts``, and (server side) the notes commit being
+    pushed in the same push, which is not on a ref yet.
+    """
+
+    def __init__(self, repo: GitRepo, extra: Mapping[str, str] | None = None) -> None:
+        from .records.verdict import VERDICTS_REF
+
+        heads: dict[str, str | None] = {VERDICTS_REF: repo.read_ref(VERDICTS_REF)}
+        for ref, sha in sorted(repo.list_refs(REMOTE_NOTES_PREFIX).items()):
+            if ref.endswith("/verdicts"):
+                heads[ref] = sha
+        heads.update(extra or {})
+        self.repo = repo
+        self.sources = [(name, repo.tree_of(sha)) for name, sha in heads.items() if sha]
+
+    def lines(self, target: str) -> list[tuple[str, bytes]]:
+        """``(where, note bytes)`` for each source holding a note on ``target``."""
+        found = []
+        for name, tree in self.sources:
+            for path in (f"{target[:2]}/{target[2:]}", target):
+                try:
+                    entry = tree[path]
+                except KeyError:
+                    continue
+                found.append((f"{name} note on {target[:12]}", self.repo.repo[entry.id].data))
+                break
+        return found
+
+
+def _identity(verdict: Verdict) -> str:
+    """The canonical line: the same verdict read from two notes (commit and tree) is one."""
+    from .records.base import dumps_line, to_data
+
+    return dumps_line(to_data(verdict))
+
+
+class Gate:
+    """Decides ref updates against one repository's config and verdict notes.
+
+    Creating one loads the git layer; :meth:`GateConfig.quick` decides what needs no repository.
+    """
+
+    def __init__(
+        self,
+        repo: GitRepo,
+        config: GateConfig | None = None,
+        notes: VerdictNotes | None = None,
+        side: str = "client",
+    ) -> None:
+        self.repo = repo
+        self.config = config or GateConfig.load(repo.workdir or repo.git_dir)
+        self._notes = notes
+        self.side = side
+        """``client`` (pre-push), ``server`` (pre-receive/update) or ``ci``: shapes the fix."""
+        self._signature_cache: dict[str, bool] = {}
+        self.signers = (
+            signers_path(repo, self.config.allowed_signers) if self.config.allowed_signers else None
+        )
+        """The resolved ``okstra.gate.allowedSigners`` file."""
+
+    @property
+    def notes(self) -> VerdictNotes:
+        if self._notes is None:
+            self._notes = VerdictNotes(self.repo)
+        return self._notes
+
+    # -- one commit ------------------------------------------------------------------------
+
+    def find(self, commit: str, task: str | None = None) -> Finding:
+        """The verdicts bearing on ``commit``: on it, or (tree mode) on its tree."""
+        from .records.verdict import parse_lines
+
+        tree = str(self.repo.repo[commit].tree_id)
+        finding = Finding(commit=commit, tree=tree)
+        targets = [commit, tree] if self.config.match == "tree" else [commit]
+        seen: set[str] = set()
+        for target in targets:
+            for where, raw in self.notes.lines(target):
+                verdicts, problems = parse_lines(raw, where)
+                finding.problems.extend(problems)
+                for verdict in verdicts:
+                    if _identity(verdict) in seen:
+                        continue
+                    seen.add(_identity(verdict))
+                    why = self._why_not(verdict, commit, tree, task)
+                    if why is None and finding.opening is None:
+                        finding.opening = verdict
+                    elif why is not None:
+                        finding.rejected.append(Rejected(verdict, why))
+        if finding.opening is None and self.config.match == "commit":
+            # Say so when only the tree matches: the user may want tree mode or the exact commit.
+            for where, raw in self.notes.lines(tree):
+                for verdict in parse_lines(raw, where)[0]:
+                    if _identity(verdict) not in seen and verdict.head != commit:
+                        seen.add(_identity(verdict))
+                        finding.rejected.append(
+                            Rejected(
+                                verdict,
+                                f"was recorded on {verdict.head[:12]}, a commit with the "
+                                "identical tree, and okstra.gate.match=commit demands this "
+                                "exact commit",
+                            )
+                        )
+        return finding
+
+    def _why_not(self, verdict: Verdict, commit: str, tree: str, task: str | None) -> str | None:
+        """``None`` when ``verdict`` opens the gate for ``commit``; else the reason, briefly."""
+        if task is not None and verdict.task_key != task:
+            return f"is for task {verdict.task_key}, not {task}"
+        if self.config.match == "commit" and verdict.head != commit:
+            return f"was recorded on {verdict.head[:12]}, not on this commit"
+        if verdict.head != commit and verdict.head_tree != tree:
+            return f"was recorded on {verdict.head[:12]} whose tree differs"
+        if verdict.verdict != "accepted":
+            return f"is {verdict.verdict}, not accepted"
+        if verdict.scope != "whole-task":
+            stages = ",".join(str(s) for s in verdict.stages)
+            return f"covers stage {stages} only ({verdict.scope}), not the whole task"
+        signers = self.signers
+        if signers is not None:
+            if verdict.signature is None:
+                return f"is not signed, and okstra.gate.allowedSigners ({signers}) is set"
+            if not signers.is_file():
+                return f"cannot be checked: okstra.gate.allowedSigners names {signers}, not a file"
+            if not self._signature_ok(verdict, signers):
+                return f"has a signature that no key in {signers} verifies"
+        return None
+
+    def _signature_ok(self, verdict: Verdict, signers: Path) -> bool:
+        line = _identity(verdict)
+        if line not in self._signature_cache:
+            from .signing import verify_signature  # only when signing is configured
+
+            self._signature_cache[line] = verify_signature(verdict, str(signers))
+        return self._signature_cache[line]
+
+    # -- one ref update --------------------------------------------------------------------
+
+    def check(self, ref: str, old: str, new: str) -> Decision:
+        """May ``ref`` move from ``old`` to ``new`` (all-zero ``new``: deletion)?"""
+        quick = self.config.quick(ref, old, new)
+        if quick is not None:
+            return quick
+        commit = self._peel(new)
+        if commit is None:
+            return Decision(
+                ref,
+                new,
+                False,
+                "not-a-commit",
+                f"refusing to update the protected ref {ref} to {new[:12]}: that object is "
+                "missing or is not a commit, so it cannot carry a verification verdict",
+            )
+        finding = self.find(commit)
+        if finding.opening is not None:
+            return Decision(ref, commit, True, "verdict", finding=finding)
+        return Decision(ref, commit, False, "no-verdict", self.refusal(ref, finding), finding)
+
+    def _peel(self, sha: str) -> str | None:
+        import pygit2  # already loaded by the git layer
+
+        try:
+            return str(self.repo.repo[sha].peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+
+    def refusal(self, ref: str | None, finding: Finding) -> str:
+        """One paragraph: which ref, which commit, what is missing, the command that fixes it."""
+        commit = finding.commit
+        what = (
+            f"refusing to update {ref} to {commit[:12]}"
+            if ref
+            else f"{commit[:12]} does not pass the verification gate"
+        )
+        mode = (
+            "on this commit or on a commit with the identical tree "
+            f"{finding.tree[:12]} (okstra.gate.match=tree)"
+            if self.config.match == "tree"
+            else "on this exact commit (okstra.gate.match=commit)"
+        )
+        parts = [f"{what}: it needs an accepted whole-task verdict {mode}"]
+        if self.signers is not None:
+            parts[0] += f", signed by a key in {self.signers}"
+        parts[0] += "."
+        if finding.rejected:
+            seen = "; ".join(
+                f"{r.verdict.verdict} {r.verdict.scope} verdict for {r.verdict.task_key} {r.why}"
+                for r in finding.rejected
+            )
+            parts.append(f"Found: {seen}.")
+        elif self.notes.sources:
+            notes = ", ".join(name for name, _ in self.notes.sources)
+            parts.append(f"No verdict on it in {notes}.")
+        else:
+            parts.append("There are no verdict notes here (refs/notes/okstra/verdicts is absent).")
+        if finding.problems:
+            parts.append("Unreadable note lines: " + "; ".join(finding.problems) + ".")
+        parts.append("Fix: " + self._fix(finding))
+        return "\n".join(parts)
+
+    def _fix(self, finding: Finding) -> str:
+        keys = finding.task_keys
+        key = keys[0] if len(keys) == 1 else "KEY"
+        sign = " --sign" if self.signers is not None else ""
+        verify = (
+            f"in the task worktree whose HEAD is {finding.commit[:12]}, run "
+            f"`git okstra verify target {key}` and then "
+            f"`git okstra verify record {key} --verdict accepted --report REPORT.json{sign}`"
+        )
+        if self.side == "server":
+            return (
+                f"{verify}, and push the verdict notes with the branch: `git push REMOTE "
+                "refs/notes/okstra/verdicts <branch>` (or `git okstra sync REMOTE` first)."
+            )
+        if self.side == "ci":
+            return (
+                f"{verify}, then `git okstra sync` to publish the verdict notes; fetch them "
+                "here with `git okstra ci check --fetch REMOTE`."
+            )
+        return (
+            f"{verify}. If the verdict was recorded on another machine, fetch it first: "
+            "`git okstra sync`."
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's answer for one ref update."""
+
+    ref: str
+    """The ref being updated (on the remote, for pre-push)."""
+    commit: str
+    """The commit it would point to (the old one, for a deletion)."""
+    allowed: bool
+    """Pass or refuse."""
+    reason: str
+    """``okstra-data``, ``unprotected``, ``verdict``, ``delete-allowed``, ``delete-refused``,
+    ``not-a-commit`` or ``no-verdict``."""
+    message: str = ""
+    """For a refusal: the paragraph to show."""
+    finding: Finding | None = None
+    """The verdict search behind a ``verdict``/``no-verdict`` decision."""

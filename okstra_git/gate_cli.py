@@ -1,0 +1,390 @@
+"""The lean entry of ``git okstra hooks run …`` and ``git okstra ci check …``.
+
+``entry.py`` dispatches here before typer is imported: these run on every push and every CI
+build, so argparse and the gate (pygit2 + the verdict record) are all they load. The typer
+commands in ``cli/hooks.py`` and ``cli/ci.py`` only declare the same options for ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import BadInput, OkstraError
+from .gate import Decision, GateConfig, is_zero
+
+if TYPE_CHECKING:  # loaded only when a verdict is looked up: pygit2 costs ~50 ms
+    from .gate import Finding, Gate
+    from .gitlayer import GitRepo
+    from .records.verdict import Verdict
+
+VERDICTS_REF = "refs/notes/okstra/verdicts"  # == records.verdict.VERDICTS_REF (a test checks)
+ZERO = "0" * 40
+CI_FORMATS = ("text", "json", "junit", "github")
+_GITLAB_ENV = ("GL_ID", "GL_REPOSITORY", "GL_PROJECT_PATH")
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    return func(args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="git okstra")
+    groups = root.add_subparsers(required=True)
+
+    hooks = groups.add_parser("hooks").add_subparsers(required=True)
+    run = hooks.add_parser("run", help="The entry the installed hook scripts call.")
+    kinds = run.add_subparsers(required=True)
+    push = kinds.add_parser("pre-push", help="Check the refs git is about to push (stdin lines).")
+    push.add_argument("remote", nargs="?", default="")
+    push.add_argument("url", nargs="?", default="")
+    push.add_argument(
+        "--from-env",
+        action="store_true",
+        help="Read the one pushed ref from pre-commit's PRE_COMMIT_* variables, not stdin.",
+    )
+    push.set_defaults(func=_pre_push)
+    receive = kinds.add_parser("pre-receive", help="Server side: '<old> <new> <ref>' lines.")
+    receive.set_defaults(func=_pre_receive)
+    update = kinds.add_parser("update", help="Server side, one ref: REF OLD NEW.")
+    update.add_argument("ref")
+    update.add_argument("old")
+    update.add_argument("new")
+    update.set_defaults(func=_update)
+
+    ci = groups.add_parser("ci").add_subparsers(required=True)
+    check = ci.add_parser("check", help="Exit 0 only for an accepted whole-task verdict on REV.")
+    check.add_argument("rev", nargs="?", default="HEAD")
+    check.add_argument("--format", choices=CI_FORMATS, default="text")
+    check.add_argument("--fetch", metavar="REMOTE", default=None)
+    check.add_argument("--task", metavar="KEY", default=None)
+    check.add_argument("--output", metavar="FILE", default=None)
+    check.set_defaults(func=_ci_check)
+    return root
+
+
+# -- client side ------------------------------------------------------------------------------
+
+
+def _pre_push(args: argparse.Namespace) -> int:
+    if args.from_env:
+        updates = _pre_commit_update()
+    else:
+        updates = []
+        for number, line in enumerate(sys.stdin.read().splitlines(), 1):
+            if not line.strip():
+                continue
+            parts = line.split()
+            if len(parts) != 4:
+                raise BadInput(
+                    f"pre-push stdin line {number} {line!r}: expected "
+                    "'<local ref> <local sha> <remote ref> <remote sha>'"
+                )
+            _local_ref, local_sha, remote_ref, remote_sha = parts
+            updates.append((remote_ref, remote_sha, local_sha))
+    return _report_hook("okstra pre-push", _decide(updates, "client"), gitlab=False)
+
+
+def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
+    """Decide every ``(ref, old, new)``; the repository is opened only if a verdict is needed."""
+    config = GateConfig.load()
+    quick = [config.quick(ref, old, new) for ref, old, new in updates]
+    if all(decision is not None for decision in quick):
+        return [d for d in quick if d is not None]
+    gate = _open_gate(config, side, updates)
+    return [
+        decision if decision is not None else gate.check(ref, old, new)
+        for decision, (ref, old, new) in zip(quick, updates, strict=True)
+    ]
+
+
+def _open_gate(config: GateConfig, side: str, updates: list[tuple[str, str, str]]) -> Gate:
+    """A gate over the repository here; server side it also sees the push being received.
+
+    Since git 2.11 the pushed objects wait in a quarantine folder until the hooks pass; git
+    names it in GIT_QUARANTINE_PATH and libgit2 does not look there on its own. A verdict notes
+    commit pushed in the same push counts, so `git push origin refs/notes/okstra/verdicts main`
+    lands both together.
+    """
+    from .gate import Gate, VerdictNotes
+    from .gitlayer import GitRepo
+
+    repo = GitRepo.open(".")
+    if side != "server":
+        return Gate(repo, config, side=side)
+    quarantine = os.environ.get("GIT_QUARANTINE_PATH")
+    if quarantine:
+        repo.repo.odb.add_disk_alternate(quarantine)
+    pushed = {
+        f"{ref} (being pushed)": new
+        for ref, _old, new in updates
+        if ref == VERDICTS_REF and not is_zero(new)
+    }
+    return Gate(repo, config, notes=VerdictNotes(repo, extra=pushed), side=side)
+
+
+def _pre_commit_update() -> list[tuple[str, str, str]]:
+    """The ref pre-commit's pre-push stage hands a hook (it forwards one ref, not stdin)."""
+    new = os.environ.get("PRE_COMMIT_TO_REF")
+    ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH")
+    if not new:
+        print(
+            "okstra pre-push: no PRE_COMMIT_TO_REF (not run from a push); nothing to check",
+            file=sys.stderr,
+        )
+        return []
+    if not ref:
+        raise BadInput(
+            "okstra pre-push --from-env: PRE_COMMIT_REMOTE_BRANCH is not set, so the pushed ref "
+            "is unknown; use pre-commit >= 2.2 or `git okstra hooks install`"
+        )
+    return [(ref, os.environ.get("PRE_COMMIT_FROM_REF") or ZERO, new)]
+
+
+# -- server side ------------------------------------------------------------------------------
+
+
+def _pre_receive(args: argparse.Namespace) -> int:
+    gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
+    try:
+        updates = []
+        for number, line in enumerate(sys.stdin.read().splitlines(), 1):
+            if not line.strip():
+                continue
+            parts = line.split()
+            if len(parts) != 3:
+                raise BadInput(
+                    f"pre-receive stdin line {number} {line!r}: expected '<old> <new> <ref>'"
+                )
+            old, new, ref = parts
+            updates.append((ref, old, new))
+        decisions = _decide(updates, "server")
+    except OkstraError as exc:
+        _say("okstra pre-receive", f"git okstra: {exc}", gitlab)
+        return exc.exit_code
+    return _report_hook("okstra pre-receive", decisions, gitlab)
+
+
+def _update(args: argparse.Namespace) -> int:
+    gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
+    try:
+        decisions = _decide([(args.ref, args.old, args.new)], "server")
+    except OkstraError as exc:
+        _say("okstra update", f"git okstra: {exc}", gitlab)
+        return exc.exit_code
+    return _report_hook("okstra update", decisions, gitlab)
+
+
+# -- hook output ------------------------------------------------------------------------------
+
+
+def _report_hook(prefix: str, decisions: list[Decision], gitlab: bool) -> int:
+    refused = [d for d in decisions if not d.allowed]
+    for decision in decisions:
+        if decision.allowed and decision.reason == "verdict":
+            _say(prefix, f"{decision.ref} → {decision.commit[:12]}: {_passed(decision)}", False)
+    for decision in refused:
+        _say(prefix, decision.message, gitlab)
+    if refused:
+        _say(
+            prefix,
+            f"push refused: {len(refused)} of {len(decisions)} ref update(s) failed the "
+            "verification gate; nothing was pushed.",
+            gitlab,
+        )
+        return 1
+    return 0
+
+
+def _passed(decision: Decision) -> str:
+    assert decision.finding is not None and decision.finding.opening is not None
+    return "gate open — " + _verdict_words(decision.finding.opening, decision.commit)
+
+
+def _verdict_words(verdict: Verdict, commit: str) -> str:
+    where = (
+        "on this commit"
+        if verdict.head == commit
+        else f"on {verdict.head[:12]} (identical tree {verdict.head_tree[:12]})"
+    )
+    return (
+        f"accepted whole-task verdict for {verdict.task_key} {where}, recorded by "
+        f"{verdict.recorded_by} at {verdict.recorded_at}"
+    )
+
+
+def _say(prefix: str, text: str, gitlab: bool) -> None:
+    """Print to stderr (git relays a server hook's stderr as ``remote:`` lines).
+
+    GitLab shows hook output in its UI only for lines starting ``GL-HOOK-ERR:``.
+    """
+    lead = "GL-HOOK-ERR: " if gitlab else f"{prefix}: "
+    for line in text.splitlines() or [""]:
+        sys.stderr.write(f"{lead}{line}\n")
+
+
+# -- ci check ---------------------------------------------------------------------------------
+
+
+def _ci_check(args: argparse.Namespace) -> int:
+    from .gate import Gate
+    from .gitlayer import GitRepo
+
+    repo = GitRepo.open(".")
+    if args.fetch:
+        from .services.sync import fetch_notes
+
+        fetch_notes(repo, args.fetch)
+    commit = repo.resolve_commit(args.rev)
+    task = _task_filter(repo, args.task) if args.task else None
+    gate = Gate(repo, side="ci")
+    finding = gate.find(commit, task=task)
+    report = _ci_report(gate, args.rev, finding, task)
+    output = Path(args.output) if args.output else None
+    writers: dict[str, Callable[[dict[str, Any], Path | None], None]] = {
+        "text": _write_text,
+        "json": _write_json,
+        "junit": _write_junit,
+        "github": _write_github,
+    }
+    writers[args.format](report, output)
+    return 0 if report["passed"] else 1
+
+
+def _task_filter(repo: GitRepo, text: str) -> str:
+    from .services.context import Context
+
+    return str(Context(repo).key(text))
+
+
+def _ci_report(gate: Gate, rev: str, finding: Finding, task: str | None) -> dict[str, Any]:
+    from .records.base import to_data
+
+    passed = finding.opening is not None
+    message = (
+        f"{finding.commit[:12]} carries an {_verdict_words(finding.opening, finding.commit)}"
+        if finding.opening is not None
+        else gate.refusal(None, finding)
+    )
+    return {
+        "rev": rev,
+        "commit": finding.commit,
+        "tree": finding.tree,
+        "passed": passed,
+        "match": gate.config.match,
+        "task": task,
+        "verdict": to_data(finding.opening) if finding.opening is not None else None,
+        "rejected": [{"verdict": to_data(r.verdict), "why": r.why} for r in finding.rejected],
+        "problems": finding.problems,
+        "notes": [name for name, _ in gate.notes.sources],
+        "message": message,
+    }
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, "utf-8")
+
+
+def _write_text(report: dict[str, Any], output: Path | None) -> None:
+    state = "passed" if report["passed"] else "FAILED"
+    _emit(f"okstra gate {state}: {report['message']}\n", output)
+
+
+def _write_json(report: dict[str, Any], output: Path | None) -> None:
+    import json
+
+    _emit(json.dumps(report, ensure_ascii=False, sort_keys=True, indent=2) + "\n", output)
+
+
+def _write_junit(report: dict[str, Any], output: Path | None) -> None:
+    import xml.etree.ElementTree as ET
+
+    failures = "0" if report["passed"] else "1"
+    suites = ET.Element("testsuites", name="okstra", tests="1", failures=failures, errors="0")
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name="okstra verification gate",
+        tests="1",
+        failures=failures,
+        errors="0",
+        skipped="0",
+    )
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname="okstra.gate",
+        name=f"accepted whole-task verdict on {report['commit']}",
+    )
+    if not report["passed"]:
+        failure = ET.SubElement(
+            case,
+            "failure",
+            type="okstra.gate",
+            message=f"no accepted whole-task verdict on {report['commit'][:12]}",
+        )
+        failure.text = report["message"]
+    ET.SubElement(case, "system-out").text = report["message"]
+    ET.indent(suites)
+    _emit(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n", output)
+
+
+def _write_github(report: dict[str, Any], output: Path | None) -> None:
+    """``::error``/``::notice`` workflow commands on stdout; Markdown to the step summary."""
+    level = "notice" if report["passed"] else "error"
+    sys.stdout.write(f"::{level} title=okstra verification gate::{_gh_escape(report['message'])}\n")
+    markdown = _markdown(report)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(markdown)
+    if output is not None:
+        output.write_text(markdown, "utf-8")
+
+
+def _gh_escape(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _markdown(report: dict[str, Any]) -> str:
+    head = "passed ✅" if report["passed"] else "failed ❌"
+    rows = [
+        ("revision", f"`{report['rev']}`"),
+        ("commit", f"`{report['commit']}`"),
+        ("tree", f"`{report['tree']}`"),
+        ("match mode", report["match"]),
+    ]
+    if report["task"]:
+        rows.append(("task", report["task"]))
+    verdict = report["verdict"]
+    if verdict is not None:
+        rows += [
+            ("verdict", f"{verdict['verdict']} ({verdict['scope']}) for {verdict['taskKey']}"),
+            ("verified commit", f"`{verdict['head']}`"),
+            ("recorded", f"{verdict['recordedAt']} by {verdict['recordedBy']}"),
+        ]
+    lines = [f"## okstra verification gate: {head}", "", "| | |", "|---|---|"]
+    lines += [f"| {name} | {_md_cell(value)} |" for name, value in rows]
+    lines += ["", report["message"], ""]
+    if report["rejected"]:
+        lines += ["Verdicts found that do not open the gate:", ""]
+        lines += [
+            f"- {r['verdict']['verdict']} ({r['verdict']['scope']}) for "
+            f"{r['verdict']['taskKey']}: {r['why']}"
+            for r in report["rejected"]
+        ]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,387 @@
+"""Sharing okstra's refs and notes through a remote (SPEC §2).
+
+Fetch lands in remote-tracking namespaces only — ``refs/okstra-remotes/<R>/*`` for task and
+claim refs, ``refs/notes/okstra-remotes/<R>/*`` for notes — so a fetch never clobbers local
+state. Then, locally: task and claim refs fast-forward (a divergence is reported, never
+overwritten); notes merge by union of sorted unique lines per annotated object (what
+``git notes merge -s cat_sort_uniq`` gives for JSON-Lines notes). Push is one ``--atomic``
+push with ``--force-with-lease=<ref>:<expected>`` for every ref, so a shared remote (any git
+server) arbitrates between machines: a push based on stale information lands nothing.
+
+Network work uses the ``git`` CLI (the user's credentials and transports); object and ref
+work uses the git layer. This module is imported by ``ci check --fetch``: stdlib and the git
+layer only.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..errors import BadInput, Conflict, Refused
+from ..gitlayer import GitRepo, RefMoved, RefUpdate, cas_retry
+from .context import Context
+
+LOCAL_REFS = "refs/okstra/"
+LOCAL_NOTES = "refs/notes/okstra/"
+PUSH_ATTEMPTS = 5
+# What git prints for a push that lost to another writer, as opposed to a refusal by policy.
+_RACE_REASONS = (
+    "stale info",
+    "fetch first",
+    "non-fast-forward",
+    "atomic push failed",
+    "atomic transaction failed",
+    "failed to update ref",
+    "cannot lock ref",
+    "failed to lock",
+    "already exists",
+    "but expected",
+    "incorrect old value",
+)
+
+
+def tracking_refs(remote: str) -> str:
+    """Where the remote's ``refs/okstra/*`` are kept locally."""
+    return f"refs/okstra-remotes/{remote}/"
+
+
+def tracking_notes(remote: str) -> str:
+    """Where the remote's ``refs/notes/okstra/*`` are kept locally."""
+    return f"refs/notes/okstra-remotes/{remote}/"
+
+
+@dataclass(frozen=True)
+class RefState:
+    """One local ref against its remote-tracking copy, and what sync did about it."""
+
+    ref: str
+    """The local ref (``refs/okstra/…`` or ``refs/notes/okstra/…``)."""
+    local: str | None
+    """Its value before sync touched it."""
+    remote: str | None
+    """The remote's value, as last fetched."""
+    state: str
+    """``same``, ``fetched`` (new here), ``fast-forwarded``, ``merged`` (notes), ``ahead``,
+    ``local-only`` or ``diverged``."""
+    new: str | None = None
+    """The local value after sync, when it changed or is to be pushed."""
+
+    def to_data(self) -> dict[str, str | None]:
+        return {
+            "ref": self.ref,
+            "local": self.local,
+            "remote": self.remote,
+            "state": self.state,
+            "new": self.new,
+        }
+
+
+@dataclass
+class SyncReport:
+    """What ``git okstra sync`` saw and did."""
+
+    remote: str
+    fetched: bool = False
+    refs: list[RefState] = field(default_factory=list)
+    pushed: list[str] = field(default_factory=list)
+    attempts: int = 0
+
+    @property
+    def diverged(self) -> list[RefState]:
+        return [r for r in self.refs if r.state == "diverged"]
+
+    def to_data(self) -> dict[str, object]:
+        return {
+            "remote": self.remote,
+            "fetched": self.fetched,
+            "refs": [r.to_data() for r in self.refs if r.state != "same"],
+            "unchanged": sum(1 for r in self.refs if r.state == "same"),
+            "pushed": self.pushed,
+            "diverged": [r.ref for r in self.diverged],
+            "attempts": self.attempts,
+        }
+
+
+# -- remotes and the git CLI ----------------------------------------------------------------
+
+
+def default_remote(repo: GitRepo) -> str:
+    """The current branch's remote, else ``origin``, else the only remote."""
+    head = repo.repo.references.get("HEAD")
+    branch = head.target if head is not None and isinstance(head.target, str) else ""
+    if branch.startswith("refs/heads/"):
+        upstream = repo.config_get(f"branch.{branch[len('refs/heads/') :]}.remote")
+        if upstream and upstream != ".":
+            return upstream
+    names = list(repo.repo.remotes.names())
+    if "origin" in names:
+        return "origin"
+    if len(names) == 1:
+        return names[0]
+    raise BadInput(
+        "no remote given and none to pick ("
+        + (", ".join(names) or "this repository has no remote")
+        + "); name one: git okstra sync REMOTE"
+    )
+
+
+def check_remote(repo: GitRepo, remote: str) -> None:
+    if repo.config_get(f"remote.{remote}.url") is None:
+        raise BadInput(f"remote {remote!r} is not configured here (see git remote -v)")
+    bad = any(part in remote for part in ("..", ":", " ", "*", "?", "[", "\\", "~", "^")) or (
+        remote.startswith(("-", "/")) or remote.endswith(("/", ".lock"))
+    )
+    if bad:
+        raise BadInput(f"remote name {remote!r} cannot name a tracking namespace; rename it")
+
+
+def _git(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args],
+        cwd=repo.workdir or repo.git_dir,
+        text=True,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _fetch(repo: GitRepo, remote: str, refspecs: list[str]) -> None:
+    check_remote(repo, remote)
+    proc = _git(repo, "fetch", "--no-tags", "--prune", "--quiet", remote, *refspecs)
+    if proc.returncode != 0:
+        raise Refused(
+            f"git fetch {remote} failed (exit {proc.returncode}): {proc.stderr.strip()}; "
+            "check the remote and your access to it"
+        )
+
+
+def fetch_notes(repo: GitRepo, remote: str) -> None:
+    """Fetch the remote's okstra notes into ``refs/notes/okstra-remotes/<remote>/``."""
+    _fetch(repo, remote, [f"+{LOCAL_NOTES}*:{tracking_notes(remote)}*"])
+
+
+def fetch(repo: GitRepo, remote: str) -> None:
+    """Fetch the remote's okstra refs and notes into the tracking namespaces."""
+    _fetch(
+        repo,
+        remote,
+        [f"+{LOCAL_REFS}*:{tracking_refs(remote)}*", f"+{LOCAL_NOTES}*:{tracking_notes(remote)}*"],
+    )
+
+
+# -- reconciling local refs with the fetched ones -------------------------------------------
+
+
+def _pairs(
+    repo: GitRepo, local_prefix: str, track_prefix: str
+) -> dict[str, tuple[str | None, str | None]]:
+    local = repo.list_refs(local_prefix)
+    tracked = {
+        local_prefix + name[len(track_prefix) :]: sha
+        for name, sha in repo.list_refs(track_prefix).items()
+    }
+    return {ref: (local.get(ref), tracked.get(ref)) for ref in sorted(set(local) | set(tracked))}
+
+
+def _reconcile_ref(repo: GitRepo, ref: str, remote_value: str | None, notes: bool) -> RefState:
+    """Bring one local ref up to its fetched value where that loses nothing.
+
+    Conditional on the local value read, retried on a lost race (a local writer moved it).
+    """
+
+    def attempt() -> RefState:
+        local = repo.read_ref(ref)
+        if remote_value is None:
+            return RefState(ref, local, None, "local-only", local)
+        if local is None:
+            repo.update_refs([RefUpdate(ref, remote_value, None)], "okstra sync: fetched")
+            return RefState(ref, None, remote_value, "fetched", remote_value)
+        if local == remote_value:
+            return RefState(ref, local, remote_value, "same")
+        if repo.contains(remote_value, local):
+            repo.update_refs([RefUpdate(ref, remote_value, local)], "okstra sync: fast-forward")
+            return RefState(ref, local, remote_value, "fast-forwarded", remote_value)
+        if repo.contains(local, remote_value):
+            return RefState(ref, local, remote_value, "ahead", local)
+        if not notes:
+            return RefState(ref, local, remote_value, "diverged")
+        merged = merge_notes(repo, local, remote_value, f"okstra sync: merge {ref}")
+        repo.update_refs([RefUpdate(ref, merged, local)], "okstra sync: merge notes")
+        return RefState(ref, local, remote_value, "merged", merged)
+
+    return cas_retry(repo, attempt, [ref])
+
+
+def reconcile(repo: GitRepo, remote: str) -> list[RefState]:
+    """Fast-forward task and claim refs, merge notes; say what is to be pushed or diverged."""
+    states = []
+    for local_prefix, track_prefix, notes in (
+        (LOCAL_REFS, tracking_refs(remote), False),
+        (LOCAL_NOTES, tracking_notes(remote), True),
+    ):
+        for ref, (_local, remote_value) in _pairs(repo, local_prefix, track_prefix).items():
+            states.append(_reconcile_ref(repo, ref, remote_value, notes))
+    return states
+
+
+def note_entries(repo: GitRepo, notes_commit: str) -> dict[str, tuple[str, str]]:
+    """Annotated object → (path in the notes tree, blob id), whatever the fanout."""
+    found: dict[str, tuple[str, str]] = {}
+
+    def walk(tree, path: str, prefix: str) -> None:
+        for entry in tree:
+            name = prefix + entry.name
+            where = f"{path}{entry.name}"
+            if entry.type_str == "tree":
+                walk(repo.repo[entry.id], where + "/", name)
+            elif entry.type_str == "blob" and len(name) == 40:
+                found[name] = (where, str(entry.id))
+
+    walk(repo.tree_of(notes_commit), "", "")
+    return found
+
+
+def merge_notes(repo: GitRepo, local: str, remote: str, message: str) -> str:
+    """A merge commit of two notes commits: per object, the sorted union of their lines.
+
+    Starts from the local tree and rewrites only the notes that differ, so the cost follows
+    the number of changed notes, not the size of the notes tree.
+    """
+    mine = note_entries(repo, local)
+    theirs = note_entries(repo, remote)
+    changes: dict[str, bytes | None] = {}
+    for target, (_path, blob) in theirs.items():
+        have = mine.get(target)
+        if have is not None and have[1] == blob:
+            continue
+        lines = set(_lines(repo, blob))
+        if have is not None:
+            lines |= set(_lines(repo, have[1]))
+            changes[have[0]] = None
+        changes[f"{target[:2]}/{target[2:]}"] = ("\n".join(sorted(lines)) + "\n").encode()
+    tree = repo.tree_with(repo.tree_of(local), changes)
+    return repo.commit(tree, [local, remote], message)
+
+
+def _lines(repo: GitRepo, blob: str) -> list[str]:
+    return [ln for ln in repo.repo[blob].data.decode("utf-8", "replace").splitlines() if ln]
+
+
+# -- pushing with leases --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PushOutcome:
+    """The result of one atomic leased push."""
+
+    ok: bool
+    """Everything landed."""
+    lost_race: bool
+    """Nothing landed because the remote moved (a lease or the remote's own check failed)."""
+    detail: str
+    """git's own words, for a message."""
+
+
+def push_leased(repo: GitRepo, remote: str, updates: Iterable[RefUpdate]) -> PushOutcome:
+    """One ``git push --atomic`` of ``updates``, each leased on ``expected``.
+
+    ``expected`` is the value the REMOTE must hold (``None``: the ref must not exist there);
+    ``new`` ``None`` deletes. After a success the tracking refs are set to what was pushed.
+    """
+    updates = list(updates)
+    if not updates:
+        return PushOutcome(True, False, "nothing to push")
+    check_remote(repo, remote)
+    args = ["push", "--atomic", "--porcelain", remote]
+    for update in updates:
+        args.append(f"--force-with-lease={update.name}:{update.expected or ''}")
+    args += [f"{update.new or ''}:{update.name}" for update in updates]
+    proc = _git(repo, *args)
+    if proc.returncode == 0:
+        _track_pushed(repo, remote, updates)
+        return PushOutcome(True, False, proc.stdout.strip())
+    rejected = [line for line in proc.stdout.splitlines() if line.startswith("!") and "\t" in line]
+    detail = "\n".join(rejected) or proc.stderr.strip() or f"exit {proc.returncode}"
+    if rejected and all(any(r in line for r in _RACE_REASONS) for line in rejected):
+        return PushOutcome(False, True, detail)
+    return PushOutcome(False, False, detail + ("\n" + proc.stderr.strip() if rejected else ""))
+
+
+def _track_pushed(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
+    """Record what the remote now holds, as a fetch would have."""
+    moves = []
+    for update in updates:
+        for local_prefix, track_prefix in (
+            (LOCAL_REFS, tracking_refs(remote)),
+            (LOCAL_NOTES, tracking_notes(remote)),
+        ):
+            if update.name.startswith(local_prefix):
+                track = track_prefix + update.name[len(local_prefix) :]
+                moves.append(RefUpdate(track, update.new, repo.read_ref(track)))
+    try:
+        if moves:
+            repo.update_refs(moves, f"okstra sync: pushed to {remote}")
+    except RefMoved:
+        pass  # a concurrent fetch wrote them: its values are as good as ours
+
+
+def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) -> bool:
+    """Publish claim ref changes all-or-nothing; False when another machine got there first.
+
+    Each update's ``expected`` is what the remote must still hold (``None``: the claim must
+    not exist there yet). A refusal for any other reason (a hook, permissions) is raised.
+    """
+    outcome = push_leased(ctx.repo, remote, updates)
+    if outcome.ok:
+        return True
+    if outcome.lost_race:
+        return False
+    raise Refused(f"git push {remote} refused the claim: {outcome.detail}")
+
+
+# -- the whole sync -------------------------------------------------------------------------
+
+
+def pull(ctx: Context, remote: str) -> SyncReport:
+    """Fetch and reconcile, pushing nothing (what ``sync --fetch-only`` does)."""
+    return sync(ctx, remote, do_push=False)
+
+
+def sync(
+    ctx: Context, remote: str | None = None, do_fetch: bool = True, do_push: bool = True
+) -> SyncReport:
+    """Fetch, reconcile and push okstra's refs and notes; retried when the remote moves."""
+    repo = ctx.repo
+    remote = remote or default_remote(repo)
+    check_remote(repo, remote)
+    report = SyncReport(remote)
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
+        report.attempts = attempt
+        if do_fetch:
+            fetch(repo, remote)
+            report.fetched = True
+        report.refs = reconcile(repo, remote)
+        if not do_push:
+            return report
+        pushes = [
+            RefUpdate(r.ref, r.new, r.remote)
+            for r in report.refs
+            if r.state in ("ahead", "local-only", "merged")
+        ]
+        outcome = push_leased(repo, remote, pushes)
+        if outcome.ok:
+            report.pushed = [u.name for u in pushes]
+            return report
+        if not outcome.lost_race:
+            raise Refused(f"git push {remote} refused okstra's refs: {outcome.detail}")
+        if not do_fetch:
+            raise Conflict(
+                f"{remote} changed since the last fetch, so the leased push landed nothing "
+                f"({outcome.detail}); run `git okstra sync {remote}` without --push-only"
+            )
+    raise Conflict(
+        f"{remote} kept changing during {PUSH_ATTEMPTS} sync attempts (another machine is "
+        "pushing okstra refs right now); rerun `git okstra sync`"
+    )

@@ -1,0 +1,85 @@
+"""A clone and its local bare remote, and verdicts written the way `verify record` writes them
+(one canonical line on the commit and on its tree), for the hook, CI and sync tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from conftest import git, make_repo
+
+from okstra_git.gitlayer import GitRepo
+from okstra_git.records.verdict import Verdict, append_verdict
+
+KEY = "proj:grp:feat"
+
+
+def pair(tmp_path: Path, name: str = "work") -> tuple[Path, Path]:
+    """A bare remote holding main, and a clone of it with ``origin`` configured."""
+    remote = tmp_path / "remote.git"
+    if not remote.exists():
+        seed = make_repo(tmp_path / "seed")
+        git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+        git(seed, "push", "-q", str(remote), "main")
+    work = tmp_path / name
+    git(tmp_path, "clone", "-q", str(remote), str(work))
+    git(work, "config", "user.name", "Test User")
+    git(work, "config", "user.email", "test@example.invalid")
+    return work, remote
+
+
+def commit(repo: Path, message: str, path: str = "file.txt", text: str | None = None) -> str:
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text if text is not None else message + "\n")
+    git(repo, "add", path)
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def add_verdict(
+    repo: Path,
+    rev: str = "HEAD",
+    verdict: str = "accepted",
+    scope: str = "whole-task",
+    key: str = KEY,
+    stages: tuple[int, ...] = (1, 2),
+) -> Verdict:
+    """Record a verdict on ``rev`` as `git okstra verify record` stores it."""
+    grepo = GitRepo.open(repo)
+    head = grepo.resolve_commit(rev)
+    record = Verdict(
+        task_key=key,
+        scope=scope,
+        stages=list(stages),
+        base=head,
+        head=head,
+        head_tree=str(grepo.repo[head].tree_id),
+        verdict=verdict,
+        blocker_count=0 if verdict == "accepted" else 1,
+        report_digest="sha256:" + "ab" * 32,
+        routing="release-handoff" if scope == "whole-task" else "implementation",
+        recorded_at="2026-06-06T12:00:00+00:00",
+        recorded_by="Test User <test@example.invalid>",
+    )
+    append_verdict(grepo, record)
+    return record
+
+
+def push(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """A real ``git push`` (the hook runs as git runs it)."""
+    return subprocess.run(
+        ["git", "push", *args],
+        cwd=repo,
+        text=True,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def remote_ref(remote: Path, ref: str) -> str | None:
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "-q", ref], cwd=remote, text=True, capture_output=True
+    )
+    return proc.stdout.strip() or None

@@ -1,0 +1,327 @@
+"""The pre-push hook through real `git push` to a local bare remote (SPEC §7)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from conftest import git, okstra
+from hooks_world import KEY, add_verdict, commit, pair, push, remote_ref
+from verify_world import make_world
+
+from okstra_git import gate_cli, hookinstall
+from okstra_git.gitlayer import GitRepo
+from okstra_git.records.verdict import VERDICTS_REF
+
+
+def install(repo: Path, *args: str) -> str:
+    proc = okstra(repo, "hooks", "install", *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_push_refused_before_the_verdict_and_accepted_after_verify_record(tmp_path: Path):
+    # The real lifecycle: stages done and merged in the task worktree, then `verify record`.
+    work, remote = pair(tmp_path)
+    world = make_world(work, stages=2)
+    world.do_stage(1)
+    world.do_stage(2)
+    head = world.merge(1, 2)
+    install(work)
+    git(work, "merge", "-q", "--ff-only", head)
+
+    refused = push(work, "origin", "main")
+    assert refused.returncode != 0
+    err = refused.stderr
+    assert f"refusing to update refs/heads/main to {head[:12]}" in err
+    assert "needs an accepted whole-task verdict" in err
+    assert "git okstra verify record" in err and "--verdict accepted" in err
+    assert remote_ref(remote, "main") != head
+
+    report = tmp_path / "data.json"
+    card = {"verdictToken": "accepted", "direction": "release", "nextStep": "hand off"}
+    report.write_text(
+        '{"header": {"taskKey": "%s", "taskType": "final-verification"}, "verdictCard": %s, '
+        '"finalVerdict": %s, "finalVerification": {"acceptanceBlockers": []}}'
+        % (KEY, _json(card), _json(card))
+    )
+    recorded = okstra(work, "verify", "record", KEY, "--verdict", "accepted", "--report", str(report))
+    assert recorded.returncode == 0, recorded.stderr
+
+    accepted = push(work, "origin", "main")
+    assert accepted.returncode == 0, accepted.stderr
+    assert "gate open" in accepted.stderr and KEY in accepted.stderr
+    assert remote_ref(remote, "main") == head
+
+
+def _json(data: object) -> str:
+    import json
+
+    return json.dumps(data)
+
+
+def test_conditional_accept_and_single_stage_verdicts_do_not_open_the_gate(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    install(work)
+    head = commit(work, "feature")
+    add_verdict(work, verdict="conditional-accept")
+    add_verdict(work, scope="single-stage", stages=(2,))
+    add_verdict(work, verdict="blocked")
+
+    proc = push(work, "origin", "main")
+    assert proc.returncode != 0
+    assert "conditional-accept whole-task verdict for proj:grp:feat is conditional-accept" in (
+        proc.stderr
+    )
+    assert "covers stage 2 only (single-stage)" in proc.stderr
+    assert "is blocked, not accepted" in proc.stderr
+    # A known task key is filled into the fix command.
+    assert f"git okstra verify target {KEY}" in proc.stderr
+    assert remote_ref(remote, "main") != head
+
+    add_verdict(work)
+    assert push(work, "origin", "main").returncode == 0
+    assert remote_ref(remote, "main") == head
+
+
+def test_rebase_that_keeps_the_tree_keeps_the_gate_open_only_in_tree_mode(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    install(work)
+    verified = commit(work, "feature")
+    add_verdict(work)
+    # Same tree, new commit: reword it (as a rebase that changes nothing would).
+    git(work, "commit", "-q", "--amend", "-m", "feature, reworded")
+    rebased = git(work, "rev-parse", "HEAD")
+    assert rebased != verified
+
+    git(work, "config", "okstra.gate.match", "commit")
+    proc = push(work, "origin", "main")
+    assert proc.returncode != 0
+    assert f"was recorded on {verified[:12]}, a commit with the identical tree" in proc.stderr
+    assert "okstra.gate.match=commit demands this exact commit" in proc.stderr
+
+    git(work, "config", "okstra.gate.match", "tree")
+    proc = push(work, "origin", "main")
+    assert proc.returncode == 0, proc.stderr
+    assert f"on {verified[:12]} (identical tree" in proc.stderr
+    assert remote_ref(remote, "main") == rebased
+
+    # A commit whose tree differs is not covered by that verdict.
+    commit(work, "more work")
+    assert push(work, "origin", "main").returncode != 0
+
+
+def test_every_ref_of_one_push_is_checked_and_deletions_are_guarded(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    install(work)
+    verified = commit(work, "verified")
+    add_verdict(work)
+    git(work, "branch", "release/1.0")
+    unverified = commit(work, "unverified")
+    git(work, "branch", "feature")
+
+    # main (verified) first, release/1.0 (verified too), a protected ref without a verdict
+    # last: the last line must be checked, not only the first.
+    proc = push(
+        work,
+        "origin",
+        f"{verified}:refs/heads/main",
+        "release/1.0",
+        "feature",
+        f"{unverified}:refs/heads/release/2.0",
+    )
+    assert proc.returncode != 0
+    assert f"refusing to update refs/heads/release/2.0 to {unverified[:12]}" in proc.stderr
+    assert "refs/heads/main" not in proc.stderr.split("refusing")[1]
+    assert "1 of 4 ref update(s)" in proc.stderr
+    for ref in ("main", "release/1.0", "feature", "release/2.0"):  # all or nothing
+        assert remote_ref(remote, ref) in (None, git(work, "rev-parse", "origin/main"))
+
+    proc = push(work, "origin", f"{verified}:refs/heads/main", "release/1.0", "feature")
+    assert proc.returncode == 0, proc.stderr
+    assert remote_ref(remote, "main") == verified
+
+    # okstra's own refs and notes pass untouched, even with every ref protected.
+    git(work, "config", "--add", "okstra.protect", "refs/*")
+    proc = push(work, "origin", VERDICTS_REF)
+    assert proc.returncode == 0, proc.stderr
+
+    proc = push(work, "origin", "--delete", "release/1.0")
+    assert proc.returncode != 0
+    assert "refusing to delete the protected ref refs/heads/release/1.0" in proc.stderr
+    assert "okstra.allowDelete" in proc.stderr
+    git(work, "config", "okstra.allowDelete", "true")
+    assert push(work, "origin", "--delete", "release/1.0").returncode == 0
+    assert remote_ref(remote, "release/1.0") is None
+
+
+def test_custom_protect_globs(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    install(work)
+    head = commit(work, "x")
+    git(work, "config", "okstra.protect", "refs/heads/prod")
+    assert push(work, "origin", "main").returncode == 0  # main is no longer protected
+    proc = push(work, "origin", "main:prod")
+    assert proc.returncode != 0 and "refs/heads/prod" in proc.stderr
+    assert remote_ref(remote, "main") == head
+
+
+FOREIGN = """#!/bin/sh
+# someone else's pre-push hook
+echo "$@" > "{log}.args"
+cat > "{log}.stdin"
+exit {code}
+"""
+
+
+def test_foreign_hook_is_chained_first_and_restored_byte_identical(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    hooks = work / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    log = tmp_path / "foreign"
+    original = FOREIGN.format(log=log, code=3).encode()
+    (hooks / "pre-push").write_bytes(original)
+    (hooks / "pre-push").chmod(0o750)
+
+    out = install(work)
+    assert "chained" in out
+    chained = hooks / "pre-push.okstra-chained"
+    assert chained.read_bytes() == original
+    assert hookinstall.MARKER in (hooks / "pre-push").read_text()
+    # Reinstalling is idempotent: the kept hook stays the foreign one, not our script.
+    assert "unchanged" in install(work)
+    assert chained.read_bytes() == original
+
+    head = commit(work, "feature")
+    add_verdict(work)
+    proc = push(work, "origin", "main", "HEAD:refs/heads/topic")
+    assert proc.returncode != 0, "the failing foreign hook must fail the push"
+    assert "chained hook" in proc.stderr and "exit 3" in proc.stderr
+    assert remote_ref(remote, "main") != head
+    # It ran with git's arguments and the full stdin (both lines).
+    assert (tmp_path / "foreign.args").read_text().split()[0] == "origin"
+    stdin_lines = (tmp_path / "foreign.stdin").read_text().splitlines()
+    assert [line.split()[2] for line in stdin_lines] == ["refs/heads/main", "refs/heads/topic"]
+
+    # A passing foreign hook lets okstra decide, on the same stdin.
+    chained.write_bytes(FOREIGN.format(log=log, code=0).encode())
+    proc = push(work, "origin", "main", "HEAD:refs/heads/topic")
+    assert proc.returncode == 0, proc.stderr
+    assert remote_ref(remote, "main") == head
+    chained.write_bytes(original)
+
+    proc = okstra(work, "hooks", "uninstall")
+    assert proc.returncode == 0, proc.stderr
+    restored = hooks / "pre-push"
+    assert restored.read_bytes() == original
+    assert stat.S_IMODE(restored.stat().st_mode) == 0o750
+    assert not chained.exists()
+    # Uninstall leaves a foreign hook alone.
+    proc = okstra(work, "hooks", "uninstall")
+    assert proc.returncode == 1 and "not okstra's hook" in proc.stderr
+    assert restored.read_bytes() == original
+
+
+def test_install_refuses_to_choose_between_two_foreign_hooks_unless_forced(tmp_path: Path):
+    work, _ = pair(tmp_path)
+    install(work)
+    hooks = work / ".git" / "hooks"
+    (hooks / "pre-push.okstra-chained").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "pre-push").write_text("#!/bin/sh\n# another manager\nexit 0\n")
+    proc = okstra(work, "hooks", "install")
+    assert proc.returncode == 1 and "will not choose" in proc.stderr
+    assert "another manager" in (hooks / "pre-push").read_text()
+    install(work, "--force")
+    assert "another manager" in (hooks / "pre-push.okstra-chained").read_text()
+    kept = [p.name for p in hooks.iterdir() if p.name.startswith("pre-push.okstra-chained.")]
+    assert len(kept) == 1  # the older kept hook was renamed, never deleted
+
+
+def test_linked_worktree_shares_the_hook_of_the_common_dir(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    linked = tmp_path / "linked"
+    git(work, "worktree", "add", "-q", "-b", "side", str(linked))
+    install(linked)
+    assert (work / ".git" / "hooks" / "pre-push").is_file()
+    assert not (work / ".git" / "worktrees" / "linked" / "hooks").exists()
+    head = commit(linked, "from the linked worktree")
+    proc = push(linked, "origin", "side:main")
+    assert proc.returncode != 0 and "refs/heads/main" in proc.stderr
+    add_verdict(linked)  # recorded from the linked worktree, into the shared notes
+    assert push(linked, "origin", "side:main").returncode == 0
+    assert remote_ref(remote, "main") == head
+    status = okstra(linked, "hooks", "status", "--json")
+    assert '"installed": true' in status.stdout
+
+
+def test_core_hookspath_is_honoured(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    git(work, "config", "core.hooksPath", ".githooks")
+    install(work)
+    assert (work / ".githooks" / "pre-push").is_file()
+    assert not (work / ".git" / "hooks" / "pre-push").exists()
+    commit(work, "x")
+    assert push(work, "origin", "main").returncode != 0
+    okstra(work, "hooks", "uninstall")
+    assert not (work / ".githooks" / "pre-push").exists()
+    assert push(work, "origin", "main").returncode == 0
+
+
+def test_hook_falls_back_to_git_okstra_on_path_and_fails_closed_without_it(tmp_path: Path):
+    work, _ = pair(tmp_path)
+    install(work)
+    hook = work / ".git" / "hooks" / "pre-push"
+    text = hook.read_text()
+    hook.write_text(
+        "\n".join(
+            "OKSTRA_EXE='/nonexistent/git-okstra'" if line.startswith("OKSTRA_EXE=") else line
+            for line in text.splitlines()
+        )
+        + "\n"
+    )
+    commit(work, "x")
+    exe = Path(hookinstall._installed_exe() or "")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git-okstra").symlink_to(exe)
+    git_dir = Path(os.popen("command -v git").read().strip()).parent
+    on_path = push(work, "origin", "main", env={"PATH": f"{bin_dir}:{git_dir}"})
+    assert on_path.returncode != 0 and "refusing to update refs/heads/main" in on_path.stderr
+    missing = push(work, "origin", "HEAD:refs/heads/topic", env={"PATH": str(git_dir)})
+    assert missing.returncode != 0 and "git-okstra is not installed" in missing.stderr
+
+
+def test_pre_commit_framework_mode_reads_its_variables(repo: Path, monkeypatch, capsys):
+    head = git(repo, "rev-parse", "HEAD")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", "0" * 40)
+    monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/main")
+    assert gate_cli.main(["hooks", "run", "pre-push", "--from-env"]) == 1
+    assert "refusing to update refs/heads/main" in capsys.readouterr().err
+    monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/topic")
+    assert gate_cli.main(["hooks", "run", "pre-push", "--from-env"]) == 0
+
+
+def test_bad_stdin_and_bad_config_are_exit_2(repo: Path):
+    proc = okstra(repo, "hooks", "run", "pre-push", "origin", "url", input="garbage\n")
+    assert proc.returncode == 2 and "pre-push stdin line 1" in proc.stderr
+    git(repo, "config", "okstra.gate.match", "nearly")
+    head = git(repo, "rev-parse", "HEAD")
+    line = f"refs/heads/main {head} refs/heads/main {'0' * 40}\n"
+    proc = okstra(repo, "hooks", "run", "pre-push", "origin", "url", input=line)
+    assert proc.returncode == 2 and "okstra.gate.match" in proc.stderr
+
+
+def test_verdicts_ref_constant_matches_the_record_module():
+    assert gate_cli.VERDICTS_REF == VERDICTS_REF
+
+
+def test_unreadable_note_lines_never_count(tmp_path: Path):
+    work, _ = pair(tmp_path)
+    install(work)
+    head = commit(work, "x")
+    GitRepo.open(work).add_note_lines(VERDICTS_REF, head, ["{not json"], "garbage")
+    proc = push(work, "origin", "main")
+    assert proc.returncode != 0 and "Unreadable note lines" in proc.stderr
