@@ -5,9 +5,11 @@ from __future__ import annotations
 import typer
 
 from . import ci as ci_cmd
+from . import clarify as clarify_cmd
 from . import demo as demo_cmd
 from . import hooks as hooks_cmd
 from . import init as init_cmd
+from . import plan as plan_cmd
 from . import run, task
 from . import stage as stage_cmd
 from . import sync as sync_cmd
@@ -28,6 +30,8 @@ app.add_typer(task.app, name="task")
 app.add_typer(run.app, name="run")
 app.add_typer(stage_cmd.app, name="stage")
 app.add_typer(worktree_cmd.app, name="worktree")
+app.add_typer(plan_cmd.app, name="plan")
+app.add_typer(clarify_cmd.app, name="clarify")
 app.command("sync")(sync_cmd.sync)
 app.add_typer(hooks_cmd.app, name="hooks")
 app.add_typer(ci_cmd.app, name="ci")

@@ -97,9 +97,9 @@ def _make_world(root: Path) -> Demo:
 
 
 def _steps() -> list[Callable[[Demo], None]]:
-    from . import foundation
+    from . import foundation, plans
 
-    return [foundation.step]
+    return [foundation.step, plans.step]
 
 
 def run_demo(directory: Path | None) -> int:

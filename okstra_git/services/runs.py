@@ -34,6 +34,10 @@ def start_run(ctx: Context, key: TaskKey, task_type: str) -> tuple[TaskState, Ru
     """Allocate the next seq for ``task_type`` and record the run, atomically."""
     check_task_type(task_type)
     require_task(ctx.repo, key)
+    if task_type == "implementation":
+        from .plans import ensure_approved  # SPEC §4: only from an approved plan
+
+        ensure_approved(ctx, key)
     who = ctx.repo.signature()
     records: dict[str, RunRecord] = {}
 

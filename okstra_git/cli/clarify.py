@@ -1,0 +1,68 @@
+"""``git okstra clarify``: the §5 Clarification Items of a report (SPEC §11)."""
+
+from __future__ import annotations
+
+import typer
+
+from ..clarify import UNRESOLVED, parse_clarification_items, unresolved_approval_blockers
+from ..records.base import to_data
+from ..services.plans import read_plan_file
+from .output import JSON_OPTION, emit
+
+app = typer.Typer(help="Clarification items (§5) of a report.", no_args_is_help=True)
+
+
+@app.command("status")
+def status(
+    report: str = typer.Argument(..., help="A report or plan (Markdown)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """List the §5 rows, open and answered first."""
+    parsed = parse_clarification_items(read_plan_file(report, "report").text)
+    # Stable sort: rows that still need the user first, each group in table order.
+    items = sorted(parsed.items, key=lambda item: item.status not in UNRESOLVED)
+    blockers = unresolved_approval_blockers(parsed)
+    if not parsed.schema_present:
+        state = "schema-absent"
+        text = (
+            f"{report}: schema absent — no `## 5. Clarification Items` table with Blocks and "
+            f"Status columns (a legacy 4.5.9 / 5.1 / 5.2 layout, or no §5); the approval gate "
+            f"relies on the marker alone"
+        )
+    elif not items:
+        state = "no-items"
+        text = f"{report}: no items — §5 (line {parsed.line}) has no clarification rows"
+    else:
+        state = "items"
+        lines = [
+            f"{item.id or '-'}\t{item.status}\tBlocks={item.blocks}\t{item.kind or '-'}\t"
+            f"line {item.line}\t{_short(item.statement)}"
+            for item in items
+        ]
+        open_count = sum(item.status in UNRESOLVED for item in items)
+        lines.append(
+            f"{report}: {len(items)} item(s), {open_count} open or answered, "
+            f"{len(blockers)} blocking approval"
+        )
+        text = "\n".join(lines)
+    if parsed.malformed:
+        text += "\n" + "\n".join(
+            f"{report}:{row.line}: skipped row: {row.reason}" for row in parsed.malformed
+        )
+    emit(
+        as_json,
+        {
+            "file": report,
+            "state": state,
+            "schemaPresent": parsed.schema_present,
+            "line": parsed.line,
+            "items": [to_data(item) for item in items],
+            "approvalBlockers": [item.id for item in blockers],
+            "malformed": [to_data(row) for row in parsed.malformed],
+        },
+        text,
+    )
+
+
+def _short(text: str, width: int = 72) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,86 @@
+"""Approval records: JSON Lines in the note on the **plan blob**, ``refs/notes/okstra/approvals``.
+
+The note is attached to the exact plan content that was approved, so any edit of the plan
+(a new blob) leaves the approval behind (SPEC §2, §4). Lines are canonical JSON, sorted and
+unique, like the verdict notes: ``git notes --ref okstra/approvals show <blob>`` prints valid
+JSON Lines and two clones' notes merge with ``cat_sort_uniq``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..errors import OkstraError
+from ..gitlayer import GitRepo
+from .base import check_schema, dumps_line, from_data, to_data
+
+SCHEMA_VERSION = 1
+APPROVALS_REF = "refs/notes/okstra/approvals"
+METHODS = ("A", "B")
+"""``A``: the user ticked the marker by hand and the first gate check recorded it;
+``B``: ``git okstra plan approve`` ticked it (SPEC §4)."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    """One user approval of one plan content for one task."""
+
+    task_key: str
+    """The approved task, exactly as typed."""
+    plan_path: str
+    """The plan file, relative to the repository's work tree."""
+    blob: str
+    """The approved content's blob id: the note is attached to it."""
+    approved_by: str
+    """``Name <email>`` from git config of whoever approved (or recorded a hand approval)."""
+    approved_at: str
+    """ISO 8601, UTC."""
+    method: str
+    """``A`` (marker ticked by hand) or ``B`` (``git okstra plan approve``)."""
+    schema_version: int = SCHEMA_VERSION
+    """Record format version."""
+
+    def to_line(self) -> str:
+        data = to_data(self)
+        check_schema(data, "approval", f"{APPROVALS_REF} record")
+        return dumps_line(data)
+
+
+def parse_lines(raw: bytes, where: str) -> tuple[list[Approval], list[str]]:
+    """Approvals from a note; a line that does not parse is returned as a problem, not raised,
+    so one bad line cannot hide the good ones (nor count as an approval)."""
+    approvals: list[Approval] = []
+    problems: list[str] = []
+    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            approvals.append(from_data(Approval, json.loads(line), f"{where} line {number}"))
+        except (ValueError, OkstraError) as exc:  # JSONDecodeError is a ValueError
+            problems.append(f"{where} line {number}: {exc}")
+    return approvals, problems
+
+
+def read_approvals(repo: GitRepo, blob: str, task_key: str | None = None) -> list[Approval]:
+    """The approvals noted on ``blob`` (only ``task_key``'s when given), oldest first.
+
+    Unreadable lines are skipped: they can never make a plan count as approved.
+    """
+    raw = repo.read_note(APPROVALS_REF, blob)
+    if raw is None:
+        return []
+    approvals, _ = parse_lines(raw, f"{APPROVALS_REF} note on {blob[:12]}")
+    if task_key is not None:
+        approvals = [a for a in approvals if a.task_key == task_key and a.blob == blob]
+    return sorted(approvals, key=lambda a: a.approved_at)
+
+
+def append_approval(repo: GitRepo, approval: Approval) -> bool:
+    """Add the approval line to the note on its blob; False when that exact line was there."""
+    return repo.add_note_lines(
+        APPROVALS_REF,
+        approval.blob,
+        [approval.to_line()],
+        f"okstra: approve {approval.plan_path} for {approval.task_key} (method {approval.method})",
+    )

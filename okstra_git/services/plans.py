@@ -1,0 +1,590 @@
+"""Plans in the task and the approval gate (SPEC §3, §4).
+
+A submitted plan is snapshotted into the task ref as ``plans/plan-<seq>.md`` (each snapshot is
+immutable: new content gets a new seq). An approval is a note on the plan's blob in
+``refs/notes/okstra/approvals``, so editing the plan after approval leaves the approval on the
+old blob: the plan is then "stale" until approved again.
+
+Approval writes (``plan approve``, and method A recorded by ``ensure_approved``) hold a
+per-task lock file in the common git dir: racing approvers on one machine queue, and the second
+finds the plan already approved instead of adding a second audit line and note line. The notes
+ref itself is updated by compare-and-swap, so racers across machines or lock-less writers can
+never corrupt it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..clarify import (
+    ClarificationItem,
+    ClarificationReport,
+    append_audit_line,
+    approval_problems,
+    find_approval_markers,
+    flip_marker,
+    parse_clarification_items,
+    unresolved_approval_blockers,
+)
+from ..errors import BadInput, Conflict, Refused
+from ..keys import TaskKey
+from ..records.approval import Approval, append_approval, read_approvals
+from ..records.task import PlanRef, Task, TaskState, now_iso, require_task, task_ref, write_event
+from ..stagemap import Finding, StageMap, parse_plan, validate
+from .context import Context
+
+MAX_PLAN_BYTES = 2 << 20
+"""Plans and reports are documents people read; anything larger is refused (exit 2)."""
+PLANS_DIR = "plans"
+_LOCK_TIMEOUT = 60.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading and validating plan files
+
+
+@dataclass(frozen=True)
+class PlanFile:
+    """A plan's exact bytes, its text and its git blob id."""
+
+    path: str
+    """How messages name the file."""
+    raw: bytes
+    """The bytes on disk: the blob id and every rewrite start from these."""
+    text: str
+    """``raw`` decoded as UTF-8."""
+
+    @property
+    def blob(self) -> str:
+        return blob_id(self.raw)
+
+
+def blob_id(raw: bytes) -> str:
+    """The id git gives ``raw`` as a blob (``git hash-object``), without writing it."""
+    return hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()
+
+
+def decode_plan(raw: bytes, path: str, what: str = "plan") -> PlanFile:
+    """Check that ``raw`` is a text document; BadInput names the file and the line."""
+    if len(raw) > MAX_PLAN_BYTES:
+        line = raw[:MAX_PLAN_BYTES].count(b"\n") + 1
+        raise BadInput(
+            f"{what} {path}: larger than the {MAX_PLAN_BYTES >> 20} MiB cap (reached on line "
+            f"{line}); a {what} is a document people read — move bulk data out of it"
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise BadInput(
+            f"{what} {path}:{line}: not UTF-8 text (byte {exc.start}); a {what} is Markdown"
+        ) from exc
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise BadInput(f"{what} {path}:{line}: contains a NUL byte; a {what} is Markdown text")
+    return PlanFile(path, raw, text)
+
+
+def read_plan_file(path: str | os.PathLike[str], what: str = "plan") -> PlanFile:
+    """Read a plan (or report) from disk, refusing missing, binary and oversized files."""
+    shown = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_PLAN_BYTES + 1)
+    except FileNotFoundError as exc:
+        raise BadInput(f"{what} {shown}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise BadInput(f"{what} {shown}: is a folder, not a Markdown file") from exc
+    except OSError as exc:
+        raise BadInput(f"{what} {shown}: cannot read ({exc.strerror})") from exc
+    return decode_plan(raw, shown, what)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The Stage Map of a plan and every failed check (SPEC §3)."""
+
+    path: str
+    """The plan, as messages name it."""
+    stage_map: StageMap
+    """What was read."""
+    findings: list[Finding]
+    """Failed checks, in check order; empty when valid."""
+
+    @property
+    def valid(self) -> bool:
+        return not self.findings
+
+    def report(self) -> str:
+        return "\n".join("  " + f.render(self.path) for f in self.findings)
+
+
+def validate_text(text: str, path: str) -> Validation:
+    stage_map = parse_plan(text, path)
+    return Validation(path, stage_map, validate(stage_map))
+
+
+def validate_plan_file(path: str) -> Validation:
+    return validate_text(read_plan_file(path).text, path)
+
+
+def _refuse_invalid(validation: Validation, doing: str) -> None:
+    if not validation.valid:
+        raise Refused(
+            f"plan {validation.path} fails {len(validation.findings)} Stage Map check(s), so "
+            f"okstra will not {doing} it; fix them (git okstra plan validate "
+            f"{validation.path}):\n{validation.report()}"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans in the task
+
+
+def _work_relative(ctx: Context, file: str) -> str:
+    """``file`` as a path relative to the work tree; plans must live inside it."""
+    workdir = _require_workdir(ctx)
+    path = Path(file).resolve()
+    if not path.is_relative_to(workdir):
+        raise BadInput(
+            f"plan {file} is outside the repository's work tree {workdir}; keep plans in the "
+            f"repository (e.g. docs/plans/) so every worktree and clone sees the same file"
+        )
+    return path.relative_to(workdir).as_posix()
+
+
+def _require_workdir(ctx: Context) -> Path:
+    if ctx.workdir is None:
+        raise BadInput(f"{ctx.repo.git_dir} is a bare repository: plans live in a work tree")
+    return ctx.workdir.resolve()
+
+
+def _next_plan_seq(ctx: Context, head: str) -> str:
+    taken = [
+        int(name[5:-3])
+        for name in ctx.repo.list_dir(head, PLANS_DIR)
+        if name.startswith("plan-") and name.endswith(".md") and name[5:-3].isdigit()
+    ]
+    return f"{max(taken, default=0) + 1:03d}"
+
+
+def _snapshot_change(
+    ctx: Context, plan: PlanFile, relpath: str, task: Task, head: str
+) -> dict[str, bytes | None]:
+    """Point ``task.latest_plan`` at ``plan``, adding a snapshot file unless it is the latest."""
+    current = task.latest_plan
+    if current is not None and current.blob == plan.blob:
+        task.latest_plan = PlanRef(current.seq, relpath, plan.blob)
+        return {}
+    seq = _next_plan_seq(ctx, head)
+    task.latest_plan = PlanRef(seq, relpath, plan.blob)
+    return {f"{PLANS_DIR}/plan-{seq}.md": plan.raw}
+
+
+def _mark_awaiting(task: Task) -> None:
+    flow = task.workflow
+    flow.awaiting_approval = True
+    flow.routing_status = "awaiting-approval"
+    flow.next_recommended_phase = "implementation"
+    task.current_status = "awaiting-approval"
+
+
+def _mark_approved(task: Task) -> None:
+    flow = task.workflow
+    flow.awaiting_approval = False
+    flow.routing_status = "ready"
+    flow.next_recommended_phase = "implementation"
+    task.current_status = "active"
+
+
+@dataclass(frozen=True)
+class Submitted:
+    state: TaskState
+    """The task after the submit (unchanged when the plan was already submitted)."""
+    plan: PlanRef
+    """The snapshot the task now follows."""
+    created: bool
+    """False when this exact content at this path was already the task's plan."""
+    validation: Validation
+
+
+def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
+    """Validate the plan, snapshot it into the task and wait for the user's approval."""
+    plan = read_plan_file(file)
+    validation = validate_text(plan.text, file)
+    _refuse_invalid(validation, "submit")
+    relpath = _work_relative(ctx, file)
+    state = require_task(ctx.repo, key)
+    latest = state.task.latest_plan
+    if latest is not None and (latest.blob, latest.path) == (plan.blob, relpath):
+        return Submitted(state, latest, False, validation)
+    # Content that already carries this task's approval (a re-submit of the approved plan)
+    # does not go back to waiting.
+    approved = bool(read_approvals(ctx.repo, plan.blob, str(key))) and not approval_problems(
+        plan.text, relpath, key=str(key)
+    )
+
+    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
+        assert task is not None and head is not None
+        files = _snapshot_change(ctx, plan, relpath, task, head)
+        (_mark_approved if approved else _mark_awaiting)(task)
+        return task, files
+
+    state = write_event(ctx.repo, key, change, f"plan submit {relpath}")
+    assert state.task.latest_plan is not None
+    return Submitted(state, state.task.latest_plan, True, validation)
+
+
+def load_stage_map(ctx: Context, key: TaskKey) -> StageMap:
+    """The Stage Map of the task's plan snapshot in the task ref; no approval check.
+
+    Parse problems are in ``parse_findings`` (a submitted plan validated when it was stored).
+    """
+    state = require_task(ctx.repo, key)
+    plan = state.task.latest_plan
+    if plan is None:
+        raise Refused(_no_plan_message(key))
+    return parse_plan(_snapshot(ctx, state, plan).text, plan.path)
+
+
+def _snapshot(ctx: Context, state: TaskState, plan: PlanRef) -> PlanFile:
+    path = f"{PLANS_DIR}/plan-{plan.seq}.md"
+    raw = ctx.repo.read_path(state.head, path)
+    where = f"{task_ref(state.key)}:{path}"
+    if raw is None:
+        raise BadInput(f"{where} is missing although task.json names plan {plan.seq}")
+    return decode_plan(raw, where)
+
+
+def _no_plan_message(key: TaskKey) -> str:
+    return (
+        f"task {key} has no submitted plan; an implementation run starts only from an approved "
+        f"plan: git okstra plan submit '{key}' FILE, then git okstra plan approve '{key}'"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Where the approval stands
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """Whether the task's plan is approved (SPEC §4, checks 1–3) and every reason it is not."""
+
+    key: TaskKey
+    state: TaskState
+    plan: PlanFile | None
+    """The plan as read (work tree, else the snapshot); None when no plan was submitted."""
+    relpath: str | None
+    """The plan path relative to the work tree."""
+    source: str
+    """``work tree``, ``snapshot`` or ``none``: where ``plan`` was read from."""
+    reasons: list[str] = field(default_factory=list)
+    """Codes: ``no-plan``, ``invalid-plan``, ``marker-missing``, ``blockers-open``,
+    ``section-5-unreadable``, ``stale``, ``not-recorded``. Empty when approved."""
+    messages: list[str] = field(default_factory=list)
+    """One paragraph per reason, as refusals print them."""
+    approvals: list[Approval] = field(default_factory=list)
+    """This task's approval notes on the current blob."""
+    approved_blob: str | None = None
+    """When stale: the newest earlier snapshot that carries this task's approval."""
+    blockers: list[ClarificationItem] = field(default_factory=list)
+    """Unresolved ``Blocks=approval`` rows of §5."""
+    clarification: ClarificationReport | None = None
+    validation: Validation | None = None
+
+    @property
+    def approved(self) -> bool:
+        return not self.reasons
+
+    @property
+    def recordable(self) -> bool:
+        """Approved by its text alone (method A): only the note is missing."""
+        return self.reasons == ["not-recorded"]
+
+
+def _assess(ctx: Context, state: TaskState) -> Assessment:
+    key = state.key
+    latest = state.task.latest_plan
+    if latest is None:
+        return Assessment(key, state, None, None, "none", ["no-plan"], [_no_plan_message(key)])
+    local = ctx.workdir / latest.path if ctx.workdir is not None else None
+    if local is not None and local.exists():
+        plan, source = read_plan_file(local), "work tree"
+        plan = PlanFile(latest.path, plan.raw, plan.text)
+    else:
+        plan, source = _snapshot(ctx, state, latest), "snapshot"
+    return _assess_content(ctx, state, plan, latest.path, source)
+
+
+def _assess_content(
+    ctx: Context, state: TaskState, plan: PlanFile, relpath: str, source: str
+) -> Assessment:
+    key = state.key
+    reasons: list[str] = []
+    messages: list[str] = []
+    validation = validate_text(plan.text, relpath)
+    if not validation.valid:
+        reasons.append("invalid-plan")
+        messages.append(
+            f"plan {relpath} fails {len(validation.findings)} Stage Map check(s):\n"
+            + validation.report()
+        )
+    markers = find_approval_markers(plan.text)
+    if len(markers) != 1 or not markers[0][1]:
+        reasons.append("marker-missing")
+    clarification = parse_clarification_items(plan.text)
+    blockers = unresolved_approval_blockers(clarification)
+    if blockers:
+        reasons.append("blockers-open")
+    if clarification.malformed:
+        reasons.append("section-5-unreadable")
+    messages += approval_problems(plan.text, relpath, key=str(key))
+
+    approvals = read_approvals(ctx.repo, plan.blob, str(key))
+    approved_blob = None
+    if not approvals:
+        approved_blob = _last_approved_blob(ctx, state, plan.blob)
+        if approved_blob is not None:
+            reasons.append("stale")
+            messages.append(
+                f"approval stale because the plan changed after approval: {relpath} is now "
+                f"blob {plan.blob}, but the approval of {key} is on blob {approved_blob}; "
+                f"review the change (git diff {approved_blob} {plan.blob}) and approve again: "
+                f"git okstra plan approve '{key}'"
+            )
+        elif not reasons:
+            reasons.append("not-recorded")
+            messages.append(
+                f"plan {relpath} is marked approved by hand but no approval is recorded for "
+                f"{key} yet; the first `git okstra stage claim` records it, or run: "
+                f"git okstra plan approve '{key}'"
+            )
+    return Assessment(
+        key,
+        state,
+        plan,
+        relpath,
+        source,
+        reasons,
+        messages,
+        approvals,
+        approved_blob,
+        blockers,
+        clarification,
+        validation,
+    )
+
+
+def _last_approved_blob(ctx: Context, state: TaskState, current: str) -> str | None:
+    """The newest plan snapshot of the task, other than ``current``, approved for this task."""
+    seqs = sorted(
+        (
+            name
+            for name in ctx.repo.list_dir(state.head, PLANS_DIR)
+            if name.startswith("plan-") and name.endswith(".md")
+        ),
+        key=lambda name: (len(name), name),
+        reverse=True,
+    )
+    for name in seqs:
+        raw = ctx.repo.read_path(state.head, f"{PLANS_DIR}/{name}")
+        if raw is None:
+            continue
+        blob = blob_id(raw)
+        if blob != current and read_approvals(ctx.repo, blob, str(state.key)):
+            return blob
+    return None
+
+
+def plan_status(ctx: Context, key: TaskKey) -> Assessment:
+    """Where the approval of the task's plan stands; never writes."""
+    return _assess(ctx, require_task(ctx.repo, key))
+
+
+# ---------------------------------------------------------------------------------------------
+# Approving
+
+
+@contextmanager
+def _approval_lock(ctx: Context, key: TaskKey) -> Iterator[None]:
+    import filelock  # deferred: only approval writes need it
+
+    path = ctx.repo.common_dir / "okstra-locks" / "approve" / f"{key.ref_suffix}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(str(path), timeout=_LOCK_TIMEOUT)
+    try:
+        with lock:
+            yield
+    except filelock.Timeout as exc:
+        raise Conflict(
+            f"another okstra process has been approving {key} for {_LOCK_TIMEOUT:.0f}s "
+            f"(lock {path}); wait for it and run the command again"
+        ) from exc
+
+
+def _record(
+    ctx: Context, state: TaskState, plan: PlanFile, relpath: str, method: str, when: str
+) -> tuple[TaskState, Approval]:
+    """Snapshot ``plan`` as the task's approved plan, then note the approval on its blob."""
+    key = state.key
+
+    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
+        assert task is not None and head is not None
+        files = _snapshot_change(ctx, plan, relpath, task, head)
+        _mark_approved(task)
+        return task, files
+
+    state = write_event(ctx.repo, key, change, f"plan approve {relpath} (method {method})")
+    who = ctx.repo.signature()
+    approval = Approval(
+        task_key=str(key),
+        plan_path=relpath,
+        blob=plan.blob,
+        approved_by=f"{who.name} <{who.email}>",
+        approved_at=when,
+        method=method,
+    )
+    append_approval(ctx.repo, approval)
+    return state, approval
+
+
+def _point_at(ctx: Context, state: TaskState, plan: PlanFile, relpath: str) -> TaskState:
+    """Make the task follow ``plan`` (already approved) when its snapshot is another one."""
+    latest = state.task.latest_plan
+    if latest is not None and (latest.blob, latest.path) == (plan.blob, relpath):
+        return state
+
+    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
+        assert task is not None and head is not None
+        files = _snapshot_change(ctx, plan, relpath, task, head)
+        _mark_approved(task)
+        return task, files
+
+    return write_event(ctx.repo, state.key, change, f"plan follow approved {relpath}")
+
+
+def _write_atomic(path: Path, data: bytes, expected: bytes) -> None:
+    """Replace ``path`` by ``data`` (temp file + rename), unless someone changed it meanwhile."""
+    if path.read_bytes() != expected:
+        raise Conflict(f"{path} changed while okstra was approving it; run the command again")
+    tmp = path.with_name(f".{path.name}.okstra-{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class Approved:
+    """What ``plan approve`` did."""
+
+    state: TaskState
+    path: str
+    """The plan, relative to the work tree."""
+    blob: str
+    """The approved blob (the note is on it)."""
+    approval: Approval
+    """The approval in force: the new one, or the one found when already approved."""
+    changed_file: bool
+    """Whether the marker was ticked and the audit line added to the file."""
+    already: bool
+    """True when the plan was already approved as it stands: nothing was written."""
+
+
+def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approved:
+    """Method B: check §5, tick the marker, add the audit line and record the approval."""
+    workdir = _require_workdir(ctx)
+    relpath = _work_relative(ctx, file) if file is not None else None
+    with _approval_lock(ctx, key):
+        state = require_task(ctx.repo, key)
+        if relpath is None:
+            if state.task.latest_plan is None:
+                raise Refused(_no_plan_message(key))
+            relpath = state.task.latest_plan.path
+        path = workdir / relpath
+        read = read_plan_file(path)
+        plan = PlanFile(relpath, read.raw, read.text)
+        _refuse_invalid(validate_text(plan.text, relpath), "approve")
+        problems = approval_problems(plan.text, relpath, key=str(key), require_marker=False)
+        if problems:
+            raise Refused("\n".join(problems))
+        markers = find_approval_markers(plan.text)
+        checked = len(markers) == 1 and markers[0][1]
+        when = now_iso()
+        if checked:
+            found = read_approvals(ctx.repo, plan.blob, str(key))
+            if found:
+                state = _point_at(ctx, state, plan, relpath)
+                return Approved(state, relpath, plan.blob, found[0], False, True)
+        else:
+            # flip_marker refuses (exit 2) a plan without exactly one marker line.
+            text = append_audit_line(flip_marker(plan.text, relpath), when, path=relpath)
+            new = PlanFile(relpath, text.encode("utf-8"), text)
+            _write_atomic(path, new.raw, plan.raw)
+            plan = new
+        state, approval = _record(ctx, state, plan, relpath, "B", when)
+        return Approved(state, relpath, plan.blob, approval, not checked, False)
+
+
+@dataclass(frozen=True)
+class ApprovedPlan:
+    """An approved plan, as the stage-claim gate needs it."""
+
+    path: str
+    """Plan path relative to the work tree."""
+    blob: str
+    """Blob id the approval note is on."""
+    stage_map: StageMap
+    """The plan's validated Stage Map."""
+
+
+def ensure_approved(ctx: Context, key: TaskKey) -> ApprovedPlan:
+    """Refuse (exit 1, SPEC §4 texts) unless the task's plan is approved; method A records.
+
+    The plan is read from the work tree (the snapshot when the file is absent). A marker ticked
+    by hand with §5 clear and no approval yet is recorded here (method A), with the content
+    snapshotted into the task. A plan edited after its approval is refused as stale.
+    """
+    assessment = _assess(ctx, require_task(ctx.repo, key))
+    if assessment.approved and _follows(assessment):
+        return _approved_plan(assessment)
+    if not (assessment.approved or assessment.recordable):
+        raise Refused("\n".join(assessment.messages))
+    with _approval_lock(ctx, key):
+        # Re-read under the lock: a racer may have recorded it meanwhile.
+        assessment = _assess(ctx, require_task(ctx.repo, key))
+        plan, relpath = assessment.plan, assessment.relpath
+        assert plan is not None and relpath is not None
+        if assessment.recordable:
+            _record(ctx, assessment.state, plan, relpath, "A", now_iso())
+        elif assessment.approved:
+            _point_at(ctx, assessment.state, plan, relpath)
+        else:
+            raise Refused("\n".join(assessment.messages))
+    return _approved_plan(assessment)
+
+
+def _follows(assessment: Assessment) -> bool:
+    latest = assessment.state.task.latest_plan
+    return (
+        latest is not None and assessment.plan is not None and latest.blob == assessment.plan.blob
+    )
+
+
+def _approved_plan(assessment: Assessment) -> ApprovedPlan:
+    assert assessment.plan is not None and assessment.relpath is not None
+    assert assessment.validation is not None
+    return ApprovedPlan(assessment.relpath, assessment.plan.blob, assessment.validation.stage_map)
