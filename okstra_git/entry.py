@@ -1,8 +1,9 @@
 """The ``git-okstra`` executable: error formatting, exit codes and the lean fast paths.
 
 The pre-push hook and ``ci check`` run on every push and every build, and agents poll
-``task show``/``task list``, so these are dispatched here before typer (which imports
-pydantic, ~+70 ms) is ever imported. ``--help`` always goes to typer.
+``task show``/``task list`` and run ``verify target``/``verify show``, so these are
+dispatched here before typer (which imports pydantic, ~+70 ms) is ever imported. ``--help``
+always goes to typer.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ def _fast_path(argv: list[str]) -> Callable[[list[str]], int] | None:
         from . import lean
 
         return lean.main
+    if argv[:2] == ["verify", "target"] or argv[:2] == ["verify", "show"]:
+        from . import verify_lean
+
+        return verify_lean.main
     return None
 
 

@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from .. import verify_lean as views
 from ..records.base import to_data
 from ..services import verify
 from ..services.context import open_context
@@ -24,13 +25,9 @@ WORKTREE_OPTION = typer.Option(
 )
 
 
-def _refused(as_json: bool, exc: verify.GateRefused) -> None:
-    """Print every refusal line exactly as written, then exit 1."""
-    if as_json:
-        emit(True, {"ok": False, "refusals": exc.lines})
-    else:
-        sys.stderr.write("".join(line + "\n" for line in exc.lines))
-    finish(1)
+def _write(out: str, err: str) -> None:
+    sys.stderr.write(err)
+    sys.stdout.write(out)
 
 
 @app.command("target")
@@ -41,17 +38,9 @@ def target(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Resolve what a final-verification run verifies; exit 1 if the gate is not met."""
-    ctx = open_context()
-    try:
-        resolved = verify.resolve_target(ctx, ctx.key(key), verify.parse_stage(stage), worktree)
-    except verify.GateRefused as exc:
-        _refused(as_json, exc)
-        return
-    diff = verify.diff_stat(ctx, resolved)
-    if as_json:
-        emit(True, {"ok": True, "target": resolved.to_data(diff)})
-    else:
-        emit(False, {}, verify.render_target(resolved, diff))
+    out, err, code = views.target(open_context(), key, stage, worktree, as_json)
+    _write(out, err)
+    finish(code)
 
 
 @app.command("record")
@@ -83,8 +72,8 @@ def record(
             sign,
         )
     except verify.GateRefused as exc:
-        _refused(as_json, exc)
-        return
+        _write(*views.refusal(exc.lines, as_json))
+        raise typer.Exit(1) from None
     v = done.verdict
     what = "recorded" if done.added else "already recorded"
     text = (
@@ -111,52 +100,4 @@ def show(
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Verdicts on a commit and on commits with the same tree, newest first."""
-    ctx = open_context()
-    shown = verify.show_verdicts(ctx, rev)
-    for problem in shown.problems:
-        typer.echo(f"git okstra: warning: {problem}", err=True)
-    if as_json:
-        emit(
-            True,
-            {
-                "commit": shown.commit,
-                "tree": shown.tree,
-                "allowedSigners": shown.allowed_signers,
-                "verdicts": [
-                    {
-                        **to_data(s.verdict),
-                        "sameCommit": s.same_commit,
-                        "signatureStatus": s.signature,
-                        "signer": s.principal,
-                    }
-                    for s in shown.verdicts
-                ],
-                "problems": shown.problems,
-            },
-        )
-        return
-    if not shown.verdicts:
-        emit(False, {}, f"no verdicts on {shown.commit[:12]} or on any commit with its tree")
-        return
-    lines = [f"verdicts for {shown.commit[:12]} (tree {shown.tree[:12]}), newest first:"]
-    for s in shown.verdicts:
-        v = s.verdict
-        where = "this commit" if s.same_commit else f"same tree, recorded on {v.head[:12]}"
-        lines.append(
-            f"- {v.verdict} ({v.scope}, stages {', '.join(map(str, v.stages))}) for "
-            f"{v.task_key} — {where}\n"
-            f"  {v.recorded_at} by {v.recorded_by}; routing {v.routing}; "
-            f"{v.blocker_count} blocker(s); report {v.report_digest[:19]}…\n"
-            f"  signature: {_signature_text(s)}"
-        )
-    emit(False, {}, "\n".join(lines))
-
-
-def _signature_text(s: verify.ShownVerdict) -> str:
-    if s.signature == "good":
-        return f"good by {s.principal}"
-    if s.signature == "valid":
-        return "intact, signer not checked (set gpg.ssh.allowedSignersFile)"
-    if s.signature == "bad":
-        return "BAD — the record does not match its signature"
-    return "unsigned"
+    _write(*views.show(open_context(), rev, as_json))
