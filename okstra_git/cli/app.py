@@ -13,6 +13,7 @@ from . import plan as plan_cmd
 from . import run, task
 from . import stage as stage_cmd
 from . import sync as sync_cmd
+from . import verify as verify_cmd
 from . import worktree as worktree_cmd
 
 app = typer.Typer(
@@ -32,6 +33,7 @@ app.add_typer(stage_cmd.app, name="stage")
 app.add_typer(worktree_cmd.app, name="worktree")
 app.add_typer(plan_cmd.app, name="plan")
 app.add_typer(clarify_cmd.app, name="clarify")
+app.add_typer(verify_cmd.app, name="verify")
 app.command("sync")(sync_cmd.sync)
 app.add_typer(hooks_cmd.app, name="hooks")
 app.add_typer(ci_cmd.app, name="ci")
