@@ -396,15 +396,17 @@ class GitRepo:
         return None
 
 
-def worktree_head(worktree: str | os.PathLike[str]) -> str | None:
+def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -> str | None:
     """The commit checked out in a work tree; None when the folder is gone or not a work tree
-    of any repository, or its branch has no commit yet."""
+    (of ``of``'s repository, when given), or its branch has no commit yet."""
     try:
         repo = pygit2.Repository(str(worktree))
     except pygit2.GitError:
         return None
     if repo.workdir is None or Path(repo.workdir).resolve() != Path(worktree).resolve():
         return None  # a plain folder inside some other repository
+    if of is not None and _common_dir(Path(repo.path)).resolve() != of.common_dir.resolve():
+        return None  # a work tree of another clone (worktree roots can be shared)
     if repo.head_is_unborn:
         return None
     return str(repo.head.target)

@@ -34,18 +34,11 @@ def not_merged(stage: int, sha: str) -> str:
     )
 
 
-def task_worktree_missing(key: str, branch: str) -> str:
+def task_worktree_missing(key: str, path: str) -> str:
     return (
-        f"final-verification(whole-task): no work tree has the task branch {branch} checked out "
-        f"— claim a stage to create it (git okstra stage claim '{key}'), or name one with "
-        "--worktree PATH"
-    )
-
-
-def task_worktree_gone(path: str) -> str:
-    return (
-        f"final-verification(whole-task): task worktree {path} no longer exists — restore it "
-        "(git worktree prune drops the stale entry), or name another with --worktree PATH"
+        f"final-verification(whole-task): task worktree {path} does not exist (or is not a "
+        f"work tree of this repository) — claim a stage to create it (git okstra stage claim "
+        f"'{key}'), or name the work tree to verify with --worktree PATH"
     )
 
 

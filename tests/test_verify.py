@@ -207,7 +207,9 @@ def test_task_worktree_missing(world: World):
     world.do_stage(1)
     git(world.repo, "worktree", "remove", "--force", str(world.task_wt))
     lines = refusals(world)
-    assert "no work tree has the task branch okstra/grp/feat/task checked out" in lines[0]
+    default = Path.home() / ".okstra" / "worktrees" / "proj" / "grp" / "feat" / "task"
+    assert lines[0].startswith(f"final-verification(whole-task): task worktree {default} does")
+    assert "--worktree PATH" in lines[0]
     assert lines[1:] == [not_done(2)]
 
 

@@ -114,11 +114,6 @@ def parse_stage(text: str) -> int | None:
     raise BadInput(f"--stage {text!r}: 'auto' (the whole task) or a stage number such as 2")
 
 
-def task_branch(key: TaskKey) -> str:
-    """The task worktree's branch (SPEC §5)."""
-    return f"okstra/{key.ref_suffix}/task"
-
-
 def resolve_target(
     ctx: Context, key: TaskKey, stage: int | None, worktree: str | None = None
 ) -> Target:
@@ -153,24 +148,22 @@ def _whole_task(
     all_done: bool,
     override: Path | None,
 ) -> Target:
+    from . import worktrees
+
     key = state.key
-    worktree = override or ctx.repo.worktree_for_branch(task_branch(key))
-    head = worktree_head(worktree) if worktree is not None else None
+    worktree = override or worktrees.task_worktree_path(ctx, worktrees.layout(ctx, key))
+    head = worktree_head(worktree, ctx.repo)
     base = state.task.implementation_base_commit
-    lines = []
-    if worktree is None:
-        lines.append(rules.task_worktree_missing(str(key), task_branch(key)))
-    elif head is None:
-        lines.append(rules.task_worktree_gone(str(worktree)))
+    lines = [] if head is not None else [rules.task_worktree_missing(str(key), str(worktree))]
     unmerged: set[str] = set()
     dirty = False
-    if head is not None and worktree is not None:
+    if head is not None:
         unmerged = ctx.repo.not_contained(head, done.values(), base)
         dirty = bool(dirty_paths(worktree))
     lines += rules.whole_task_refusals(numbers, done, unmerged, dirty)
     if lines:
         raise GateRefused(lines)
-    assert head is not None and worktree is not None
+    assert head is not None
     if base is None:
         raise Refused(
             f"task {key} records no implementation base although every stage is done; the "
@@ -203,7 +196,7 @@ def _single_stage(
     if claim is None or done_head is None:
         raise GateRefused(rules.single_stage_refusals(stage, key, None, "", None, False))
     worktree = override or Path(claim.worktree_path)
-    head = worktree_head(worktree)
+    head = worktree_head(worktree, ctx.repo)
     dirty = head is not None and bool(dirty_paths(worktree))
     lines = rules.single_stage_refusals(stage, key, done_head, str(worktree), head, dirty)
     if lines:
