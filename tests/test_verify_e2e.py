@@ -1,0 +1,126 @@
+"""Seed table E1–E3 end to end: the real `git okstra` commands as a user types them — plan
+submit/approve, stage claim/done in real worktrees, merges by the user, verify, ci check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+from verify_world import KEY, make_plan
+
+
+def ok(cwd: Path, *args: str) -> dict:
+    proc = okstra(cwd, *args, "--json")
+    assert proc.returncode == 0, f"{args}: {proc.stderr}"
+    return json.loads(proc.stdout)
+
+
+def report(path: Path, token: str = "accepted", scope: str = "whole-task") -> str:
+    card = {"verdictToken": token, "direction": "go", "nextStep": "next"}
+    path.write_text(
+        json.dumps(
+            {
+                "header": {"taskKey": KEY, "taskType": "final-verification"},
+                "verdictCard": card,
+                "finalVerdict": card,
+                "finalVerification": {"verificationScope": scope, "acceptanceBlockers": []},
+            }
+        )
+    )
+    return str(path)
+
+
+class Task:
+    """A two-stage task driven through the CLI."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        plan = repo / "docs" / "plan.md"
+        plan.parent.mkdir()
+        plan.write_text(make_plan(2).replace("- [x] Approved", "- [ ] Approved"))
+        git(repo, "add", "docs")
+        git(repo, "commit", "-q", "-m", "plan")
+        ok(repo, "task", "new", KEY, "--type", "implementation-planning")
+        ok(repo, "plan", "submit", KEY, "docs/plan.md")
+        ok(repo, "plan", "approve", KEY)
+        self.task_wt: Path | None = None
+
+    def implement(self, stage: int) -> tuple[Path, str]:
+        """Claim the stage, commit its file in its worktree, mark it done with a report."""
+        claimed = ok(self.repo, "stage", "claim", KEY, "--stage", str(stage))
+        self.task_wt = Path(claimed["taskWorktree"])
+        wt = Path(claimed["placements"][0]["worktreePath"])
+        (wt / "src").mkdir(exist_ok=True)
+        (wt / "src" / f"stage{stage}.py").write_text(f"VALUE = {stage}\n")
+        git(wt, "add", "-A")
+        git(wt, "commit", "-q", "-m", f"stage {stage}")
+        notes = self.repo / f"stage-{stage}-report.md"
+        notes.write_text(f"stage {stage} report\n")
+        done = ok(self.repo, "stage", "done", KEY, "--stage", str(stage), "--report", str(notes))
+        return wt, done["claim"]["headCommit"]
+
+    def merge(self, stage: int) -> str:
+        assert self.task_wt is not None
+        git(self.task_wt, "merge", "-q", "--no-ff", "-m", f"merge stage {stage}",
+            f"okstra/grp/feat/stage-{stage}")  # fmt: skip
+        return git(self.task_wt, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def task(repo: Path) -> Task:
+    return Task(repo)
+
+
+def test_e1_two_stages_done_and_merged_accepted_allows_release_handoff(task: Task, tmp_path: Path):
+    task.implement(1)
+    task.implement(2)
+    task.merge(1)
+    head = task.merge(2)
+    target = ok(task.repo, "verify", "target", KEY)["target"]
+    assert (target["scope"], target["head"]) == ("whole-task", head)
+    assert [s["reportPath"] for s in target["stages"]] == [
+        "stage-1-report.md",
+        "stage-2-report.md",
+    ]
+    recorded = ok(task.repo, "verify", "record", KEY, "--verdict", "accepted",
+                  "--report", report(tmp_path / "data.json"), "--expect-head", head)  # fmt: skip
+    assert recorded["verdict"]["routing"] == "release-handoff"
+    assert recorded["nextPhase"] == "release-handoff"
+    shown = ok(task.repo, "task", "show", KEY)["task"]["workflow"]
+    assert shown["nextRecommendedPhase"] == "release-handoff"
+    assert okstra(task.repo, "ci", "check", head).returncode == 0
+
+
+def test_e2_stage_2_unmerged_is_refused_with_the_text(task: Task):
+    task.implement(1)
+    _wt, head2 = task.implement(2)
+    task.merge(1)
+    proc = okstra(task.repo, "verify", "target", KEY)
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        f"final-verification(whole-task): stage 2 done commit {head2} not merged into task "
+        "worktree HEAD — merge stage branches then retry\n"
+    )
+    task.merge(2)
+    assert okstra(task.repo, "verify", "target", KEY).returncode == 0
+
+
+def test_e3_single_stage_right_after_stage_1_passes_but_not_to_release(task: Task, tmp_path: Path):
+    wt, head1 = task.implement(1)
+    target = ok(task.repo, "verify", "target", KEY, "--stage", "1")["target"]
+    assert (target["scope"], target["head"], target["worktree"]) == (
+        "single-stage",
+        head1,
+        str(wt),
+    )
+    data = report(tmp_path / "data.json", scope="single-stage")
+    recorded = ok(task.repo, "verify", "record", KEY, "--stage", "1", "--verdict", "accepted",
+                  "--report", data)  # fmt: skip
+    assert recorded["verdict"]["routing"] == "done"
+    assert recorded["nextPhase"] == "implementation"  # stage 2 is not done yet
+    assert okstra(task.repo, "ci", "check", head1).returncode == 1  # single-stage opens nothing
+    # The whole task is not verifiable yet.
+    whole = okstra(task.repo, "verify", "target", KEY)
+    assert whole.returncode == 1 and "stage 2 not done" in whole.stderr
