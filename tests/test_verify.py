@@ -238,3 +238,35 @@ def test_target_block_lists_scope_worktree_base_head_diff_and_reports(world: Wor
         ".okstra/reports/stage-1.md",
         ".okstra/reports/stage-2.md",
     ]
+
+
+def test_lean_verify_commands_mirror_the_typer_ones(world: World, monkeypatch):
+    import argparse
+
+    import typer.main
+    from typer.testing import CliRunner
+
+    from okstra_git.cli.app import app
+    from okstra_git.verify_lean import parser
+
+    group = typer.main.get_command(app).commands["verify"]
+    sub = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, lean_parser in sub.choices.items():
+        lean_options = {o for a in lean_parser._actions for o in a.option_strings}
+        typer_options = {o for p in group.commands[name].params for o in p.opts if o[0] == "-"}
+        assert lean_options == typer_options - {"--help"}, name
+    world.do_stage(1)
+    head = world.do_stage(2)
+    monkeypatch.chdir(world.repo)
+    for args, code in (
+        (["verify", "target", KEY], 1),
+        (["verify", "target", KEY, "--json"], 1),
+        (["verify", "target", KEY, "--stage", "2"], 0),
+        (["verify", "target", KEY, "--stage", "2", "--json"], 0),
+        (["verify", "show", head], 0),
+        (["verify", "show", head, "--json"], 0),
+    ):
+        typed = CliRunner().invoke(app, args)
+        lean = okstra(world.repo, *args)
+        assert (lean.returncode, typed.exit_code) == (code, code), (args, lean.stderr)
+        assert lean.stdout + lean.stderr == typed.output, args
