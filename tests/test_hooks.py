@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -39,26 +40,27 @@ def test_push_refused_before_the_verdict_and_accepted_after_verify_record(tmp_pa
     assert "git okstra verify record" in err and "--verdict accepted" in err
     assert remote_ref(remote, "main") != head
 
-    report = tmp_path / "data.json"
     card = {"verdictToken": "accepted", "direction": "release", "nextStep": "hand off"}
+    report = tmp_path / "data.json"
     report.write_text(
-        '{"header": {"taskKey": "%s", "taskType": "final-verification"}, "verdictCard": %s, '
-        '"finalVerdict": %s, "finalVerification": {"acceptanceBlockers": []}}'
-        % (KEY, _json(card), _json(card))
+        json.dumps(
+            {
+                "header": {"taskKey": KEY, "taskType": "final-verification"},
+                "verdictCard": card,
+                "finalVerdict": card,
+                "finalVerification": {"acceptanceBlockers": []},
+            }
+        )
     )
-    recorded = okstra(work, "verify", "record", KEY, "--verdict", "accepted", "--report", str(report))
+    recorded = okstra(
+        work, "verify", "record", KEY, "--verdict", "accepted", "--report", str(report)
+    )
     assert recorded.returncode == 0, recorded.stderr
 
     accepted = push(work, "origin", "main")
     assert accepted.returncode == 0, accepted.stderr
     assert "gate open" in accepted.stderr and KEY in accepted.stderr
     assert remote_ref(remote, "main") == head
-
-
-def _json(data: object) -> str:
-    import json
-
-    return json.dumps(data)
 
 
 def test_conditional_accept_and_single_stage_verdicts_do_not_open_the_gate(tmp_path: Path):
@@ -256,7 +258,7 @@ def test_linked_worktree_shares_the_hook_of_the_common_dir(tmp_path: Path):
 
 
 def test_core_hookspath_is_honoured(tmp_path: Path):
-    work, remote = pair(tmp_path)
+    work, _ = pair(tmp_path)
     git(work, "config", "core.hooksPath", ".githooks")
     install(work)
     assert (work / ".githooks" / "pre-push").is_file()

@@ -77,6 +77,13 @@ def claim(
         metavar="RUN",
         help="Make the missing worktrees of RUN's claims (after an interrupted claim).",
     ),
+    remote: str | None = typer.Option(
+        None,
+        "--remote",
+        metavar="REMOTE",
+        help="Claim through this shared remote: fetch, claim, push atomically with leases; "
+        "if another machine won, undo, re-fetch and choose again.",
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Claim the ready batch (all stages or none) and print the run directive."""
@@ -84,6 +91,18 @@ def claim(
     task_key = ctx.key(key)
     if resume is not None:
         result = claims.resume(ctx, task_key, resume)
+    elif remote is not None:
+        from ..services.sync import claim_via_remote
+
+        result = claim_via_remote(
+            ctx,
+            remote,
+            task_key,
+            _stage_choice(stage),
+            lease,
+            take_over_expired,
+            worktrees=not no_worktree,
+        )
     else:
         result = claims.claim(
             ctx,

@@ -27,6 +27,7 @@ import json
 import os
 import re
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -328,6 +329,8 @@ class _Landed:
     seq: str
     commits: dict[int, tuple[str, str | None]] = field(default_factory=dict)
     """stage → (new claim commit, previous claim commit or None)."""
+    updates: list[RefUpdate] = field(default_factory=list)
+    """The transaction as it landed (claim refs and the task ref), for ``--remote``."""
 
 
 def claim(
@@ -337,8 +340,14 @@ def claim(
     lease: str | None = None,
     take_over_expired: bool = False,
     worktrees: bool = True,
+    publish: Callable[[list[RefUpdate]], None] | None = None,
 ) -> ClaimResult:
-    """Claim the batch (or ``stage``) for a new implementation run: all stages or none."""
+    """Claim the batch (or ``stage``) for a new implementation run: all stages or none.
+
+    ``publish`` (``--remote``, see ``sync.claim_via_remote``) runs once the claim landed
+    locally and before any worktree is made: it pushes the claim to the shared remote, or puts
+    the refs back and raises.
+    """
     lease_for = parse_duration(lease) if lease is not None else None
     plan = _approved(ctx, key)
     stages = {s.number: s for s in plan.stage_map.stages}
@@ -456,12 +465,14 @@ def claim(
             plan_path=plan.path,
             plan_blob=plan.blob,
         )
-        return _Landed(result, seq, landed_commits)
+        return _Landed(result, seq, landed_commits, updates)
 
     # The hint names every ref a stale lock could block: all of the plan's claims and the task.
     refnames = [claim_ref(key, n) for n in sorted(stages)] + [tref]
     landed = cas_retry(ctx.repo, attempt, refnames)
     crash_point("after-refs")
+    if publish is not None:
+        publish(landed.updates)
     if worktrees:
         _provision_or_roll_back(ctx, key, lay, landed)
     _make_workspace(ctx, key, landed.seq)

@@ -15,17 +15,26 @@ layer only.
 
 from __future__ import annotations
 
+import random
 import subprocess
+import sys
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import BadInput, Conflict, Refused
 from ..gitlayer import GitRepo, RefMoved, RefUpdate, cas_retry
 from .context import Context
 
+if TYPE_CHECKING:
+    from ..keys import TaskKey
+    from .claims import ClaimResult
+
 LOCAL_REFS = "refs/okstra/"
 LOCAL_NOTES = "refs/notes/okstra/"
 PUSH_ATTEMPTS = 5
+CLAIM_ATTEMPTS = 12
 # What git prints for a push that lost to another writer, as opposed to a refusal by policy.
 _RACE_REASONS = (
     "stale info",
@@ -328,17 +337,87 @@ def _track_pushed(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
 
 
 def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) -> bool:
-    """Publish claim ref changes all-or-nothing; False when another machine got there first.
+    """Publish a claim's ref changes all-or-nothing; False when another machine got there first.
 
-    Each update's ``expected`` is what the remote must still hold (``None``: the claim must
-    not exist there yet). A refusal for any other reason (a hook, permissions) is raised.
+    ``updates`` are the changes as they landed locally (claim refs and the task ref). Each is
+    leased on the remote-tracking value — what the remote held at the last fetch, empty when
+    it did not have the ref — so the push lands only if nobody pushed since. A refusal for
+    any other reason (a hook, permissions) is raised.
     """
-    outcome = push_leased(ctx.repo, remote, updates)
+    leased = [
+        RefUpdate(u.name, u.new, ctx.repo.read_ref(_tracking_name(remote, u.name))) for u in updates
+    ]
+    outcome = push_leased(ctx.repo, remote, leased)
     if outcome.ok:
         return True
     if outcome.lost_race:
         return False
     raise Refused(f"git push {remote} refused the claim: {outcome.detail}")
+
+
+def _tracking_name(remote: str, ref: str) -> str:
+    if ref.startswith(LOCAL_NOTES):
+        return tracking_notes(remote) + ref[len(LOCAL_NOTES) :]
+    return tracking_refs(remote) + ref[len(LOCAL_REFS) :]
+
+
+class RemoteRaceLost(Conflict):
+    """Another machine's claim reached the shared remote first; ours was undone locally."""
+
+
+def claim_via_remote(
+    ctx: Context,
+    remote: str,
+    key: TaskKey,
+    stage: int | None = None,
+    lease: str | None = None,
+    take_over_expired: bool = False,
+    worktrees: bool = True,
+) -> ClaimResult:
+    """``stage claim --remote``: claim locally, publish atomically, or undo and choose again.
+
+    Each round fetches and fast-forwards the task and its claims, claims locally (the batch
+    is selected from what the remote holds), and pushes the claim refs and the task ref in one
+    leased atomic push before any worktree is made. When the remote has moved, the local
+    claim is put back exactly as it was and the round starts over from a fresh fetch — so two
+    machines sharing the remote never both hold a stage.
+    """
+    from . import claims
+
+    def publish(updates: list[RefUpdate]) -> None:
+        if push_claims_atomically(ctx, remote, updates):
+            return
+        undo = [RefUpdate(u.name, u.expected, u.new) for u in updates]
+        try:
+            ctx.repo.update_refs(undo, "okstra: undo a claim another machine beat to the remote")
+        except RefMoved as exc:
+            raise Refused(
+                f"the claim lost the race on {remote} and could not be undone locally ({exc}); "
+                f"run `git okstra sync {remote}` and check `git okstra stage list {key}`"
+            ) from exc
+        raise RemoteRaceLost(f"another machine claimed first on {remote}")
+
+    check_remote(ctx.repo, remote)
+    for _ in range(CLAIM_ATTEMPTS):
+        pulled = pull(ctx, remote)
+        if pulled.diverged:
+            names = ", ".join(r.ref for r in pulled.diverged)
+            raise Refused(
+                f"{names} diverged from {remote}, so a claim cannot be published safely; "
+                f"resolve it first (see `git okstra sync {remote}`)"
+            )
+        try:
+            return claims.claim(
+                ctx, key, stage, lease, take_over_expired, worktrees=worktrees, publish=publish
+            )
+        except RemoteRaceLost:
+            # A progress note, like git's own: the command goes on and may still succeed.
+            sys.stderr.write(f"okstra: another machine claimed first on {remote}; choosing again\n")
+            time.sleep(0.05 + random.random() * 0.2)  # let the winner's push settle
+    raise Conflict(
+        f"lost the race to claim on {remote} {CLAIM_ATTEMPTS} times (other machines keep "
+        "claiming this task); retry"
+    )
 
 
 # -- the whole sync -------------------------------------------------------------------------

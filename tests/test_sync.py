@@ -1,0 +1,272 @@
+"""`git okstra sync` and claims through a shared remote (SPEC §2, §5), with real clones."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+from hooks_world import add_verdict, commit, pair, remote_ref
+from test_claims import approved_task
+
+from okstra_git.gitlayer import GitRepo, RefUpdate
+from okstra_git.records.verdict import VERDICTS_REF
+from okstra_git.services import claims, sync, tasks
+from okstra_git.services.context import open_context
+
+KEY = "p:g:i"
+TASK_REF = "refs/okstra/tasks/g/i"
+CLAIMS = "refs/okstra/claims/g/i/"
+
+
+def refs(repo: Path, prefix: str) -> dict[str, str]:
+    out = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", prefix)
+    return dict(line.split(" ") for line in out.splitlines())
+
+
+def new_task(repo: Path, key: str = KEY, kind: str = "implementation-planning") -> None:
+    ctx = open_context(repo)
+    tasks.new_task(ctx, ctx.key(key), kind, "feature", None)
+
+
+def sync_json(repo: Path, *args: str, code: int = 0) -> dict:
+    proc = okstra(repo, "sync", *args, "--json")
+    assert proc.returncode == code, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_sync_publishes_refs_and_notes_and_another_clone_receives_them(tmp_path: Path):
+    a, remote = pair(tmp_path, "a")
+    b, _ = pair(tmp_path, "b")
+    new_task(a)
+    head = commit(a, "work")
+    add_verdict(a)
+
+    out = sync_json(a, "origin")
+    assert set(out["pushed"]) == {TASK_REF, VERDICTS_REF}
+    assert remote_ref(remote, TASK_REF) == git(a, "rev-parse", TASK_REF)
+    assert remote_ref(remote, VERDICTS_REF) == git(a, "rev-parse", VERDICTS_REF)
+    # The tracking refs now say what the remote holds.
+    assert git(a, "rev-parse", "refs/okstra-remotes/origin/tasks/g/i") == git(
+        a, "rev-parse", TASK_REF
+    )
+
+    out = sync_json(b)  # the default remote is origin
+    states = {r["ref"]: r["state"] for r in out["refs"]}
+    assert states == {TASK_REF: "fetched", VERDICTS_REF: "fetched"}
+    assert out["pushed"] == []
+    git(b, "fetch", "-q", "origin", "main")
+    assert git(b, "notes", "--ref", "okstra/verdicts", "show", head)  # plain git reads it
+    # Nothing left to do: a second sync changes nothing.
+    again = sync_json(b)
+    assert again["refs"] == [] and again["pushed"] == [] and again["unchanged"] == 2
+
+
+def test_diverged_notes_merge_like_cat_sort_uniq(tmp_path: Path):
+    a, remote = pair(tmp_path, "a")
+    b, _ = pair(tmp_path, "b")
+    head = commit(a, "shared")
+    git(a, "push", "-q", "origin", "HEAD:refs/heads/shared")
+    git(b, "fetch", "-q", "origin", "shared")
+    git(b, "checkout", "-q", "FETCH_HEAD")
+    add_verdict(a, verdict="conditional-accept")
+    add_verdict(b)  # a different line on the same commit (and tree)
+    other = commit(b, "only in b")
+    add_verdict(b, rev=other, verdict="blocked")
+    sync_json(a)
+
+    # What git itself makes of the two notes refs, in a scratch ref of b.
+    git(b, "fetch", "-q", "origin", f"{VERDICTS_REF}:refs/notes/theirs")
+    git(b, "update-ref", "refs/notes/gitmerge", VERDICTS_REF)
+    git(b, "notes", "--ref", "gitmerge", "merge", "-q", "-s", "cat_sort_uniq", "refs/notes/theirs")
+
+    out = sync_json(b)
+    states = {r["ref"]: r["state"] for r in out["refs"]}
+    assert states[VERDICTS_REF] == "merged" and out["pushed"] == [VERDICTS_REF]
+    ours = git(b, "notes", "--ref", "okstra/verdicts", "show", head)
+    assert ours == git(b, "notes", "--ref", "gitmerge", "show", head)
+    lines = ours.splitlines()
+    assert len(lines) == 2 and lines == sorted(lines)
+    tree = git(b, "rev-parse", f"{head}^{{tree}}")
+    assert git(b, "notes", "--ref", "okstra/verdicts", "show", tree) == ours
+    assert "blocked" in git(b, "notes", "--ref", "okstra/verdicts", "show", other)
+    merge = git(b, "rev-parse", VERDICTS_REF)
+    assert len(git(b, "rev-list", "--parents", "-n1", merge).split()) == 3  # a merge commit
+    assert remote_ref(remote, VERDICTS_REF) == merge
+
+    # a fast-forwards to the merge: never a force-overwrite.
+    out = sync_json(a)
+    assert {r["ref"]: r["state"] for r in out["refs"]}[VERDICTS_REF] == "fast-forwarded"
+    assert git(a, "rev-parse", VERDICTS_REF) == merge
+
+
+def test_a_diverged_task_ref_is_reported_and_nothing_is_overwritten(tmp_path: Path):
+    a, remote = pair(tmp_path, "a")
+    b, _ = pair(tmp_path, "b")
+    new_task(a)
+    sync_json(a)
+    sync_json(b)
+    for clone, phase in ((a, "implementation-planning"), (b, "error-analysis")):
+        assert okstra(clone, "run", "start", KEY, "--type", phase).returncode == 0
+    sync_json(a)
+    mine = git(b, "rev-parse", TASK_REF)
+    theirs = remote_ref(remote, TASK_REF)
+
+    proc = okstra(b, "sync")
+    assert proc.returncode == 1
+    assert f"{TASK_REF} diverged from origin" in proc.stderr
+    assert "git update-ref" in proc.stderr
+    assert git(b, "rev-parse", TASK_REF) == mine
+    assert remote_ref(remote, TASK_REF) == theirs
+
+
+def test_push_only_with_a_stale_view_lands_nothing(tmp_path: Path):
+    a, remote = pair(tmp_path, "a")
+    b, _ = pair(tmp_path, "b")
+    new_task(a)
+    sync_json(a)
+    new_task(b, kind="error-analysis")  # the same key, created apart: must not replace a's
+    proc = okstra(b, "sync", "--push-only")
+    assert proc.returncode == 3 and "without --push-only" in proc.stderr
+    assert remote_ref(remote, TASK_REF) == git(a, "rev-parse", TASK_REF)
+    # --fetch-only never pushes, and reports the divergence.
+    proc = okstra(b, "sync", "--fetch-only")
+    assert proc.returncode == 1 and "diverged" in proc.stderr
+    assert okstra(b, "sync", "--fetch-only", "--push-only").returncode == 2
+
+
+def test_a_remote_hook_refusal_is_reported_not_retried(tmp_path: Path):
+    a, remote = pair(tmp_path, "a")
+    new_task(a)
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'no okstra data here' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    proc = okstra(a, "sync")
+    assert proc.returncode == 1 and "refused okstra's refs" in proc.stderr
+    assert remote_ref(remote, TASK_REF) is None
+
+
+def test_unknown_remote_is_bad_input(repo: Path):
+    proc = okstra(repo, "sync", "nowhere")
+    assert proc.returncode == 2 and "'nowhere' is not configured" in proc.stderr
+    proc = okstra(repo, "sync")
+    assert proc.returncode == 2 and "no remote" in proc.stderr
+
+
+def test_push_leased_reports_a_lost_race(tmp_path: Path):
+    a, remote = pair(tmp_path, "a")
+    b, _ = pair(tmp_path, "b")
+    new_task(a)
+    sync_json(a)
+    new_task(b, kind="error-analysis")
+    grepo = GitRepo.open(b)
+    mine = grepo.read_ref(TASK_REF)
+    outcome = sync.push_leased(grepo, "origin", [RefUpdate(TASK_REF, mine, None)])
+    assert not outcome.ok and outcome.lost_race
+    assert remote_ref(remote, TASK_REF) == git(a, "rev-parse", TASK_REF)
+
+
+# -- claims through the shared remote ---------------------------------------------------------
+
+
+def wide_plan(count: int) -> str:
+    """``count`` independent stages of 5 effective steps: a batch (≤ 8) is one stage."""
+    rows = [f"| {n} | Part {n} | 5 | (none) |" for n in range(1, count + 1)]
+    steps = "".join(f"{i}. Step {i} of `src/part{{n}}.py`.\n" for i in range(1, 6))
+    sections = [
+        f"### Stage {n} — Part {n}\n{steps.format(n=n)}\n"
+        f"#### Stage Exit Contract\n- Added/changed files (predicted): `src/part{n}.py`\n"
+        for n in range(1, count + 1)
+    ]
+    return (
+        "# Implementation plan\n\n## User Approval Request\n\n- [x] Approved\n\n"
+        "## 5. Clarification Items\n\n- No clarification items.\n\n## 5.5 Stage Map\n\n"
+        "| Stage | Title | Effective steps | Depends-on |\n|---|---|---|---|\n"
+        + "\n".join(rows)
+        + "\n\n"
+        + "\n".join(sections)
+    )
+
+
+@pytest.fixture
+def two_machines(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Two clones of one remote holding an approved task; each names its own user."""
+    a, remote = pair(tmp_path, "a")
+    approved_task(a, KEY, wide_plan(40))
+    sync_json(a)
+    b, _ = pair(tmp_path, "b")
+    git(b, "config", "okstra.worktreeRoot", str(tmp_path / "wt-b"))
+    sync_json(b)
+    for clone, name in ((a, "Alice"), (b, "Bob")):
+        git(clone, "config", "user.name", name)
+    return a, b, remote
+
+
+def test_a_claim_that_loses_on_the_remote_is_undone_and_reselected(two_machines, monkeypatch):
+    a, b, remote = two_machines
+    won = claims.claim(open_context(a), open_context(a).key(KEY), worktrees=False)
+    assert sync.push_claims_atomically(
+        open_context(a),
+        "origin",
+        [RefUpdate(r, v, None) for r, v in refs(a, CLAIMS).items()]
+        + [RefUpdate(TASK_REF, git(a, "rev-parse", TASK_REF), None)],
+    )
+    assert [p.stage for p in won.stages] == [1]
+    before = {**refs(b, CLAIMS), **refs(b, TASK_REF)}
+
+    # b's first round works from a stale view (its fetch "misses" a's claim), as if both
+    # machines had fetched at the same moment: it claims stage 1 too, locally.
+    real_pull = sync.pull
+    calls: list[dict[str, str]] = []
+
+    def pull(ctx, remote_name):
+        if not calls:
+            calls.append({})
+            return sync.SyncReport(remote_name)
+        calls.append({**refs(b, CLAIMS), **refs(b, TASK_REF)})
+        return real_pull(ctx, remote_name)
+
+    monkeypatch.setattr(sync, "pull", pull)
+    ctx = open_context(b)
+    result = sync.claim_via_remote(ctx, "origin", ctx.key(KEY), worktrees=False)
+    # The push lost, the local claim was put back exactly, then b chose again.
+    assert calls[1] == before
+    assert [p.stage for p in result.stages] == [2]
+    assert refs(b, CLAIMS) == refs(remote, CLAIMS)
+    assert remote_ref(remote, TASK_REF) == git(b, "rev-parse", TASK_REF)
+    stage1 = json.loads(git(remote, "show", f"{CLAIMS}stage-1:claim.json"))
+    assert stage1["user"].startswith("Alice")
+
+
+def test_two_clones_claiming_at_once_never_share_a_stage(two_machines):
+    a, b, remote = two_machines
+    env = {**os.environ, "OKSTRA_DEBUG": ""}
+    argv = [sys.executable, "-m", "okstra_git", "stage", "claim", KEY, "--remote", "origin"]
+    argv += ["--no-worktree", "--json"]
+    owners: dict[int, str] = {}
+    reselected = 0
+    for _round in range(20):
+        procs = {
+            name: subprocess.Popen(argv, cwd=clone, env=env, text=True, stdout=-1, stderr=-1)
+            for name, clone in (("Alice", a), ("Bob", b))
+        }
+        for name, proc in procs.items():
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+            reselected += "claimed first" in err
+            (stage,) = json.loads(out)["stages"]
+            assert stage not in owners, f"stage {stage} claimed twice"
+            owners[stage] = name
+        # Neither clone holds a claim the remote does not: the loser ended clean.
+        on_remote = refs(remote, CLAIMS)
+        for clone in (a, b):
+            assert refs(clone, CLAIMS).items() <= on_remote.items()
+    assert sorted(owners) == list(range(1, 41))
+    for stage, name in owners.items():
+        record = json.loads(git(remote, "show", f"{CLAIMS}stage-{stage}:claim.json"))
+        assert record["user"].startswith(name) and record["status"] == "started"
+    print(f"{reselected} of 20 rounds had a claim lose on the remote and choose again")
