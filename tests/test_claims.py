@@ -1,0 +1,439 @@
+"""Stage claims (SPEC §5) against real repositories, real worktrees and the real CLI.
+
+Helpers here (``approved_task``, ``claim_refs``) are shared by the other ``test_claims*`` and
+``test_worktrees*`` modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+from plans import DIAMOND_PLAN, LINEAR_PLAN
+
+from okstra_git.errors import BadInput, Refused
+from okstra_git.services import claims, plans
+from okstra_git.services.context import open_context
+
+KEY = "p:g:i"
+CLAIMS = "refs/okstra/claims/g/i/"
+TASK_REF = "refs/okstra/tasks/g/i"
+
+
+def approved_task(repo: Path, key: str = KEY, plan: str = DIAMOND_PLAN, name: str = "") -> Path:
+    """A task whose plan is submitted and approved (method B), with worktrees under the repo's
+    sibling folder ``wt/``. Done in-process: the CLI adds nothing these tests look at."""
+    ctx = open_context(repo)
+    if ctx.repo.config_get("okstra.worktreeRoot") is None:
+        git(repo, "config", "okstra.worktreeRoot", str(repo.parent / "wt"))
+    task_key = ctx.key(key)
+    from okstra_git.services import tasks
+
+    tasks.new_task(ctx, task_key, "implementation-planning", "feature", None)
+    path = f"plans/{name or task_key.task_id}.md"
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(plan, "utf-8")
+    plans.submit_plan(ctx, task_key, str(repo / path))
+    plans.approve_plan(ctx, task_key)
+    return repo.parent / "wt" / "p" / task_key.group_slug / task_key.id_slug
+
+
+def claim_refs(repo: Path, prefix: str = CLAIMS) -> dict[str, str]:
+    out = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", prefix)
+    return dict(line.split(" ") for line in out.splitlines())
+
+
+def stored(repo: Path) -> str:
+    """Every okstra ref with its value: what "nothing stored changed" compares."""
+    return git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/okstra/")
+
+
+def show_claim(repo: Path, stage: int) -> dict:
+    return json.loads(git(repo, "show", f"{CLAIMS}stage-{stage}:claim.json"))
+
+
+def commit_in(worktree: Path, name: str, text: str = "x\n") -> str:
+    (worktree / name).parent.mkdir(parents=True, exist_ok=True)
+    (worktree / name).write_text(text)
+    git(worktree, "add", name)
+    git(worktree, "commit", "-q", "-m", f"add {name}")
+    return git(worktree, "rev-parse", "HEAD")
+
+
+def claim_json(repo: Path, *args: str) -> dict:
+    proc = okstra(repo, "stage", "claim", KEY, *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_claim_needs_an_approved_plan(repo: Path) -> None:
+    assert okstra(repo, "task", "new", KEY, "--type", "implementation-planning").returncode == 0
+    (repo / "plan.md").write_text(LINEAR_PLAN)
+    assert okstra(repo, "plan", "submit", KEY, "plan.md").returncode == 0
+    before = stored(repo)
+    proc = okstra(repo, "stage", "claim", KEY)
+    assert proc.returncode == 1
+    assert "approved plan has no recognised user-approval marker" in proc.stderr
+    assert stored(repo) == before and not (repo.parent / "wt").exists()
+    assert git(repo, "worktree", "list").count("\n") == 0
+
+
+def test_first_claim_takes_the_batch_and_makes_worktrees(repo: Path) -> None:
+    folder = approved_task(repo)
+    main_head = git(repo, "rev-parse", "HEAD")
+    ready = okstra(repo, "stage", "ready", KEY, "--json")
+    assert ready.returncode == 0, ready.stderr
+    assert json.loads(ready.stdout)["batch"] == [1] and not claim_refs(repo)
+
+    proc = okstra(repo, "stage", "claim", KEY)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "- **Stage for this implementation run:** `1`. Execute exactly this Stage Map stage — "
+        "this is the authoritative scope." in proc.stdout
+    )
+    assert f"Worktree: `{folder / 'stage-1'}`" in proc.stdout
+    assert "Branch: `okstra/g/i/stage-1`" in proc.stdout and f"Base: `{main_head}`" in proc.stdout
+
+    data = show_claim(repo, 1)  # plain git reads the record
+    assert data["runId"] == "implementation-001" and data["status"] == "started"
+    assert data["batch"] == [1] and data["baseCommit"] == main_head
+    assert data["worktreePath"] == str(folder / "stage-1")
+    assert data["branch"] == "okstra/g/i/stage-1"
+    assert data["taskKey"] == KEY and data["user"] == "Test User <test@example.invalid>"
+    # The run and the implementation base landed with the claim, in one task event.
+    manifest = json.loads(git(repo, "show", f"{TASK_REF}:task.json"))
+    assert manifest["implementationBaseCommit"] == main_head
+    assert manifest["latestRun"] == {
+        "taskType": "implementation",
+        "seq": "001",
+        "status": "running",
+    }
+    run = json.loads(git(repo, "show", f"{TASK_REF}:runs/implementation/001.json"))
+    assert run["status"] == "running"
+    assert git(repo, "log", "-1", "--format=%s", TASK_REF) == (
+        "run start implementation 001: claim stage(s) 1"
+    )
+    # Both worktrees are real git worktrees on their branches.
+    listed = git(repo, "worktree", "list", "--porcelain")
+    assert f"worktree {folder / 'task'}" in listed and f"worktree {folder / 'stage-1'}" in listed
+    assert git(folder / "stage-1", "rev-parse", "--abbrev-ref", "HEAD") == "okstra/g/i/stage-1"
+    assert git(folder / "task", "rev-parse", "--abbrev-ref", "HEAD") == "okstra/g/i/task"
+
+    again = okstra(repo, "stage", "claim", KEY)
+    assert again.returncode == 1
+    assert "stage 1: held by run implementation-001" in again.stderr
+    assert "stage 4: waiting for stage(s) 2, 3 (not done)" in again.stderr
+
+
+def test_json_output_has_the_directive_fields(repo: Path) -> None:
+    folder = approved_task(repo)
+    data = claim_json(repo, "--lease", "2h")
+    assert data["runId"] == "implementation-001" and data["stages"] == [1]
+    (place,) = data["placements"]
+    assert place["worktreePath"] == str(folder / "stage-1")
+    assert place["branch"] == "okstra/g/i/stage-1"
+    assert place["baseCommit"] == git(repo, "rev-parse", "HEAD")
+    assert place["leaseExpiresAt"] and place["title"] == "설정 스키마 정의"
+    assert data["taskWorktree"] == str(folder / "task") and data["taskBranch"] == "okstra/g/i/task"
+    assert "Execute exactly this Stage Map stage" in data["directive"]
+    assert show_claim(repo, 1)["leaseExpiresAt"] == place["leaseExpiresAt"]
+
+
+def test_bad_options_are_bad_input_and_store_nothing(repo: Path) -> None:
+    approved_task(repo)
+    before = stored(repo)
+    for args, text in (
+        (("--stage", "two"), "--stage 'two'"),
+        (("--stage", "9"), "the plan has no stage 9"),
+        (("--lease", "2 hours"), "--lease '2 hours'"),
+        (("--lease", "0s"), "--lease '0s'"),
+    ):
+        proc = okstra(repo, "stage", "claim", KEY, *args)
+        assert proc.returncode == 2 and text in proc.stderr, (args, proc.stderr)
+    proc = okstra(repo, "stage", "claim", KEY, "--stage", "4")
+    assert proc.returncode == 1 and "stage 4 is not ready" in proc.stderr
+    assert stored(repo) == before and not (repo.parent / "wt").exists()
+
+
+def test_done_checks_the_worktree_then_stores_head_report_and_carry(repo: Path) -> None:
+    folder = approved_task(repo)
+    claim_json(repo)
+    stage1 = folder / "stage-1"
+    (stage1 / "schema.py").write_text("x = 1\n")
+    before = stored(repo)
+    dirty = okstra(repo, "stage", "done", KEY, "--stage", "1")
+    assert dirty.returncode == 1 and "uncommitted changes: schema.py" in dirty.stderr
+    head = commit_in(stage1, "schema.py")
+    wrong = okstra(repo, "stage", "done", KEY, "--stage", "1", "--head", "HEAD")
+    assert wrong.returncode == 1 and f"worktree HEAD is {head[:12]}" in wrong.stderr
+    (repo / "carry.json").write_text("[1, 2]")
+    not_object = okstra(repo, "stage", "done", KEY, "--stage", "1", "--carry", "carry.json")
+    assert not_object.returncode == 2 and "expected a JSON object" in not_object.stderr
+    (repo / "carry.json").write_text("{nope")
+    bad = okstra(repo, "stage", "done", KEY, "--stage", "1", "--carry", "carry.json")
+    assert bad.returncode == 2 and "not valid UTF-8 JSON" in bad.stderr
+    (repo / "carry.json").write_text(json.dumps({"pad": "x" * 70_000}))
+    big = okstra(repo, "stage", "done", KEY, "--stage", "1", "--carry", "carry.json")
+    assert big.returncode == 2 and "larger than 64 KiB" in big.stderr
+    assert stored(repo) == before
+
+    (repo / "carry.json").write_text(json.dumps({"exports": ["Settings"]}))
+    (repo / "report.md").write_text("# stage 1\n")
+    proc = okstra(
+        repo, "stage", "done", KEY, "--stage", "1", "--head", head,
+        "--report", "report.md", "--carry", "carry.json", "--json",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["runFinished"] is True
+    data = show_claim(repo, 1)
+    assert data["status"] == "done" and data["headCommit"] == head and data["doneAt"]
+    assert data["reportPath"] == "report.md" and data["carry"] == {"exports": ["Settings"]}
+    run = json.loads(git(repo, "show", f"{TASK_REF}:runs/implementation/001.json"))
+    assert run["status"] == "completed" and run["reportPath"] == "report.md"
+    # The claim ref is a chain: claim, then done.
+    assert git(repo, "log", "--format=%s", f"{CLAIMS}stage-1").splitlines() == [
+        f"done stage 1 at {head[:12]} (implementation-001)",
+        "claim stage 1 for implementation-001",
+    ]
+    again = okstra(repo, "stage", "done", KEY, "--stage", "1")
+    assert again.returncode == 1 and "is done (implementation-001), not started" in again.stderr
+
+
+def test_run_finishes_only_when_its_whole_batch_is_done(repo: Path) -> None:
+    folder = approved_task(repo)
+    claim_json(repo)
+    commit_in(folder / "stage-1", "schema.py")
+    assert okstra(repo, "stage", "done", KEY, "--stage", "1").returncode == 0
+    data = claim_json(repo)
+    assert data["stages"] == [2, 3] and data["runId"] == "implementation-002"
+    for n in (2, 3):
+        commit_in(folder / f"stage-{n}", f"s{n}.py")
+    (repo / "report.md").write_text("# run 2\n")
+    first = okstra(repo, "stage", "done", KEY, "--stage", "2", "--report", "report.md", "--json")
+    assert first.returncode == 0 and json.loads(first.stdout)["runFinished"] is False
+    last = okstra(repo, "stage", "done", KEY, "--stage", "3", "--json")
+    assert last.returncode == 0
+    note = json.loads(last.stdout)["runNote"]
+    assert "--seq 002 --status completed" in note  # no report given: the run waits for one
+    run = json.loads(git(repo, "show", f"{TASK_REF}:runs/implementation/002.json"))
+    assert run["status"] == "running"
+    # Run 001 (stage 1 done without a report) was left running, and said so.
+    run1 = json.loads(git(repo, "show", f"{TASK_REF}:runs/implementation/001.json"))
+    assert run1["status"] == "running"
+
+
+def test_release_is_audited_and_the_stage_can_be_claimed_again(repo: Path) -> None:
+    folder = approved_task(repo)
+    claim_json(repo)
+    work = commit_in(folder / "stage-1", "half.py")
+    before = stored(repo)
+    nobody = okstra(repo, "stage", "release", KEY, "--stage", "1", "--reason", "stuck")
+    assert nobody.returncode == 1 and "--run implementation-001" in nobody.stderr
+    other = okstra(
+        repo, "stage", "release", KEY, "--stage", "1", "--reason", "x", "--run", "implementation-9"
+    )
+    assert other.returncode == 1 and "held by run implementation-001, not implementation-9" in (
+        other.stderr
+    )
+    empty = okstra(repo, "stage", "release", KEY, "--stage", "1", "--reason", " ", "--force")
+    assert empty.returncode == 2
+    assert stored(repo) == before
+    forced = okstra(
+        repo, "stage", "release", KEY, "--stage", "1", "--reason", "agent crashed", "--force"
+    )
+    assert forced.returncode == 0, forced.stderr
+    data = show_claim(repo, 1)
+    assert data["status"] == "released" and data["releaseReason"] == "agent crashed"
+    assert data["releasedBy"].startswith("Test User <test@example.invalid> on ")
+    assert data["releasedBy"].endswith("(--force)") and data["releasedAt"]
+    # Claimed again: the new run continues on the branch where the work was left.
+    again = claim_json(repo)
+    assert again["runId"] == "implementation-002" and again["stages"] == [1]
+    (place,) = again["placements"]
+    assert place["startedHeadCommit"] == work and place["baseCommit"] == data["baseCommit"]
+    assert "Continues from" in again["directive"]
+    renewed = show_claim(repo, 1)
+    assert renewed["history"] == ["implementation-001"] and "takeOverOf" not in renewed
+    assert git(folder / "stage-1", "rev-parse", "HEAD") == work
+    own = okstra(
+        repo, "stage", "release", KEY, "--stage", "1", "--reason", "done for today",
+        "--run", "implementation-002",
+    )  # fmt: skip
+    assert own.returncode == 0 and "(--force)" not in show_claim(repo, 1)["releasedBy"]
+
+
+def test_expired_lease_is_taken_over_only_when_asked(repo: Path) -> None:
+    approved_task(repo)
+    claim_json(repo, "--lease", "1s", "--no-worktree")
+    old_head = claim_refs(repo)[f"{CLAIMS}stage-1"]
+    time.sleep(1.2)
+    listed = json.loads(okstra(repo, "stage", "list", KEY, "--json").stdout)
+    assert listed["stages"][0]["status"] == "expired"
+    plain = okstra(repo, "stage", "claim", KEY, "--no-worktree")
+    assert plain.returncode == 1 and "lease expired; take it over with --take-over-expired" in (
+        plain.stderr
+    )
+    ready = json.loads(okstra(repo, "stage", "ready", KEY, "--take-over-expired", "--json").stdout)
+    assert ready["batch"] == [1] and ready["takeOver"] == [1]
+    taken = claim_json(repo, "--take-over-expired", "--no-worktree")
+    assert taken["placements"][0]["takeOverOf"] == "implementation-001"
+    assert "Taken over from run `implementation-001`" in taken["directive"]
+    data = show_claim(repo, 1)
+    assert data["runId"] == "implementation-002" and data["takeOverOf"] == "implementation-001"
+    assert data["history"] == ["implementation-001"] and "leaseExpiresAt" not in data
+    assert git(repo, "rev-parse", f"{CLAIMS}stage-1^") == old_head  # the chain keeps the old one
+    assert git(repo, "log", "-1", "--format=%s", f"{CLAIMS}stage-1") == (
+        "take over stage 1 from implementation-001 for implementation-002"
+    )
+
+
+def test_no_worktree_claim_needs_head_at_done(repo: Path) -> None:
+    approved_task(repo)
+    data = claim_json(repo, "--no-worktree")
+    assert data["placements"][0]["worktreePath"] == "" and data["taskWorktree"] == ""
+    assert not (repo.parent / "wt").exists()
+    need = okstra(repo, "stage", "done", KEY, "--stage", "1")
+    assert need.returncode == 2 and "--head" in need.stderr
+    head = git(repo, "rev-parse", "HEAD")
+    assert okstra(repo, "stage", "done", KEY, "--stage", "1", "--head", "HEAD").returncode == 0
+    assert show_claim(repo, 1)["headCommit"] == head
+
+
+def test_stage_list_is_the_consumers_view(repo: Path) -> None:
+    folder = approved_task(repo)
+    claim_json(repo, "--lease", "1d")
+    head = commit_in(folder / "stage-1", "a.py")
+    (repo / "r.md").write_text("r\n")
+    okstra(repo, "stage", "done", KEY, "--stage", "1", "--report", "r.md")
+    claim_json(repo, "--stage", "3")
+    text = okstra(repo, "stage", "list", KEY)
+    assert text.returncode == 0
+    lines = text.stdout.splitlines()
+    assert lines[0].split() == ["stage", "status", "run", "head", "lease", "report"]
+    assert lines[1].split()[:4] == ["1", "done", "implementation-001", head[:12]]
+    assert lines[1].split()[-1] == "r.md"
+    assert lines[2].split()[:4] == ["3", "started", "implementation-002", "-"]
+    rows = json.loads(okstra(repo, "stage", "list", KEY, "--json").stdout)["stages"]
+    assert [(r["stage"], r["status"], r["runId"]) for r in rows] == [
+        (1, "done", "implementation-001"),
+        (3, "started", "implementation-002"),
+    ]
+    assert rows[0]["headCommit"] == head and rows[0]["reportPath"] == "r.md"
+
+
+def test_diamond_base_rules(repo: Path) -> None:
+    """2 and 3 depend on 1; 4 on 2 and 3. Stage 4 is refused until 2 and 3 are merged into
+    the task worktree (one unmerged dependency may be stacked on), then based on that HEAD."""
+    folder = approved_task(repo)
+    task_wt = folder / "task"
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    claims.claim(ctx, key)
+    one = commit_in(folder / "stage-1", "src/schema.py")
+    claims.done(ctx, key, 1)
+    git(task_wt, "merge", "-q", "--no-edit", "okstra/g/i/stage-1")
+    merged_one = git(task_wt, "rev-parse", "HEAD")
+    assert merged_one == one  # fast-forward
+    second = claims.claim(ctx, key)
+    assert [p.stage for p in second.stages] == [2, 3]
+    assert {p.base_commit for p in second.stages} == {merged_one}
+    assert {p.stacked_on for p in second.stages} == {None}
+    heads = {n: commit_in(folder / f"stage-{n}", f"src/s{n}.py") for n in (2, 3)}
+    for n in (2, 3):
+        claims.done(ctx, key, n)
+    before = stored(repo)
+    refused = okstra(repo, "stage", "claim", KEY)
+    assert refused.returncode == 1
+    assert "stage 4 of p:g:i depends on stages 2, 3, whose done commits are not in" in (
+        refused.stderr
+    )
+    assert f"git -C '{task_wt}' merge okstra/g/i/stage-2 okstra/g/i/stage-3" in refused.stderr
+    assert stored(repo) == before and not (folder / "stage-4").exists()
+
+    git(task_wt, "merge", "-q", "--no-edit", "okstra/g/i/stage-2")
+    stacked = claims.claim(ctx, key, worktrees=False)
+    (place,) = stacked.stages
+    assert place.stacked_on == 3 and place.base_commit == heads[3]
+    assert "stacked on stage 3's done head" in stacked.directive()
+    claims.release(ctx, key, 4, "merge 3 first", stacked.run_id, False)
+
+    git(task_wt, "merge", "-q", "--no-edit", "okstra/g/i/stage-3")
+    task_head = git(task_wt, "rev-parse", "HEAD")
+    final = claims.claim(ctx, key)
+    (place,) = final.stages
+    assert place.stacked_on is None and place.base_commit == task_head
+    assert git(folder / "stage-4", "rev-parse", "HEAD") == task_head
+    manifest = json.loads(git(repo, "show", f"{TASK_REF}:task.json"))
+    assert manifest["implementationBaseCommit"] == git(repo, "rev-parse", "main")
+
+
+def test_a_folder_in_the_way_is_refused_before_claiming(repo: Path) -> None:
+    folder = approved_task(repo)
+    (folder / "stage-1").mkdir(parents=True)
+    (folder / "stage-1" / "notes.txt").write_text("mine\n")
+    before = stored(repo)
+    proc = okstra(repo, "stage", "claim", KEY)
+    assert proc.returncode == 1 and f"{folder / 'stage-1'} exists and is not the worktree" in (
+        proc.stderr
+    )
+    assert stored(repo) == before and (folder / "stage-1" / "notes.txt").exists()
+
+
+def test_failed_provisioning_rolls_the_claim_back(repo: Path) -> None:
+    """A branch that makes the stage branch name impossible (a folder of refs) fails the
+    worktree after the claim landed: the claim is put back and the run finished as error."""
+    folder = approved_task(repo)
+    git(repo, "branch", "okstra/g/i/stage-1/blocker")
+    tasks_before = git(repo, "rev-parse", TASK_REF)
+    ctx = open_context(repo)
+    with pytest.raises(Refused, match="cannot create branch okstra/g/i/stage-1"):
+        claims.claim(ctx, ctx.key(KEY))
+    assert claim_refs(repo) == {}
+    assert not (folder / "stage-1").exists()
+    assert "okstra-g-i-stage-1" not in git(repo, "worktree", "list")
+    run = json.loads(git(repo, "show", f"{TASK_REF}:runs/implementation/001.json"))
+    assert run["status"] == "error"
+    assert git(repo, "rev-list", "--count", f"{tasks_before}..{TASK_REF}") == "2"
+    git(repo, "branch", "-D", "okstra/g/i/stage-1/blocker")
+    again = claims.claim(ctx, ctx.key(KEY))
+    assert again.run_id == "implementation-002" and (folder / "stage-1").is_dir()
+
+
+def test_stale_lock_is_named_with_the_command_that_clears_it(repo: Path) -> None:
+    approved_task(repo)
+    lock = repo / ".git" / "refs" / "okstra" / "claims" / "g" / "i" / "stage-1.lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("0" * 40 + "\n")
+    old = time.time() - 120
+    os.utime(lock, (old, old))
+    proc = okstra(repo, "stage", "claim", KEY, "--no-worktree")
+    assert proc.returncode == 3
+    assert f"rm '{lock}'" in proc.stderr and "a writer was killed" in proc.stderr
+    assert claim_refs(repo) == {}
+    lock.unlink()
+    assert okstra(repo, "stage", "claim", KEY, "--no-worktree").returncode == 0
+
+
+def test_claims_work_from_inside_a_stage_worktree(repo: Path) -> None:
+    folder = approved_task(repo)
+    claim_json(repo)
+    stage1 = folder / "stage-1"
+    head = commit_in(stage1, "a.py")
+    done = okstra(stage1, "stage", "done", KEY, "--stage", "1", "--head", "HEAD", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["claim"]["headCommit"] == head
+
+
+def test_service_errors_name_the_stage(repo: Path) -> None:
+    approved_task(repo)
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    with pytest.raises(Refused, match=r"stage 2 of p:g:i has no claim"):
+        claims.done(ctx, key, 2)
+    with pytest.raises(BadInput, match="no such file"):
+        claims.done(ctx, key, 1, report="missing.md")

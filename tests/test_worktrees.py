@@ -1,0 +1,134 @@
+"""Worktree listing and teardown that never loses work (SPEC §5), on real worktrees."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+from test_claims import KEY, approved_task, commit_in, stored
+
+from okstra_git.errors import Refused
+from okstra_git.services import claims, worktrees
+from okstra_git.services.context import open_context
+
+
+def done_stage_one(repo: Path) -> tuple[Path, str]:
+    """Diamond plan, stage 1 claimed, one commit in its worktree, marked done (not merged)."""
+    folder = approved_task(repo)
+    ctx = open_context(repo)
+    claims.claim(ctx, ctx.key(KEY))
+    head = commit_in(folder / "stage-1", "src/schema.py")
+    claims.done(ctx, ctx.key(KEY), 1)
+    return folder, head
+
+
+def test_list_shows_task_and_stage_worktrees(repo: Path) -> None:
+    folder, head = done_stage_one(repo)
+    (folder / "stage-1" / "scratch.txt").write_text("?\n")
+    proc = okstra(repo, "worktree", "list", KEY, "--json")
+    assert proc.returncode == 0, proc.stderr
+    task, stage = json.loads(proc.stdout)["worktrees"]
+    assert task["kind"] == "task" and task["path"] == str(folder / "task")
+    assert task["branch"] == "okstra/g/i/task" and task["exists"]
+    assert task["head"] == git(repo, "rev-parse", "main")
+    assert stage["stage"] == 1 and stage["head"] == head and stage["dirty"] == ["scratch.txt"]
+    assert stage["claimStatus"] == "done" and stage["runId"] == "implementation-001"
+    text = okstra(repo, "worktree", "list", KEY).stdout
+    assert f"stage 1   {folder / 'stage-1'}  okstra/g/i/stage-1" in text
+    assert "(present, 1 uncommitted) [done implementation-001]" in text
+
+
+def test_prune_refuses_an_unmerged_commit_then_removes_after_merge(repo: Path) -> None:
+    folder, head = done_stage_one(repo)
+    before = stored(repo)
+    proc = okstra(repo, "worktree", "prune", KEY)
+    assert proc.returncode == 1
+    assert "nothing was removed" in proc.stderr
+    assert (
+        f"stage 1: branch okstra/g/i/stage-1 has 1 commit(s) not in the task worktree HEAD "
+        f"{git(repo, 'rev-parse', 'main')[:12]}: {head[:12]} add src/schema.py" in proc.stderr
+    )
+    assert f"git okstra worktree prune '{KEY}' --force" in proc.stderr
+    assert (folder / "stage-1").is_dir() and git(repo, "rev-parse", "okstra/g/i/stage-1") == head
+    assert stored(repo) == before
+
+    git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
+    done = okstra(repo, "worktree", "prune", KEY, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"removed": [1], "forcedOver": []}
+    assert not (folder / "stage-1").exists()
+    assert "stage-1" not in git(repo, "worktree", "list")
+    assert git(repo, "branch", "--list", "okstra/g/i/stage-1") == ""
+    assert (folder / "task" / "src" / "schema.py").exists()  # the work is in the task worktree
+    again = okstra(repo, "worktree", "prune", KEY)
+    assert again.returncode == 0 and again.stdout.strip() == "nothing to prune"
+
+
+def test_prune_refuses_an_untracked_file_and_force_removes(repo: Path) -> None:
+    folder, _ = done_stage_one(repo)
+    git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
+    (folder / "stage-1" / "notes.txt").write_text("unsaved thoughts\n")
+    (folder / "stage-1" / ".okstra").mkdir()
+    (folder / "stage-1" / ".okstra" / "scratch.md").write_text("ignored by the check\n")
+    proc = okstra(repo, "worktree", "prune", KEY)
+    assert proc.returncode == 1
+    assert f"stage 1 worktree {folder / 'stage-1'} has uncommitted changes: notes.txt" in (
+        proc.stderr
+    )
+    assert ".okstra" not in proc.stderr.split("uncommitted changes:")[1].splitlines()[0]
+    assert (folder / "stage-1" / "notes.txt").exists()
+
+    forced = okstra(repo, "worktree", "prune", KEY, "--force", "--json")
+    assert forced.returncode == 0, forced.stderr
+    result = json.loads(forced.stdout)
+    assert result["removed"] == [1] and "notes.txt" in result["forcedOver"][0]
+    assert not (folder / "stage-1").exists()
+    assert git(repo, "branch", "--list", "okstra/g/i/stage-1") == ""
+
+
+def test_force_removes_unmerged_work_and_started_stages_are_never_pruned(repo: Path) -> None:
+    folder, _ = done_stage_one(repo)
+    git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
+    ctx = open_context(repo)
+    claims.claim(ctx, ctx.key(KEY))  # stages 2 and 3, started
+    commit_in(folder / "stage-2", "src/cache.py")
+    result = worktrees.prune(ctx, ctx.key(KEY), force=True)
+    assert result.removed == [1]  # stage 2's unmerged commit is not a done stage's: untouched
+    assert (folder / "stage-2").is_dir() and (folder / "stage-3").is_dir()
+
+
+def test_prune_finishes_a_teardown_cut_short(repo: Path) -> None:
+    """A worktree folder deleted by hand (or by a crash mid-prune) is still pruned cleanly."""
+    folder, _ = done_stage_one(repo)
+    git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
+    shutil.rmtree(folder / "stage-1")
+    listed = json.loads(okstra(repo, "worktree", "list", KEY, "--json").stdout)["worktrees"]
+    assert listed[1]["exists"] is False and listed[1]["head"]  # the branch head is shown
+    ctx = open_context(repo)
+    assert worktrees.prune(ctx, ctx.key(KEY), force=False).removed == [1]
+    assert not (repo / ".git" / "worktrees" / "okstra-g-i-stage-1").exists()
+    assert git(repo, "branch", "--list", "okstra/g/i/stage-1") == ""
+
+
+def test_prune_refuses_a_branch_checked_out_elsewhere(repo: Path) -> None:
+    folder, _ = done_stage_one(repo)
+    git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
+    git(folder / "stage-1", "checkout", "-q", "--detach")
+    git(repo, "checkout", "-q", "okstra/g/i/stage-1")
+    ctx = open_context(repo)
+    with pytest.raises(Refused, match=r"okstra/g/i/stage-1 is checked out in .*repo"):
+        worktrees.prune(ctx, ctx.key(KEY), force=True)
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "okstra/g/i/stage-1"
+
+
+def test_default_root_is_under_home(repo: Path, tmp_path: Path) -> None:
+    ctx = open_context(repo)
+    lay = worktrees.layout(ctx, ctx.key("Proj X:Grp:Some Id"))
+    assert lay.folder == Path.home() / ".okstra" / "worktrees" / "proj-x" / "grp" / "some-id"
+    assert lay.stage_name(3) == "okstra-grp-some-id-stage-3"
+    assert lay.stage_branch(3) == "okstra/grp/some-id/stage-3"
+    git(repo, "config", "okstra.worktreeRoot", "../trees")
+    assert worktrees.layout(ctx, ctx.key("p:g:i")).folder == repo.parent / "trees" / "p" / "g" / "i"
