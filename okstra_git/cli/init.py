@@ -20,11 +20,14 @@ def init(
     remote: str | None = typer.Option(
         None, "--remote", help="Add fetch refspecs for okstra refs and notes to this remote."
     ),
+    hooks: bool = typer.Option(
+        False, "--hooks", help="Install the pre-push hook (as `git okstra hooks install`)."
+    ),
     as_json: bool = JSON_OPTION,
 ) -> None:
     """Record okstra settings and, with --remote, make plain `git fetch` bring okstra data."""
     ctx = open_context()
-    changes = setup.init(ctx, project_id, worktree_root, protect or [], remote)
+    changes = setup.init(ctx, project_id, worktree_root, protect or [], remote, hooks)
     emit(
         as_json,
         {"config": changes, "projectId": ctx.default_project},

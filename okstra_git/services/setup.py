@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from ..errors import BadInput
+from ..gate import DEFAULT_PROTECT as DEFAULT_PROTECT  # the gate owns the default
 from .context import Context
-
-DEFAULT_PROTECT = ("refs/heads/main", "refs/heads/master", "refs/heads/release/*")
 
 
 def fetch_refspecs(remote: str) -> list[str]:
@@ -26,6 +25,7 @@ def init(
     worktree_root: str | None,
     protect: list[str],
     remote: str | None,
+    hooks: bool = False,
 ) -> dict[str, str]:
     """Write the given settings; returns what was set. Existing refspecs are not duplicated."""
     config = ctx.repo.repo.config
@@ -52,6 +52,11 @@ def init(
             if spec not in have:
                 config.set_multivar(f"remote.{remote}.fetch", "^$", spec)
                 changes.setdefault(f"remote.{remote}.fetch", spec)
+    if hooks:
+        from .. import hookinstall
+
+        action, state = hookinstall.install(ctx.repo)
+        changes["hooks.pre-push"] = f"{action}: {state.path}"
     return changes
 
 

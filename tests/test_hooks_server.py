@@ -1,0 +1,174 @@
+"""The server-side gate (contrib/pre-receive and contrib/update) in a bare remote, and the
+whole push path over a real `git daemon` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+from hooks_world import add_verdict, commit, pair, push, remote_ref
+
+from okstra_git import hookinstall
+from okstra_git.records.verdict import VERDICTS_REF
+
+CONTRIB = Path(__file__).resolve().parent.parent / "contrib"
+OKSTRA_EXE = hookinstall._installed_exe() or "git-okstra"
+
+
+def serve_hook(remote: Path, name: str = "pre-receive") -> None:
+    shutil.copy(CONTRIB / name, remote / "hooks" / name)
+    (remote / "hooks" / name).chmod(0o755)
+
+
+@pytest.fixture
+def server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A clone whose bare remote runs contrib/pre-receive; the clone has our pre-push hook."""
+    monkeypatch.setenv("OKSTRA_EXE", OKSTRA_EXE)
+    work, remote = pair(tmp_path)
+    serve_hook(remote)
+    assert okstra(work, "hooks", "install").returncode == 0
+    return work, remote
+
+
+def test_pre_receive_refuses_an_unverified_push_made_with_no_verify(server):
+    work, remote = server
+    before = remote_ref(remote, "main")
+    head = commit(work, "unverified")
+    proc = push(work, "--no-verify", "origin", "main")
+    assert proc.returncode != 0
+    assert f"remote: okstra pre-receive: refusing to update refs/heads/main to {head[:12]}" in (
+        proc.stderr
+    )
+    assert "pre-receive hook declined" in proc.stderr
+    assert "okstra pre-push" not in proc.stderr  # the client hook really was skipped
+    assert remote_ref(remote, "main") == before
+
+    # A verdict only in the clone does not count on the server; the fix says what to push.
+    add_verdict(work)
+    proc = push(work, "--no-verify", "origin", "main")
+    assert proc.returncode != 0 and "push the verdict notes with the branch" in proc.stderr
+
+    # Notes and branch in one push: the server reads the notes commit still in quarantine.
+    proc = push(work, "--no-verify", "origin", VERDICTS_REF, "main")
+    assert proc.returncode == 0, proc.stderr
+    assert "gate open" in proc.stderr
+    assert remote_ref(remote, "main") == head
+
+
+def test_pre_receive_speaks_gitlab_and_guards_deletion(server):
+    work, remote = server
+    commit(work, "unverified")
+    proc = push(work, "--no-verify", "origin", "main", env={"GL_ID": "user-1"})
+    assert proc.returncode != 0
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("remote: ")]
+    assert lines and all(ln.startswith("remote: GL-HOOK-ERR: ") for ln in lines), lines
+
+    assert push(work, "--no-verify", "origin", "HEAD:refs/heads/release/1").returncode != 0
+    assert remote_ref(remote, "release/1") is None  # protected by the default globs too
+    git(remote, "branch", "release/0", "main")  # made on the server itself
+    proc = push(work, "--no-verify", "origin", "--delete", "release/0")
+    assert proc.returncode != 0
+    assert "refusing to delete the protected ref refs/heads/release/0" in proc.stderr
+    git(remote, "config", "okstra.allowDelete", "true")
+    proc = push(work, "--no-verify", "origin", "--delete", "release/0")
+    assert proc.returncode == 0, proc.stderr
+    assert remote_ref(remote, "release/0") is None
+
+
+def test_pre_receive_without_okstra_installed_fails_closed(server, monkeypatch):
+    work, remote = server
+    monkeypatch.setenv("OKSTRA_EXE", "/nonexistent/git-okstra")
+    proc = push(work, "--no-verify", "origin", "HEAD:refs/heads/topic")
+    assert proc.returncode != 0 and "not installed on this server" in proc.stderr
+    assert remote_ref(remote, "topic") is None
+
+
+def test_update_hook_variant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("OKSTRA_EXE", OKSTRA_EXE)
+    work, remote = pair(tmp_path)
+    serve_hook(remote, "update")
+    head = commit(work, "x")
+    add_verdict(work)
+    proc = push(work, "origin", "main")
+    assert proc.returncode != 0 and "remote: okstra update: refusing" in proc.stderr
+    assert push(work, "origin", VERDICTS_REF).returncode == 0
+    assert push(work, "origin", "main").returncode == 0
+    assert remote_ref(remote, "main") == head
+
+
+# -- over the network -----------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[str]:
+    """`git daemon` serving tmp_path on 127.0.0.1 (push enabled); stopped after the test."""
+    port = free_port()
+    proc = subprocess.Popen(
+        ["git", "daemon", "--reuseaddr", "--listen=127.0.0.1", f"--port={port}",
+         "--export-all", "--enable=receive-pack", f"--base-path={tmp_path}", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "OKSTRA_EXE": OKSTRA_EXE},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("git daemon did not start") from None
+                time.sleep(0.05)
+        yield f"git://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_push_sync_and_ci_check_over_git_daemon(tmp_path: Path, daemon: str):
+    _, remote = pair(tmp_path, "seed-clone")
+    serve_hook(remote)
+    url = f"{daemon}/remote.git"
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", url, str(work))
+    assert okstra(work, "init", "--remote", "origin", "--hooks").returncode == 0
+
+    head = commit(work, "over the network")
+    proc = push(work, "origin", "main")
+    assert proc.returncode != 0 and "okstra pre-push: refusing" in proc.stderr
+    add_verdict(work)
+    proc = push(work, "origin", "main")  # the client hook passes; the server has no notes
+    assert proc.returncode != 0 and "remote: okstra pre-receive: refusing" in proc.stderr
+
+    out = okstra(work, "sync", "origin", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["pushed"] == [VERDICTS_REF]
+    proc = push(work, "origin", "main")
+    assert proc.returncode == 0, proc.stderr
+    assert remote_ref(remote, "main") == head
+
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", url, str(fresh))
+    assert okstra(fresh, "ci", "check").returncode == 1  # a clone does not bring notes
+    check = okstra(fresh, "ci", "check", "--fetch", "origin", "--format", "json")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert json.loads(check.stdout)["verdict"]["head"] == head
