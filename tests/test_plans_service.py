@@ -276,22 +276,40 @@ def test_racing_approvals_leave_one_audit_line_and_a_valid_note(repo: Path, tmp_
     assert okstra(repo, "plan", "status", KEY).returncode == 0
 
 
-def test_notes_from_two_writers_stay_valid_json_lines(repo: Path) -> None:
-    """Two approvals of one blob (e.g. two clones, merged) are two sorted JSON lines."""
+def test_two_clones_approvals_merge_into_valid_json_lines(repo: Path, tmp_path: Path) -> None:
+    """A hand approval (A) in one clone and a CLI approval (B) of the same blob in another:
+    git's cat_sort_uniq merge of the notes gives two sorted JSON lines, still approved."""
     setup_task(repo, LINEAR_PLAN.replace("- [ ] Approved", "- [x] Approved"))
+    git(repo, "add", PLAN)
+    git(repo, "commit", "-q", "-m", "plan")
     submit(repo)
-    ctx = open_context(repo)
-    key = ctx.key(KEY)
     blob = git(repo, "hash-object", PLAN)
-    plan = plans.read_plan_file(repo / PLAN)
-    state = plans.require_task(ctx.repo, key)
-    plans._record(ctx, state, plans.PlanFile(PLAN, plan.raw, plan.text), PLAN, "A", "2030-01-01")
-    plans._record(ctx, state, plans.PlanFile(PLAN, plan.raw, plan.text), PLAN, "B", "2030-01-02")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(repo), str(other))
+    git(other, "fetch", "-q", "origin", "refs/okstra/*:refs/okstra/*")
+
+    ctx = open_context(repo)
+    assert plans.ensure_approved(ctx, ctx.key(KEY)).blob == blob
+    again = json.loads(okstra(other, "plan", "approve", KEY, "--json").stdout)
+    assert again["blob"] == blob and not again["changedFile"]
+
+    git(repo, "fetch", "-q", str(other), f"{APPROVALS_REF}:refs/notes/okstra/approvals-other")
+    git(
+        repo,
+        "notes",
+        "--ref",
+        "okstra/approvals",
+        "merge",
+        "-s",
+        "cat_sort_uniq",
+        "refs/notes/okstra/approvals-other",
+    )
     lines = note_lines(repo, blob)
-    assert [line["method"] for line in lines] == ["A", "B"]
-    assert [a.method for a in read_approvals(ctx.repo, blob, KEY)] == ["A", "B"]
-    assert git(repo, "notes", "--ref", "okstra/approvals", "list", blob)
-    assert git(repo, "rev-parse", APPROVALS_REF)
+    assert sorted(line["method"] for line in lines) == ["A", "B"]
+    raw = git(repo, "notes", "--ref", "okstra/approvals", "show", blob).splitlines()
+    assert raw == sorted(raw)
+    assert len(read_approvals(ctx.repo, blob, KEY)) == 2
+    assert okstra(repo, "plan", "status", KEY).returncode == 0
 
 
 def _oversized(tmp: Path) -> Path:
@@ -410,3 +428,21 @@ def test_clarify_status_tells_absent_from_empty(repo: Path) -> None:
     assert json.loads(diamond.stdout)["state"] == "schema-absent"
     assert "schema absent" in okstra(repo, "clarify", "status", "diamond.md").stdout
     assert okstra(repo, "clarify", "status", "nope.md").returncode == 2
+
+
+def test_approve_keeps_every_other_byte_and_the_file_mode(repo: Path) -> None:
+    """CRLF line ends and the file mode survive the in-place tick (temp file + rename)."""
+    original = LINEAR_PLAN.replace("\n", "\r\n").encode()
+    file = setup_task(repo, "")
+    file.write_bytes(original)
+    file.chmod(0o640)
+    submit(repo)
+    ctx = open_context(repo)
+    done = plans.approve_plan(ctx, ctx.key(KEY))
+    when = done.approval.approved_at
+    assert file.read_bytes() == original.replace(
+        b"- [ ] Approved\r\n", f"- [x] Approved\r\n- Approved at (CLI ack): {when}\r\n".encode()
+    )
+    assert file.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in file.parent.iterdir()] == [file.name]  # no temp file left behind
+    assert done.blob == git(repo, "hash-object", PLAN)
