@@ -97,9 +97,9 @@ def _make_world(root: Path) -> Demo:
 
 
 def _steps() -> list[Callable[[Demo], None]]:
-    from . import foundation, plans
+    from . import claims, foundation, plans
 
-    return [foundation.step, plans.step]
+    return [foundation.step, plans.step, claims.step]
 
 
 def run_demo(directory: Path | None) -> int:

@@ -234,6 +234,7 @@ def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Re
 
 
 def _nothing_ready(
+    ctx: Context,
     key: TaskKey,
     stages: dict[int, Stage],
     selection: batching.Selection,
@@ -248,7 +249,7 @@ def _nothing_ready(
             for s in claims.values()
             if s.claim.status == "started"
             and s.claim.worktree_path
-            and worktree_head(s.claim.worktree_path) is None
+            and worktree_head(s.claim.worktree_path, ctx.repo) is None
         }
     )
     hint = "".join(
@@ -361,7 +362,7 @@ def claim(
         take_over_expired=take_over_expired,
     )
     if not preview.batch:
-        raise _nothing_ready(key, stages, preview, first)
+        raise _nothing_ready(ctx, key, stages, preview, first)
     task_path: Path | None = None
     if worktrees:
         for number in preview.batch:
@@ -380,7 +381,7 @@ def claim(
             take_over_expired=take_over_expired,
         )
         if not selection.batch:
-            raise _nothing_ready(key, stages, selection, claims)
+            raise _nothing_ready(ctx, key, stages, selection, claims)
         state = require_task(ctx.repo, key)
         head = wt.task_head(ctx, lay)
         since = state.task.implementation_base_commit
@@ -622,7 +623,7 @@ def _stage_head(ctx: Context, c: Claim, given: str | None) -> str:
     """The stage worktree HEAD (the branch head if the folder is gone); a given SHA must match."""
     wanted = ctx.repo.resolve_commit(given) if given is not None else None
     if c.worktree_path:
-        head = worktree_head(c.worktree_path)
+        head = worktree_head(c.worktree_path, ctx.repo)
         if head is not None:
             dirty = dirty_paths(c.worktree_path)
             if dirty:

@@ -187,7 +187,7 @@ def _entry(
     status: str | None,
     run_id: str | None,
 ) -> WorktreeEntry:
-    head = worktree_head(path)
+    head = worktree_head(path, ctx.repo)
     exists = head is not None
     return WorktreeEntry(
         kind=kind,
