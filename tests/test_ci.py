@@ -1,0 +1,164 @@
+"""`git okstra ci check` (SPEC §7): exit codes, formats, --fetch, --task, signed verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+from conftest import git, okstra
+from hooks_world import KEY, add_verdict, commit, pair
+
+from okstra_git import signing
+from okstra_git.gitlayer import GitRepo
+from okstra_git.records.verdict import append_verdict
+
+
+def check(repo: Path, *args: str, env: dict[str, str] | None = None):
+    return subprocess.run(
+        [sys.executable, "-m", "okstra_git", "ci", "check", *args],
+        cwd=repo,
+        text=True,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_exit_0_only_for_an_accepted_whole_task_verdict(repo: Path):
+    head = git(repo, "rev-parse", "HEAD")
+    proc = check(repo)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(f"okstra gate FAILED: {head[:12]} does not pass")
+    add_verdict(repo, verdict="conditional-accept")
+    add_verdict(repo, scope="single-stage", stages=(1,))
+    assert check(repo).returncode == 1
+    add_verdict(repo)
+    proc = check(repo, "HEAD")
+    assert proc.returncode == 0, proc.stdout
+    assert f"okstra gate passed: {head[:12]} carries an accepted whole-task verdict" in (
+        proc.stdout
+    )
+    assert KEY in proc.stdout
+
+
+def test_json_report(repo: Path):
+    add_verdict(repo, verdict="blocked")
+    proc = check(repo, "--format", "json")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["passed"] is False and report["verdict"] is None
+    assert report["rejected"][0]["why"] == "is blocked, not accepted"
+    assert report["notes"] == ["refs/notes/okstra/verdicts"]
+    add_verdict(repo)
+    report = json.loads(check(repo, "--format", "json").stdout)
+    assert report["passed"] is True and report["verdict"]["verdict"] == "accepted"
+    assert report["commit"] == git(repo, "rev-parse", "HEAD")
+
+
+def test_junit_output_parses_as_xml(repo: Path, tmp_path: Path):
+    out = tmp_path / "okstra-gate.xml"
+    proc = check(repo, "--format", "junit", "--output", str(out))
+    assert proc.returncode == 1 and proc.stdout == ""
+    root = ET.parse(out).getroot()
+    assert root.tag == "testsuites" and root.get("failures") == "1"
+    (case,) = root.iter("testcase")
+    failure = case.find("failure")
+    assert failure is not None and "needs an accepted whole-task verdict" in (failure.text or "")
+    add_verdict(repo)
+    proc = check(repo, "--format", "junit")
+    assert proc.returncode == 0
+    root = ET.fromstring(proc.stdout)
+    assert root.get("failures") == "0" and next(root.iter("testcase")).find("failure") is None
+
+
+def test_github_writes_the_step_summary_and_error_annotation(repo: Path, tmp_path: Path):
+    summary = tmp_path / "summary.md"
+    summary.write_text("# earlier step\n")
+    env = {"GITHUB_STEP_SUMMARY": str(summary)}
+    proc = check(repo, "--format", "github", env=env)
+    assert proc.returncode == 1
+    (line,) = proc.stdout.splitlines()  # one annotation; its newlines are escaped
+    assert line.startswith("::error title=okstra verification gate::") and "%0A" in line
+    text = summary.read_text()
+    assert text.startswith("# earlier step\n")  # appended, never overwritten
+    assert "## okstra verification gate: failed" in text
+    add_verdict(repo)
+    proc = check(repo, "--format", "github", env=env)
+    assert proc.returncode == 0 and proc.stdout.startswith("::notice ")
+    assert "## okstra verification gate: passed" in summary.read_text()
+    assert f"| verdict | accepted (whole-task) for {KEY} |" in summary.read_text()
+
+
+def test_fetch_reads_the_remote_notes_into_the_tracking_namespace(tmp_path: Path):
+    work, _remote = pair(tmp_path)
+    head = commit(work, "verified")
+    add_verdict(work)
+    git(work, "push", "-q", "origin", "main", "refs/notes/okstra/verdicts")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(fresh))
+    assert check(fresh).returncode == 1
+    proc = check(fresh, "--fetch", "origin", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["notes"] == ["refs/notes/okstra-remotes/origin/verdicts"]
+    assert report["verdict"]["head"] == head
+    # The fetch never wrote the local notes ref.
+    assert git(fresh, "for-each-ref", "refs/notes/okstra/") == ""
+    proc = check(fresh, "--fetch", "nowhere")
+    assert proc.returncode == 2 and "'nowhere' is not configured" in proc.stderr
+
+
+def test_task_filter(repo: Path):
+    add_verdict(repo, key="proj:other:task")
+    proc = check(repo, "--task", KEY)
+    assert proc.returncode == 1 and f"is for task proj:other:task, not {KEY}" in proc.stdout
+    assert check(repo, "--task", "proj:other:task").returncode == 0
+    git(repo, "config", "okstra.projectId", "proj")
+    assert check(repo, "--task", "other:task").returncode == 0  # the project id from config
+
+
+def test_bad_input_is_exit_2(repo: Path):
+    proc = check(repo, "no-such-rev")
+    assert proc.returncode == 2 and "does not name a commit" in proc.stderr
+    assert check(repo, "--format", "yaml").returncode == 2
+    assert okstra(repo, "ci", "check", "--help").returncode == 0
+
+
+def ssh_key(tmp_path: Path, name: str) -> Path:
+    key = tmp_path / name
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
+    )
+    return key
+
+
+def test_allowed_signers_only_signed_verdicts_count(repo: Path, tmp_path: Path):
+    key, stranger = ssh_key(tmp_path, "signer"), ssh_key(tmp_path, "stranger")
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"test@example.invalid {key.with_suffix('.pub').read_text()}")
+    git(repo, "config", "okstra.gate.allowedSigners", str(allowed))
+
+    unsigned = add_verdict(repo)
+    proc = check(repo)
+    assert proc.returncode == 1 and "is not signed" in proc.stdout and "--sign" in proc.stdout
+
+    grepo = GitRepo.open(repo)
+    by_stranger = replace(unsigned, recorded_at="2026-06-06T12:01:00+00:00")
+    by_stranger = replace(
+        by_stranger, signature=signing.sign(by_stranger.signed_payload(), str(stranger))
+    )
+    append_verdict(grepo, by_stranger)
+    proc = check(repo)
+    assert proc.returncode == 1 and "has a signature that no key in" in proc.stdout
+
+    signed = replace(unsigned, recorded_at="2026-06-06T12:02:00+00:00")
+    signed = replace(signed, signature=signing.sign(signed.signed_payload(), str(key)))
+    append_verdict(grepo, signed)
+    assert check(repo).returncode == 0
+    git(repo, "config", "okstra.gate.allowedSigners", str(tmp_path / "missing"))
+    proc = check(repo)
+    assert proc.returncode == 1 and "not a file" in proc.stdout
