@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from okstra_git.errors import BadInput
 from okstra_git.keys import parse_task_key, slug
 
-REF_SAFE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+REF_SAFE = re.compile(r"^[a-z0-9_][a-z0-9._-]*$")
 
 
 def test_three_parts_kept_byte_exact() -> None:
