@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from conftest import git, okstra
 from hooks_world import KEY, add_verdict, commit, pair
 
@@ -162,3 +163,44 @@ def test_allowed_signers_only_signed_verdicts_count(repo: Path, tmp_path: Path):
     git(repo, "config", "okstra.gate.allowedSigners", str(tmp_path / "missing"))
     proc = check(repo)
     assert proc.returncode == 1 and "not a file" in proc.stdout
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_shipped_ci_jobs_pass_on_a_verified_commit(tmp_path: Path):
+    """Run the commands of contrib/'s GitHub and GitLab jobs (all but installing) in a fresh
+    clone, as the CI runner would."""
+    yaml = pytest.importorskip("yaml")
+    work, _ = pair(tmp_path)
+    head = commit(work, "verified")
+    add_verdict(work)
+    git(work, "push", "-q", "origin", "main", "refs/notes/okstra/verdicts")
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(fresh))
+    summary = tmp_path / "summary.md"
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "CI_COMMIT_SHA": head}
+
+    def run(script: str) -> None:
+        proc = subprocess.run(["bash", "-ec", script], cwd=fresh, env=env, text=True,
+                              capture_output=True)  # fmt: skip
+        assert proc.returncode == 0, f"{script}\n{proc.stdout}{proc.stderr}"
+
+    workflow = yaml.safe_load((ROOT / "contrib/github-actions/okstra-gate.yml").read_text())
+    steps = workflow["jobs"]["okstra-gate"]["steps"]
+    assert steps[0]["with"]["fetch-depth"] == 0
+    for step in steps:
+        if "run" in step and "pip install" not in step["run"]:
+            run(step["run"])
+    assert "## okstra verification gate: passed" in summary.read_text()
+
+    job = yaml.safe_load((ROOT / "contrib/gitlab-ci/okstra-gate.yml").read_text())["okstra-gate"]
+    assert job["variables"]["GIT_DEPTH"] == "0"
+    for line in job["script"]:
+        run(line)
+    assert ET.parse(fresh / "okstra-gate.xml").getroot().get("failures") == "0"
+
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["stages"] == ["pre-push"]
+    env.update(PRE_COMMIT_TO_REF=head, PRE_COMMIT_REMOTE_BRANCH="refs/heads/main")
+    run(hook["entry"].replace("git-okstra", f"{sys.executable} -m okstra_git", 1))
