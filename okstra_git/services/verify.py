@@ -351,9 +351,18 @@ def _signing_key(repo: GitRepo) -> str:
 
 
 def _equivalent(repo: GitRepo, record: Verdict, signed: bool) -> Verdict | None:
-    """A verdict already on the head for the same target, verdict and report (and signed if
-    a signature is asked for): recording again must not add a second line."""
-    same = ("task_key", "scope", "stages", "base", "head_tree", "verdict", "report_digest")
+    """A verdict already on the head by the same person for the same target, verdict and
+    report (and signed if a signature is asked for): recording again adds no second line."""
+    same = (
+        "task_key",
+        "scope",
+        "stages",
+        "base",
+        "head_tree",
+        "verdict",
+        "report_digest",
+        "recorded_by",
+    )
     found, _problems = read_verdicts(repo, record.head)
     for old in found:
         if all(getattr(old, f) == getattr(record, f) for f in same) and (
