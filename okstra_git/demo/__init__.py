@@ -97,9 +97,9 @@ def _make_world(root: Path) -> Demo:
 
 
 def _steps() -> list[Callable[[Demo], None]]:
-    from . import claims, foundation, plans
+    from . import claims, foundation, plans, verify
 
-    return [foundation.step, plans.step, claims.step]
+    return [foundation.step, plans.step, claims.step, verify.step]
 
 
 def run_demo(directory: Path | None) -> int:

@@ -1,0 +1,65 @@
+"""Demo step: the final-verification gate refuses until every stage is done, merged and the
+task worktree clean; then the target, an accepted verdict recorded as a git note, and show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import Demo
+
+README = (
+    "# calc\n\nA tiny calculator used by the okstra demo.\n\n"
+    "- `calc.mul.mul(a, b)` multiplies two numbers (ints or floats; anything else is a "
+    "`TypeError`).\n"
+    "- `python -m calc.cli add|mul A B` prints the result.\n"
+)
+
+
+def step(demo: Demo) -> None:
+    task_wt = Path(demo.facts["task_worktree"])
+    folder = task_wt.parent
+    demo.step("Final verification: the gate refuses while a stage is not done")
+    demo.run("git", "okstra", "verify", "target", demo.key, expect=1)
+    # A single stage can be verified on its own right after it is done (never for release).
+    demo.run("git", "okstra", "verify", "target", demo.key, "--stage", "3")
+
+    demo.step("Stage 4: claim, work, done — and the gate refuses it until it is merged")
+    claimed = json.loads(
+        demo.run("git", "okstra", "stage", "claim", demo.key, "--json", quiet=True).stdout
+    )
+    assert claimed["stages"] == [4], claimed["stages"]
+    stage_wt = folder / "stage-4"
+    demo.write("README.md", README, cwd=stage_wt)
+    demo.run("git", "commit", "-q", "-am", "calc: document mul and the CLI", cwd=stage_wt)
+    seq = claimed["runId"].rsplit("-", 1)[1]
+    runs = ".okstra/tasks/calc/add-mul/runs"
+    report = f"{runs}/implementation/reports/final-report-implementation-{seq}.md"
+    demo.write(report, f"# implementation {seq}\n\nStage 4 done.\n")
+    demo.run("git", "okstra", "stage", "done", demo.key, "--stage", "4", "--report", report)
+    demo.run("git", "okstra", "verify", "target", demo.key, expect=1)
+    demo.run("git", "merge", "-q", "--no-edit", "okstra/calc/add-mul/stage-4", cwd=task_wt)
+
+    demo.step("An uncommitted file outside .okstra/ blocks verification too")
+    demo.write("scratch.py", "print('debugging')\n", cwd=task_wt)
+    demo.run("git", "okstra", "verify", "target", demo.key, expect=1)
+    (task_wt / "scratch.py").unlink()
+
+    demo.step("The verification target, then an accepted verdict kept as a git note")
+    demo.run("git", "okstra", "verify", "target", demo.key)
+    # The run writes its report data inside .okstra/, which the clean check ignores.
+    data = task_wt / ".okstra" / "tasks" / "calc" / "add-mul" / "final-verification-data.json"
+    card = {"verdictToken": "accepted", "direction": "release", "nextStep": "release-handoff"}
+    report_data = {
+        "header": {"taskKey": demo.key, "taskType": "final-verification"},
+        "verdictCard": card,
+        "finalVerdict": card,
+        "finalVerification": {"verificationScope": "whole-task", "acceptanceBlockers": []},
+    }
+    demo.write(str(data.relative_to(task_wt)), json.dumps(report_data, indent=2) + "\n", task_wt)
+    head = demo.run("git", "rev-parse", "HEAD", cwd=task_wt, quiet=True).stdout.strip()
+    demo.run("git", "okstra", "verify", "record", demo.key, "--verdict", "accepted",
+             "--report", str(data), "--expect-head", head)  # fmt: skip
+    demo.run("git", "okstra", "verify", "show", cwd=task_wt)
+    demo.run("git", "notes", "--ref", "okstra/verdicts", "show", head, quiet=True)
+    demo.facts["verified_head"] = head
