@@ -54,10 +54,17 @@ def _text(report: sync_service.SyncReport) -> str:
     for state in report.refs:
         if state.state == "same":
             continue
-        old = (state.local or "-")[:12]
-        new = (state.new or state.remote or "-")[:12]
+        local, remote, new = (v[:12] if v else "-" for v in (state.local, state.remote, state.new))
+        said = {
+            "fetched": f"fetched {remote}",
+            "fast-forwarded": f"fast-forwarded {local} → {new}",
+            "merged": f"merged the remote's {remote} into {local} → {new}",
+            "ahead": f"ahead of the remote ({remote} → {local})",
+            "local-only": f"not on the remote yet ({local})",
+            "diverged": f"DIVERGED: here {local}, remote {remote}",
+        }[state.state]
         pushed = "; pushed" if state.ref in report.pushed else ""
-        lines.append(f"  {state.ref}: {state.state} ({old} → {new}){pushed}")
+        lines.append(f"  {state.ref}: {said}{pushed}")
     unchanged = sum(1 for r in report.refs if r.state == "same")
     lines.append(f"{unchanged} ref(s) already in step; {len(report.pushed)} pushed")
     return "\n".join(lines)
