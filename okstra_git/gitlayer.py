@@ -273,12 +273,13 @@ class GitRepo:
     # -- notes -----------------------------------------------------------------------------
 
     def read_note(self, notes_ref: str, target: str) -> bytes | None:
-        """The note on ``target`` in ``notes_ref``, whatever fanout wrote it (flat or 2/38)."""
+        """The note on ``target`` in ``notes_ref``, whatever fanout wrote it (git writes flat,
+        2/38 and, past ~65k notes, 2/2/36)."""
         head = self.read_ref(notes_ref)
         if head is None:
             return None
         tree = self.tree_of(head)
-        for path in (f"{target[:2]}/{target[2:]}", target):
+        for path in note_paths(target):
             try:
                 return self.repo[tree[path].id].data
             except KeyError:
@@ -316,7 +317,7 @@ class GitRepo:
                 merged = sorted(set(have) | new_lines)
                 if merged != have:
                     data = ("\n".join(merged) + "\n").encode("utf-8")
-                    changes[target] = None
+                    changes.update(dict.fromkeys(note_paths(target)))  # drop any old fanout
                     changes[f"{target[:2]}/{target[2:]}"] = data
             if not changes:
                 return False
@@ -394,6 +395,11 @@ class GitRepo:
             if _head_file(self.common_dir / "worktrees" / name) == wanted:
                 return Path(self.repo.lookup_worktree(name).path)
         return None
+
+
+def note_paths(target: str) -> tuple[str, ...]:
+    """Where a notes tree may hold the note on ``target``: 2/38 (ours), flat, 2/2/36."""
+    return (f"{target[:2]}/{target[2:]}", target, f"{target[:2]}/{target[2:4]}/{target[4:]}")
 
 
 def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -> str | None:

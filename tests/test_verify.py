@@ -270,3 +270,16 @@ def test_lean_verify_commands_mirror_the_typer_ones(world: World, monkeypatch):
         lean = okstra(world.repo, *args)
         assert (lean.returncode, typed.exit_code) == (code, code), (args, lean.stderr)
         assert lean.stdout + lean.stderr == typed.output, args
+
+
+def test_a_work_tree_of_another_clone_is_not_taken(world: World, tmp_path: Path):
+    """Worktree roots can be shared by clones: the default task worktree path may belong to
+    another clone of the project, whose HEAD this repository may not even have."""
+    from okstra_git.gitlayer import worktree_head
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(world.repo), str(clone))
+    assert worktree_head(clone) == git(clone, "rev-parse", "HEAD")
+    assert worktree_head(clone, world.ctx.repo) is None
+    assert worktree_head(world.task_wt, world.ctx.repo) == git(world.task_wt, "rev-parse", "HEAD")
+    assert worktree_head(world.repo / "docs", world.ctx.repo) is None  # not a work tree root

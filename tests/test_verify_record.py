@@ -15,6 +15,7 @@ from verify_world import KEY, World, make_world
 
 from okstra_git import signing
 from okstra_git.errors import BadInput, Refused
+from okstra_git.gitlayer import GitRepo, RefUpdate
 from okstra_git.records.base import from_data
 from okstra_git.records.task import require_task
 from okstra_git.records.verdict import (
@@ -278,3 +279,24 @@ def test_sign_without_a_signing_key_is_bad_input(merged: World, tmp_path: Path):
     with pytest.raises(BadInput, match="not a file"):
         verify.record_verdict(merged.ctx, merged.key, "accepted", str(report), None, sign=True)
     assert merged.ctx.repo.read_ref(VERDICTS_REF) is None
+
+
+def test_notes_written_by_git_at_any_fanout_are_read_and_rewritten(repo: Path):
+    """Past ~65k notes git fans out 2/2/36; a verdict note there is still found and updated,
+    and plain git still reads every note afterwards."""
+    g = GitRepo.open(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    other = git(repo, "rev-parse", "HEAD^{tree}")
+    deep = {f"{t[:2]}/{t[2:4]}/{t[4:]}": f'{{"n":"{t[:4]}"}}\n'.encode() for t in (head, other)}
+    tree = g.tree_with(None, deep)
+    g.update_refs([RefUpdate(VERDICTS_REF, g.commit(tree, [], "git-made notes"), None)], "test")
+    assert g.read_note(VERDICTS_REF, head) == f'{{"n":"{head[:4]}"}}\n'.encode()
+    assert g.add_note_lines(VERDICTS_REF, head, ['{"n":"new"}'], "add")
+    assert g.read_note(VERDICTS_REF, head) == f'{{"n":"{head[:4]}"}}\n{{"n":"new"}}\n'.encode()
+    notes = g.tree_of(g.read_ref(VERDICTS_REF))
+    assert f"{head[:2]}/{head[2:4]}/{head[4:]}" not in notes  # moved, not duplicated
+    assert git(repo, "notes", "--ref", "okstra/verdicts", "show", head).splitlines() == [
+        f'{{"n":"{head[:4]}"}}',
+        '{"n":"new"}',
+    ]
+    assert git(repo, "notes", "--ref", "okstra/verdicts", "show", other) == f'{{"n":"{other[:4]}"}}'
