@@ -488,6 +488,42 @@ def crash_point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+def update_refs_guarded(
+    repo: GitRepo,
+    guard: str,
+    build: Callable[[], tuple[list[RefUpdate], T]],
+    message: str,
+) -> T:
+    """Lock ``guard`` first, let ``build`` read and decide under that lock, then apply its
+    updates like :meth:`GitRepo.update_refs` (all or none, each conditional on its expected
+    value; raises :class:`RefMoved`).
+
+    Writers that all change ``guard`` (every claim moves its task ref) then queue at one lock
+    instead of each building a whole transaction's objects only to lose the compare-and-swap.
+    ``build`` may raise to refuse; the locks are released and nothing is written.
+    """
+    try:
+        with repo.repo.transaction() as tx:
+            tx.lock_ref(guard)
+            updates, value = build()
+            ordered = sorted(updates, key=lambda u: u.name)
+            for update in ordered:
+                if update.name != guard:
+                    tx.lock_ref(update.name)
+            for update in ordered:
+                current = repo.read_ref(update.name)
+                if current != update.expected:
+                    raise RefMoved(update.name, f"expected {update.expected}, found {current}")
+                if update.new is None:
+                    tx.remove(update.name)
+                else:
+                    tx.set_target(update.name, update.new, message=message)
+            crash_point("in-transaction")
+    except pygit2.GitError as exc:
+        raise RefMoved(guard, str(exc)) from exc
+    return value
+
+
 @dataclass(frozen=True)
 class WorktreeInfo:
     """A linked worktree as registered in ``<common dir>/worktrees/<name>``."""

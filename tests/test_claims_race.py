@@ -17,6 +17,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,7 +44,7 @@ def five_stage_plan() -> str:
 def race(repo: str, keys: list[str], go: str, out: str) -> None:
     """One racer (runs in its own process)."""
     from okstra_git.errors import Conflict, Refused
-    from okstra_git.gitlayer import GitRepo, RefMoved
+    from okstra_git.gitlayer import RefMoved
     from okstra_git.services import claims
     from okstra_git.services.context import open_context
 
@@ -52,16 +53,16 @@ def race(repo: str, keys: list[str], go: str, out: str) -> None:
     wins: list[dict[str, object]] = []
     conflicts = 0
     lost = [0]  # claim transactions that found a ref moved or locked: real collisions
-    update_refs = GitRepo.update_refs
+    guarded = claims.update_refs_guarded
 
-    def counting(self: GitRepo, updates: object, message: str) -> None:
+    def counting(*args: Any) -> Any:
         try:
-            update_refs(self, updates, message)  # type: ignore[arg-type]
+            return guarded(*args)
         except RefMoved:
             lost[0] += 1
             raise
 
-    GitRepo.update_refs = counting  # type: ignore[method-assign]
+    claims.update_refs_guarded = counting  # type: ignore[assignment]
     while not os.path.exists(go):
         time.sleep(0.001)
     for key in parsed:

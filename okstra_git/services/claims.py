@@ -35,7 +35,15 @@ from typing import Any
 
 from .. import batch as batching
 from ..errors import BadInput, Refused
-from ..gitlayer import RefMoved, RefUpdate, cas_retry, crash_point, dirty_paths, worktree_head
+from ..gitlayer import (
+    RefMoved,
+    RefUpdate,
+    cas_retry,
+    crash_point,
+    dirty_paths,
+    update_refs_guarded,
+    worktree_head,
+)
 from ..keys import TaskKey
 from ..records.base import check_schema, dumps_pretty, to_data
 from ..records.claim import (
@@ -371,7 +379,9 @@ def claim(
     host, user = socket.gethostname(), _identity(ctx)
     tref = task_ref(key)
 
-    def attempt() -> _Landed:
+    def build() -> tuple[list[RefUpdate], _Landed]:
+        # Runs holding the task ref's lock: every claim of this task moves the task ref, so
+        # racers wait here rather than build a batch's objects only to lose the transaction.
         now = datetime.now(timezone.utc)
         claims = load_claims(ctx.repo, key)
         selection = batching.select(
@@ -455,7 +465,6 @@ def claim(
         tree = ctx.repo.tree_with(ctx.repo.tree_of(state.head), files)
         task_commit = ctx.repo.commit(tree, [state.head], f"{event}\n\nOkstra-Task: {key}\n")
         updates.append(RefUpdate(tref, task_commit, state.head))
-        ctx.repo.update_refs(updates, f"okstra: {event}")
         result = ClaimResult(
             key=key,
             run_id=run_id,
@@ -466,7 +475,10 @@ def claim(
             plan_path=plan.path,
             plan_blob=plan.blob,
         )
-        return _Landed(result, seq, landed_commits, updates)
+        return updates, _Landed(result, seq, landed_commits, updates)
+
+    def attempt() -> _Landed:
+        return update_refs_guarded(ctx.repo, tref, build, f"okstra: claim for {key}")
 
     # The hint names every ref a stale lock could block: all of the plan's claims and the task.
     refnames = [claim_ref(key, n) for n in sorted(stages)] + [tref]

@@ -1,0 +1,292 @@
+"""Stage claims: latency and contention, side by side with what okstra did.
+
+Baseline (okstra, seed 000 §2.3/§4): one ``consumers.jsonl`` per task; a claimer reads it to find
+the stages without a ``started``/``done`` row, then appends one ``started`` row per batch stage
+under a ``filelock`` (the lock guards the file, not the read-then-append decision).
+Ours: ``services.claims.claim(..., worktrees=False)`` — approval gate, claims read, batch
+selection, one ref transaction over the claim refs and the task ref (which also allocates the
+run). Both take the same batches of the same plans; both run in-process here, so the numbers
+compare the claim logic, not interpreter start-up.
+
+Reported, in one run:
+- latency (median, interleaved rounds, fresh task each round): one stage; a batch of 5;
+  plus ours with its stage worktree made (what ``stage claim`` does by default), for scale;
+- contention: 8 processes racing over T fresh tasks whose ready set has 5 stages (batches
+  {1,2,3} and {4,5}); wall time, claims (batches) per second, median claim latency inside the
+  race, and double-claims (a stage held by more than one run).
+
+Usage: python bench/bench_claims.py [--rounds R] [--tasks T] [--racers N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+BUDGET = 8
+ONE = (2,)
+FIVE = (2, 2, 2, 1, 1)  # the whole ready set fits the budget: a batch of 5
+RACE = (3, 3, 2, 2, 1)  # two batches: {1, 2, 3} and {4, 5}
+
+
+def plan_text(steps: tuple[int, ...]) -> str:
+    rows = "\n".join(f"| {n} | Part {n} | {s} | (none) |" for n, s in enumerate(steps, 1))
+    sections = "\n".join(
+        f"### Stage {n} — Part {n}\n"
+        + "".join(f"{i}. Step {i}.\n" for i in range(1, s + 1))
+        + f"\n#### Stage Exit Contract\n- Added/changed files (predicted): `src/p{n}.py`\n"
+        for n, s in enumerate(steps, 1)
+    )
+    return (
+        "# Plan\n\n- [x] Approved\n\n## 5.5 Stage Map\n\n"
+        "| Stage | Title | Effective steps | Depends-on |\n|---|---|---|---|\n"
+        f"{rows}\n\n{sections}"
+    )
+
+
+def make_repo(root: Path) -> Path:
+    repo = root / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for args in (
+        ["config", "user.name", "Bench"],
+        ["config", "user.email", "bench@example.invalid"],
+        ["config", "okstra.worktreeRoot", str(root / "wt")],
+        ["commit", "-q", "--allow-empty", "-m", "init"],
+    ):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    return repo
+
+
+def make_tasks(repo: Path, prefix: str, count: int, steps: tuple[int, ...]) -> list[str]:
+    """Tasks with a submitted plan whose approval is already recorded (first claim's work)."""
+    from okstra_git.services import plans, tasks
+    from okstra_git.services.context import open_context
+
+    ctx = open_context(repo)
+    plan = repo / "plans" / f"{prefix}.md"
+    plan.parent.mkdir(exist_ok=True)
+    plan.write_text(plan_text(steps))
+    keys = []
+    for n in range(count):
+        key = ctx.key(f"bench:{prefix}:t{n:03d}")
+        tasks.new_task(ctx, key, "implementation-planning", "feature", None)
+        plans.submit_plan(ctx, key, str(plan))
+        plans.ensure_approved(ctx, key)
+        keys.append(str(key))
+    return keys
+
+
+# --- the baseline: okstra's consumers.jsonl under a filelock ------------------------------
+
+
+def baseline_claim(folder: Path, steps: tuple[int, ...], run_id: str) -> list[int] | None:
+    """Read rows, pick the stages without a started/done row, append started rows under the
+    lock. The decision is made outside the lock, as okstra made it."""
+    import filelock
+
+    path = folder / "consumers.jsonl"
+    taken: set[int] = set()
+    try:
+        with path.open("r", encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                if row["status"] in ("started", "done"):
+                    taken.add(row["stage"])
+    except FileNotFoundError:
+        pass
+    batch, total = [], 0
+    for number, cost in enumerate(steps, 1):
+        if number in taken:
+            continue
+        if batch and total + cost > BUDGET:
+            break
+        batch.append(number)
+        total += cost
+    if not batch:
+        return None
+    now = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+    with filelock.FileLock(str(path) + ".lock"), path.open("a", encoding="utf-8") as fh:
+        for number in batch:
+            row = {"stage": number, "status": "started", "startedAt": now, "runId": run_id}
+            fh.write(json.dumps(row, sort_keys=True) + "\n")
+    return batch
+
+
+def baseline_tasks(root: Path, prefix: str, count: int) -> list[Path]:
+    folders = [root / "okstra" / prefix / f"t{n:03d}" for n in range(count)]
+    for folder in folders:
+        folder.mkdir(parents=True)
+    return folders
+
+
+# --- latency ------------------------------------------------------------------------------------
+
+
+def latency(root: Path, repo: Path, rounds: int) -> dict[str, float]:
+    from okstra_git.services import claims
+    from okstra_git.services.context import open_context
+
+    ctx = open_context(repo)
+    ours = {
+        "one": make_tasks(repo, "lat1", rounds, ONE),
+        "five": make_tasks(repo, "lat5", rounds, FIVE),
+        "one+worktree": make_tasks(repo, "latw", rounds, ONE),
+    }
+    base = {
+        "one": baseline_tasks(root, "lat1", rounds),
+        "five": baseline_tasks(root, "lat5", rounds),
+    }
+    samples: dict[str, list[float]] = defaultdict(list)
+    for i in range(rounds):
+        for name, steps in (("one", ONE), ("five", FIVE)):
+            t = time.perf_counter()
+            got = claims.claim(ctx, ctx.key(ours[name][i]), worktrees=False)
+            samples[f"ours {name}"].append(time.perf_counter() - t)
+            assert len(got.stages) == len(steps)
+            t = time.perf_counter()
+            batch = baseline_claim(base[name][i], steps, f"run-{i}")
+            samples[f"baseline {name}"].append(time.perf_counter() - t)
+            assert batch is not None and len(batch) == len(steps)
+        t = time.perf_counter()
+        claims.claim(ctx, ctx.key(ours["one+worktree"][i]))
+        samples["ours one+worktree"].append(time.perf_counter() - t)
+    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
+
+
+# --- contention ---------------------------------------------------------------------------------
+
+
+def racer(kind: str, target: str, tasks: list[str], go: str, out: str) -> None:
+    """One racing process: walks every task in order, claiming until nothing is ready."""
+    wins: list[dict[str, object]] = []
+    durations: list[float] = []
+    if kind == "ours":
+        from okstra_git.errors import Conflict, Refused
+        from okstra_git.services import claims
+        from okstra_git.services.context import open_context
+
+        ctx = open_context(target)
+        keys = [ctx.key(k) for k in tasks]
+    while not os.path.exists(go):
+        time.sleep(0.0005)
+    start = time.perf_counter()
+    for n, task in enumerate(tasks):
+        while True:
+            t = time.perf_counter()
+            if kind == "ours":
+                try:
+                    result = claims.claim(ctx, keys[n], worktrees=False)
+                except (Refused, Conflict):
+                    break
+                run, stages = result.run_id, [p.stage for p in result.stages]
+            else:
+                run = f"{os.getpid()}-{len(wins)}"
+                got = baseline_claim(Path(task), RACE, run)
+                if got is None:
+                    break
+                stages = got
+            durations.append(time.perf_counter() - t)
+            wins.append({"task": task, "run": run, "stages": stages})
+    Path(out).write_text(
+        json.dumps(
+            {"wins": wins, "durations": durations, "start": start, "end": time.perf_counter()}
+        )
+    )
+
+
+def contention(kind: str, root: Path, target: str, tasks: list[str], racers: int) -> dict:
+    go = root / f"go-{kind}"
+    outs = [root / f"{kind}-{i}.json" for i in range(racers)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--racer", kind, target, json.dumps(tasks), str(go), str(o)]
+        )
+        for o in outs
+    ]
+    time.sleep(1.0)  # every racer imported and waiting
+    t0 = time.perf_counter()
+    go.write_text("go")
+    for proc in procs:
+        proc.wait(timeout=600)
+        assert proc.returncode == 0
+    results = [json.loads(o.read_text()) for o in outs]
+    wall = max(r["end"] for r in results) - min(r["start"] for r in results)
+    holders: dict[tuple[str, int], set[str]] = defaultdict(set)
+    wins = [w for r in results for w in r["wins"]]
+    for win in wins:
+        for stage in win["stages"]:
+            holders[(win["task"], stage)].add(win["run"])
+    durations = [d for r in results for d in r["durations"]]
+    del t0
+    return {
+        "wall": wall,
+        "claims": len(wins),
+        "stages": len(holders),
+        "double": sum(1 for runs in holders.values() if len(runs) > 1),
+        "median_ms": statistics.median(durations) * 1000,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--tasks", type=int, default=40)
+    parser.add_argument("--racers", type=int, default=8)
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="okstra-bench-claims-"))
+    os.environ["HOME"] = str(root)  # ~/.okstra and the global git config stay out of it
+    try:
+        repo = make_repo(root)
+        lat = latency(root, repo, args.rounds)
+        print(f"claim latency, median of {args.rounds} interleaved rounds (in-process):")
+        for name in ("one", "five"):
+            ours, base = lat[f"ours {name}"], lat[f"baseline {name}"]
+            label = "1 stage " if name == "one" else "5 stages"
+            print(
+                f"  {label}: ours {ours:7.2f} ms   baseline {base:7.2f} ms   "
+                f"ours/baseline {ours / base:6.1f}x"
+            )
+        print(
+            f"  1 stage with its worktree made (ours, default): {lat['ours one+worktree']:.2f} ms"
+        )
+
+        ours_tasks = make_tasks(repo, "race", args.tasks, RACE)
+        base_tasks = [str(p) for p in baseline_tasks(root, "race", args.tasks)]
+        print(
+            f"\ncontention: {args.racers} processes racing over {args.tasks} tasks, "
+            "ready set of 5 stages (batches {1,2,3} and {4,5}):"
+        )
+        for kind, target, tasks in (
+            ("ours", str(repo), ours_tasks),
+            ("baseline", "", base_tasks),
+        ):
+            r = contention(kind, root, target, tasks, args.racers)
+            print(
+                f"  {kind:<8}: {r['claims']:4d} claims ({r['stages']} stages) in "
+                f"{r['wall']:6.2f} s = {r['claims'] / r['wall']:7.1f} claims/s, "
+                f"median claim {r['median_ms']:6.2f} ms, double-claimed stages: {r['double']}"
+            )
+        print(
+            f"  (a correct run makes exactly {2 * args.tasks} claims; extra baseline claims "
+            "are runs that took stages another run already held)"
+        )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--racer":
+        racer(sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), sys.argv[5], sys.argv[6])
+    else:
+        main()
