@@ -97,9 +97,9 @@ def _make_world(root: Path) -> Demo:
 
 
 def _steps() -> list[Callable[[Demo], None]]:
-    from . import claims, foundation, plans, verify
+    from . import claims, foundation, plans, push, verify
 
-    return [foundation.step, plans.step, claims.step, verify.step]
+    return [foundation.step, plans.step, claims.step, verify.step, push.step]
 
 
 def run_demo(directory: Path | None) -> int:
