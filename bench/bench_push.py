@@ -146,6 +146,8 @@ def main() -> None:
         python = [sys.executable, "-c", "pass"]
         entry = [exe, "hooks", "run", "pre-push", "origin", "url"]
         runs = {
+            # Without site: what this machine's site-packages .pth files add to every start.
+            "python -S -c pass": lambda: timed([sys.executable, "-S", "-c", "pass"], hooked),
             "python -c pass": lambda: timed(python, hooked),
             "hooks run, unprotected": lambda: timed(entry, hooked, other),
             "hooks run, protected": lambda: timed(entry, hooked, line),
