@@ -145,7 +145,9 @@ class Rejected:
     """A verdict found for the commit that does not open the gate, and why."""
 
     verdict: Verdict
+    """The verdict as read from the note."""
     why: str
+    """Why it does not count, as the end of a sentence naming it ("is blocked, not …")."""
 
 
 @dataclass

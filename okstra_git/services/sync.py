@@ -92,10 +92,15 @@ class SyncReport:
     """What ``git okstra sync`` saw and did."""
 
     remote: str
+    """The remote synced with."""
     fetched: bool = False
+    """Whether this sync fetched (not with ``--push-only``)."""
     refs: list[RefState] = field(default_factory=list)
+    """Every okstra ref and notes ref, here or on the remote, after the last attempt."""
     pushed: list[str] = field(default_factory=list)
+    """The refs the (atomic) push landed."""
     attempts: int = 0
+    """Fetch-reconcile-push rounds; more than one when the remote moved meanwhile."""
 
     @property
     def diverged(self) -> list[RefState]:
