@@ -232,10 +232,14 @@ def test_a_claim_that_loses_on_the_remote_is_undone_and_reselected(two_machines,
 
     monkeypatch.setattr(sync, "pull", pull)
     ctx = open_context(b)
-    result = sync.claim_via_remote(ctx, "origin", ctx.key(KEY), worktrees=False)
+    result = sync.claim_via_remote(ctx, "origin", ctx.key(KEY))
     # The push lost, the local claim was put back exactly, then b chose again.
     assert calls[1] == before
     assert [p.stage for p in result.stages] == [2]
+    # Worktrees come after the push: none was ever made for the stage b lost.
+    stages_dir = b.parent / "wt-b" / "p" / "g" / "i"
+    assert (stages_dir / "stage-2").is_dir() and not (stages_dir / "stage-1").exists()
+    assert "okstra/g/i/stage-1" not in git(b, "branch", "--list", "okstra/*")
     assert refs(b, CLAIMS) == refs(remote, CLAIMS)
     assert remote_ref(remote, TASK_REF) == git(b, "rev-parse", TASK_REF)
     stage1 = json.loads(git(remote, "show", f"{CLAIMS}stage-1:claim.json"))
