@@ -536,12 +536,24 @@ class WorktreeInfo:
     """True when its folder is gone (removed by hand or by a crash mid-teardown)."""
 
 
-def find_worktree(repo: GitRepo, name: str) -> WorktreeInfo | None:
+def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
+    """The linked worktree registered for ``path`` (its folder may be gone), if any."""
+    for name in repo.repo.list_worktrees():
+        try:
+            found = repo.repo.lookup_worktree(name)
+        except (KeyError, pygit2.GitError):
+            continue
+        if _same_path(Path(found.path), path):
+            return WorktreeInfo(name, Path(found.path), bool(found.is_prunable))
+    return None
+
+
+def _name_taken(repo: GitRepo, name: str) -> bool:
     try:
-        found = repo.repo.lookup_worktree(name)
+        repo.repo.lookup_worktree(name)
     except (KeyError, pygit2.GitError):
-        return None
-    return WorktreeInfo(name, Path(found.path), bool(found.is_prunable))
+        return False
+    return True
 
 
 def main_worktree(repo: GitRepo) -> tuple[Path, str]:
@@ -563,28 +575,28 @@ def _same_path(a: Path, b: Path) -> bool:
 def add_worktree(
     repo: GitRepo, name: str, path: Path, branch: str, start: str
 ) -> tuple[bool, bool]:
-    """Make worktree ``name`` at ``path`` on ``branch`` (created at ``start`` when absent).
+    """Make a worktree at ``path`` on ``branch`` (created at ``start`` when absent).
 
-    Idempotent: an existing worktree of that name at that path is reused as it is. Returns
-    ``(made_worktree, made_branch)`` so a caller rolling back removes only what it made. On
-    failure nothing this call made is left behind (libgit2 writes the admin folder first).
+    Idempotent: the worktree already registered for ``path`` is reused as it is. ``name`` is
+    the git worktree name; when another path holds it (two task keys whose slugs join to the
+    same name), a suffix from the path keeps both. Returns ``(made_worktree, made_branch)`` so
+    a caller rolling back removes only what it made. On failure nothing this call made is left
+    behind (libgit2 writes the admin folder before the files).
     """
-    existing = find_worktree(repo, name)
+    existing = worktree_at(repo, path)
     if existing is not None:
-        if existing.prunable:
-            repo.repo.lookup_worktree(name).prune(True)
-        elif _same_path(existing.path, path):
+        if not existing.prunable:
             return False, False
-        else:
-            raise Refused(
-                f"git worktree {name!r} already exists at {existing.path}, not at {path}; "
-                f"remove it (git worktree remove '{existing.path}') or set okstra.worktreeRoot"
-            )
+        repo.repo.lookup_worktree(existing.name).prune(True)
     if path.exists() and any(path.iterdir()):
         raise Refused(
-            f"{path} exists and is not git worktree {name!r}; move it away or remove it, "
-            "then run the command again"
+            f"{path} exists and is not a worktree of this repository; move it away or remove "
+            "it, then run the command again"
         )
+    if _name_taken(repo, name):
+        import hashlib
+
+        name = f"{name}-{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
     refname = f"refs/heads/{branch}"
     made_branch = False
     if repo.read_ref(refname) is None:
@@ -599,10 +611,10 @@ def add_worktree(
     try:
         repo.repo.add_worktree(name, str(path), repo.repo.lookup_reference(refname))
     except (pygit2.GitError, OSError) as exc:
-        again = find_worktree(repo, name)
-        if again is not None and not again.prunable and _same_path(again.path, path):
+        again = worktree_at(repo, path)
+        if again is not None and not again.prunable:
             return False, made_branch  # a racer made the very same worktree
-        if again is not None and again.prunable:
+        if _name_taken(repo, name) and repo.repo.lookup_worktree(name).is_prunable:
             repo.repo.lookup_worktree(name).prune(True)
         if made_branch:
             delete_branch(repo, branch, start)
@@ -610,17 +622,17 @@ def add_worktree(
     return True, made_branch
 
 
-def remove_worktree(repo: GitRepo, name: str) -> None:
-    """Delete worktree ``name``'s folder, then its admin entry (a crash between leaves it
-    prunable, which the next call finishes)."""
+def remove_worktree(repo: GitRepo, path: Path) -> None:
+    """Delete the worktree at ``path``: its folder, then its admin entry (a crash between
+    leaves it prunable, which the next call finishes)."""
     import shutil
 
-    found = find_worktree(repo, name)
+    found = worktree_at(repo, path)
     if found is None:
         return
     if found.path.exists():
         shutil.rmtree(found.path)
-    repo.repo.lookup_worktree(name).prune(True)
+    repo.repo.lookup_worktree(found.name).prune(True)
 
 
 def delete_branch(repo: GitRepo, branch: str, expected: str) -> None:

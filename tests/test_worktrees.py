@@ -132,3 +132,18 @@ def test_default_root_is_under_home(repo: Path, tmp_path: Path) -> None:
     assert lay.stage_branch(3) == "okstra/grp/some-id/stage-3"
     git(repo, "config", "okstra.worktreeRoot", "../trees")
     assert worktrees.layout(ctx, ctx.key("p:g:i")).folder == repo.parent / "trees" / "p" / "g" / "i"
+
+
+def test_tasks_whose_names_join_alike_get_their_own_worktrees(repo: Path) -> None:
+    """``a-b:c`` and ``a:b-c`` both make ``okstra-a-b-c-stage-1``: the second gets a suffix."""
+    ctx = open_context(repo)
+    first = approved_task(repo, "p:a-b:c", name="one")
+    second = approved_task(repo, "p:a:b-c", name="two")
+    for key in ("p:a-b:c", "p:a:b-c"):
+        claims.claim(ctx, ctx.key(key))
+    assert first / "stage-1" != second / "stage-1"
+    for folder, branch in ((first, "okstra/a-b/c/stage-1"), (second, "okstra/a/b-c/stage-1")):
+        assert git(folder / "stage-1", "rev-parse", "--abbrev-ref", "HEAD") == branch
+    names = sorted(p.name for p in (repo / ".git" / "worktrees").iterdir())
+    assert "okstra-a-b-c-stage-1" in names
+    assert [n for n in names if n.startswith("okstra-a-b-c-stage-1-")]

@@ -503,7 +503,7 @@ def _provision_or_roll_back(ctx: Context, key: TaskKey, lay: wt.Layout, landed: 
     except Exception as exc:
         for place, made_tree, made_branch in made:
             if made_tree:
-                wt.remove_stage(ctx, lay, place.stage, None)
+                wt.remove_stage(ctx, Path(place.worktree_path), place.branch, None)
             if made_branch:
                 # A branch someone already committed on is kept: that is work.
                 with contextlib.suppress(RefMoved):
@@ -567,6 +567,7 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
                 lease_expires_at=c.lease_expires_at,
             )
         )
+    _make_workspace(ctx, key, run_id.removeprefix(f"{RUN_TYPE}-"))
     return ClaimResult(
         key=key,
         run_id=run_id,

@@ -19,14 +19,13 @@ from pathlib import Path
 
 from ..errors import Refused
 from ..gitlayer import (
-    WorktreeInfo,
     add_worktree,
     commits_not_in,
     delete_branch,
     dirty_paths,
-    find_worktree,
     main_worktree,
     remove_worktree,
+    worktree_at,
     worktree_head,
 )
 from ..keys import TaskKey, slug
@@ -105,18 +104,11 @@ def ensure_task_worktree(ctx: Context, lay: Layout) -> Path:
 
 
 def check_stage_slot(ctx: Context, lay: Layout, stage: int) -> None:
-    """Refuse before claiming when the stage's worktree name or folder is taken by something
-    else, so the claim does not land only to be rolled back."""
-    name, path = lay.stage_name(stage), lay.stage_path(stage)
-    found = find_worktree(ctx.repo, name)
-    if found is not None and not found.prunable:
-        if found.path.resolve() != path.resolve():
-            raise Refused(
-                f"git worktree {name!r} is at {found.path}, not at {path} where stage {stage} "
-                f"of {lay.key} goes; remove it (git worktree remove '{found.path}')"
-            )
-        return
-    if path.exists() and any(path.iterdir()):
+    """Refuse before claiming when the stage's worktree folder is taken by something else, so
+    the claim does not land only to be rolled back."""
+    path = lay.stage_path(stage)
+    found = worktree_at(ctx.repo, path)
+    if found is None and path.exists() and any(path.iterdir()):
         raise Refused(
             f"{path} exists and is not the worktree of stage {stage} of {lay.key}; move it "
             "away or remove it, then claim again"
@@ -130,11 +122,11 @@ def provision_stage(
     return add_worktree(ctx.repo, lay.stage_name(stage), path, lay.stage_branch(stage), start)
 
 
-def remove_stage(ctx: Context, lay: Layout, stage: int, branch_head: str | None) -> None:
-    """Remove the stage's worktree, then its branch (if still at ``branch_head``)."""
-    remove_worktree(ctx.repo, lay.stage_name(stage))
+def remove_stage(ctx: Context, path: Path, branch: str, branch_head: str | None) -> None:
+    """Remove a stage's worktree, then its branch (if still at ``branch_head``)."""
+    remove_worktree(ctx.repo, path)
     if branch_head is not None:
-        delete_branch(ctx.repo, lay.stage_branch(stage), branch_head)
+        delete_branch(ctx.repo, branch, branch_head)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,13 +243,14 @@ def prune(ctx: Context, key: TaskKey, force: bool) -> PruneResult:
     """Remove worktrees and branches of done stages; refuse (unless ``force``) losing work."""
     lay = layout(ctx, key)
     task = ctx.repo.read_ref(f"refs/heads/{lay.task_branch}")
-    targets: list[tuple[int, WorktreeInfo | None, str | None]] = []
+    targets: list[tuple[int, Path, str, str | None]] = []
     problems: list[str] = []
     for number, state in sorted(load_claims(ctx.repo, key).items()):
-        if state.claim.status != "done" or not state.claim.branch:
+        claim = state.claim
+        if claim.status != "done" or not claim.branch:
             continue
-        found = find_worktree(ctx.repo, lay.stage_name(number))
-        branch = lay.stage_branch(number)
+        path, branch = Path(claim.worktree_path), claim.branch
+        found = worktree_at(ctx.repo, path)
         head = ctx.repo.read_ref(f"refs/heads/{branch}")
         if found is None and head is None:
             continue  # already pruned
@@ -278,7 +271,7 @@ def prune(ctx: Context, key: TaskKey, force: bool) -> PruneResult:
             why = _unmerged(ctx, branch, head, task)
             if why is not None:
                 problems.append(f"stage {number}: {why}")
-        targets.append((number, found, head))
+        targets.append((number, path, branch, head))
     if problems and not force:
         raise Refused(
             "worktree prune would lose work, so nothing was removed:\n"
@@ -286,6 +279,6 @@ def prune(ctx: Context, key: TaskKey, force: bool) -> PruneResult:
             + f"\nmerge or commit it (task worktree: {task_worktree_path(ctx, lay)}), or "
             f"remove anyway with: git okstra worktree prune '{key}' --force"
         )
-    for number, _found, head in targets:
-        remove_stage(ctx, lay, number, head)
-    return PruneResult(removed=[n for n, _, _ in targets], problems=problems)
+    for _number, path, branch, head in targets:
+        remove_stage(ctx, path, branch, head)
+    return PruneResult(removed=[t[0] for t in targets], problems=problems)
