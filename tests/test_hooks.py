@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 from conftest import git, okstra
@@ -327,3 +329,34 @@ def test_unreadable_note_lines_never_count(tmp_path: Path):
     GitRepo.open(work).add_note_lines(VERDICTS_REF, head, ["{not json"], "garbage")
     proc = push(work, "origin", "main")
     assert proc.returncode != 0 and "Unreadable note lines" in proc.stderr
+
+
+def loaded_modules(repo: Path, *args: str, stdin: str | None = None) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "okstra_git", *args],
+        cwd=repo,
+        input=stdin,
+        text=True,
+        capture_output=True,
+    )
+    return {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if "|" in ln}
+
+
+def test_the_hook_and_ci_check_stay_lean(repo: Path):
+    """They run on every push and build: never typer (pydantic), jsonschema or jinja2; and
+    a push of unprotected refs alone does not even load pygit2."""
+    head = git(repo, "rev-parse", "HEAD")
+    add_verdict(repo)
+    heavy = {"typer", "pydantic", "jsonschema", "jinja2"}
+    protected = f"refs/heads/main {head} refs/heads/main {'0' * 40}\n"
+    for args, stdin in (
+        (("hooks", "run", "pre-push", "origin", "url"), protected),
+        (("ci", "check"), None),
+        (("ci", "check", "--format", "junit"), None),
+    ):
+        names = loaded_modules(repo, *args, stdin=stdin)
+        assert "okstra_git.gate" in names and "pygit2" in names  # the check really ran
+        assert not heavy & {n.split(".")[0] for n in names}, args
+    unprotected = f"refs/heads/topic {head} refs/heads/topic {'0' * 40}\n"
+    names = loaded_modules(repo, "hooks", "run", "pre-push", "o", "u", stdin=unprotected)
+    assert "okstra_git.gate" in names and "pygit2" not in names
