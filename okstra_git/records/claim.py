@@ -54,9 +54,9 @@ class Claim:
     started_head_commit: str
     """The stage worktree HEAD when the claim was taken (equals the base at first)."""
     worktree_path: str
-    """Absolute path of the stage worktree."""
+    """Absolute path of the stage worktree; empty when claimed with ``--no-worktree``."""
     branch: str
-    """``okstra/<group>/<id>/stage-<N>``."""
+    """``okstra/<group>/<id>/stage-<N>``; empty when claimed with ``--no-worktree``."""
     batch: list[int]
     """Every stage claimed together with this one, in order."""
     schema_version: int = SCHEMA_VERSION
@@ -81,22 +81,21 @@ class Claim:
     released_at: str | None = None
     """ISO 8601, UTC, when released without done."""
     released_by: str | None = None
-    """Who released it (audit)."""
+    """Who released it (audit): ``Name <email> on <host>``, plus `` (--force)`` when the claim
+    was another run's."""
     release_reason: str | None = None
     """Why (audit)."""
     history: list[str] = field(default_factory=list)
-    """Earlier run ids that held this stage and released it or were taken over."""
+    """Earlier run ids that held this stage and released it or were taken over, oldest first
+    (the claim ref's commit chain keeps each of their records)."""
 
     def lease_expired(self, now: datetime | None = None) -> bool:
+        """Past its lease: a ``started`` claim then no longer holds its stage against a
+        ``--take-over-expired`` claim."""
         if self.lease_expires_at is None:
             return False
         expires = datetime.fromisoformat(self.lease_expires_at)
         return (now or datetime.now(timezone.utc)) >= expires
-
-    @property
-    def live(self) -> bool:
-        """Holds the stage: started and not past its lease."""
-        return self.status == "started" and not self.lease_expired()
 
 
 @dataclass(frozen=True)
