@@ -7,7 +7,6 @@ Helpers here (``approved_task``, ``claim_refs``) are shared by the other ``test_
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
@@ -402,21 +401,6 @@ def test_failed_provisioning_rolls_the_claim_back(repo: Path) -> None:
     git(repo, "branch", "-D", "okstra/g/i/stage-1/blocker")
     again = claims.claim(ctx, ctx.key(KEY))
     assert again.run_id == "implementation-002" and (folder / "stage-1").is_dir()
-
-
-def test_stale_lock_is_named_with_the_command_that_clears_it(repo: Path) -> None:
-    approved_task(repo)
-    lock = repo / ".git" / "refs" / "okstra" / "claims" / "g" / "i" / "stage-1.lock"
-    lock.parent.mkdir(parents=True)
-    lock.write_text("0" * 40 + "\n")
-    old = time.time() - 120
-    os.utime(lock, (old, old))
-    proc = okstra(repo, "stage", "claim", KEY, "--no-worktree")
-    assert proc.returncode == 3
-    assert f"rm '{lock}'" in proc.stderr and "a writer was killed" in proc.stderr
-    assert claim_refs(repo) == {}
-    lock.unlink()
-    assert okstra(repo, "stage", "claim", KEY, "--no-worktree").returncode == 0
 
 
 def test_claims_work_from_inside_a_stage_worktree(repo: Path) -> None:
