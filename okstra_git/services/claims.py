@@ -11,7 +11,10 @@ How a claim is ordered, and why:
    claim) and records the implementation base: the run exists exactly when its claims do.
    Allocating the run first (``start_run``) would leave a ``running`` run behind whenever the
    claim loses (7 of 8 racers do) or the process dies before the claim lands; allocating it
-   after the claim lands is impossible, since every claim names its run.
+   after the claim lands is impossible, since every claim names its run. The transaction
+   locks the task ref first and decides under that lock (``update_refs_guarded``), so racers
+   for one task queue there instead of each building a batch only to lose; every claim ref is
+   still compare-and-swapped against the value read.
 4. Stage worktrees are made only after the claim landed. The claim is the arbiter: only its
    owner ever touches the stage's worktree path and branch, which are fixed by name, so racers
    never fight over folders. If provisioning fails, what this call made is removed, the claims
