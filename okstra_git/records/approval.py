@@ -8,12 +8,10 @@ JSON Lines and two clones' notes merge with ``cat_sort_uniq``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
-from ..errors import OkstraError
 from ..gitlayer import GitRepo
-from .base import check_schema, dumps_line, from_data, to_data
+from .base import parse_json_lines, record_line
 
 SCHEMA_VERSION = 1
 APPROVALS_REF = "refs/notes/okstra/approvals"
@@ -42,24 +40,11 @@ class Approval:
     """Record format version."""
 
     def to_line(self) -> str:
-        data = to_data(self)
-        check_schema(data, "approval", f"{APPROVALS_REF} record")
-        return dumps_line(data)
+        return record_line(self, "approval", f"{APPROVALS_REF} record")
 
 
 def parse_lines(raw: bytes, where: str) -> tuple[list[Approval], list[str]]:
-    """Approvals from a note; a line that does not parse is returned as a problem, not raised,
-    so one bad line cannot hide the good ones (nor count as an approval)."""
-    approvals: list[Approval] = []
-    problems: list[str] = []
-    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            approvals.append(from_data(Approval, json.loads(line), f"{where} line {number}"))
-        except (ValueError, OkstraError) as exc:  # JSONDecodeError is a ValueError
-            problems.append(f"{where} line {number}: {exc}")
-    return approvals, problems
+    return parse_json_lines(Approval, raw, where)
 
 
 def read_approvals(repo: GitRepo, blob: str, task_key: str | None = None) -> list[Approval]:

@@ -15,7 +15,7 @@ import types
 import typing
 from typing import Any, TypeVar
 
-from ..errors import BadInput
+from ..errors import BadInput, OkstraError
 from ..resources import data_dir
 
 R = TypeVar("R")
@@ -111,6 +111,28 @@ def dumps_pretty(data: Any) -> bytes:
 def dumps_line(data: Any) -> str:
     """Canonical one-line JSON, for JSON-Lines notes (sorted keys, so lines compare exactly)."""
     return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def record_line(record: Any, schema_name: str, where: str) -> str:
+    """A record as one schema-checked canonical JSON line, for a JSON-Lines note."""
+    data = to_data(record)
+    check_schema(data, schema_name, where)
+    return dumps_line(data)
+
+
+def parse_json_lines(cls: type[R], raw: bytes, where: str) -> tuple[list[R], list[str]]:
+    """Records from a JSON-Lines note. A line that does not parse is returned as a problem,
+    not raised, so one bad line can neither hide the good ones nor count as a record."""
+    records: list[R] = []
+    problems: list[str] = []
+    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(from_data(cls, json.loads(line), f"{where} line {number}"))
+        except (ValueError, OkstraError) as exc:  # JSONDecodeError is a ValueError
+            problems.append(f"{where} line {number}: {exc}")
+    return records, problems
 
 
 def loads(raw: bytes, where: str) -> Any:

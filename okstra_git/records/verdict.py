@@ -11,12 +11,10 @@ jinja2 at module level.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 
-from ..errors import OkstraError
 from ..gitlayer import GitRepo
-from .base import check_schema, dumps_line, from_data, to_data
+from .base import dumps_line, parse_json_lines, record_line, to_data
 
 SCHEMA_VERSION = 1
 VERDICTS_REF = "refs/notes/okstra/verdicts"
@@ -68,24 +66,11 @@ class Verdict:
         return dumps_line(to_data(replace(self, signature=None))).encode()
 
     def to_line(self) -> str:
-        data = to_data(self)
-        check_schema(data, "verdict", f"{VERDICTS_REF} record")
-        return dumps_line(data)
+        return record_line(self, "verdict", f"{VERDICTS_REF} record")
 
 
 def parse_lines(raw: bytes, where: str) -> tuple[list[Verdict], list[str]]:
-    """Verdicts from a note; lines that do not parse are returned as problems, not raised,
-    so one bad line cannot hide the good ones (nor count as a verdict)."""
-    verdicts: list[Verdict] = []
-    problems: list[str] = []
-    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            verdicts.append(from_data(Verdict, json.loads(line), f"{where} line {number}"))
-        except (ValueError, OkstraError) as exc:  # JSONDecodeError is a ValueError
-            problems.append(f"{where} line {number}: {exc}")
-    return verdicts, problems
+    return parse_json_lines(Verdict, raw, where)
 
 
 def read_verdicts(repo: GitRepo, commit: str) -> tuple[list[Verdict], list[str]]:
