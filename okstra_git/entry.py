@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 from .errors import OkstraError
 
+_LEAN_READS = {("task", "show"), ("task", "list"), ("verify", "target"), ("verify", "show")}
+
 
 def _fast_path(argv: list[str]) -> Callable[[list[str]], int] | None:
     if "--help" in argv or "-h" in argv:
@@ -22,14 +24,10 @@ def _fast_path(argv: list[str]) -> Callable[[list[str]], int] | None:
         from . import gate_cli
 
         return gate_cli.main
-    if argv[:2] == ["task", "show"] or argv[:2] == ["task", "list"]:
+    if tuple(argv[:2]) in _LEAN_READS:
         from . import lean
 
         return lean.main
-    if argv[:2] == ["verify", "target"] or argv[:2] == ["verify", "show"]:
-        from . import verify_lean
-
-        return verify_lean.main
     return None
 
 

@@ -297,28 +297,11 @@ def test_killed_writers_leave_the_previous_state_valid(repo: Path) -> None:
     assert int(json.loads(after.stdout)["run"]["seq"]) == len(runs) + 1
 
 
-def _lean_options() -> dict[str, set[str]]:
-    import argparse
-
-    from okstra_git.lean import _parser
-
-    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return {
-        name: {opt for action in p._actions for opt in action.option_strings}
-        for name, p in sub.choices.items()
-    }
-
-
-def test_lean_task_commands_mirror_the_typer_ones(repo: Path, monkeypatch) -> None:
-    import typer.main
+def test_lean_task_commands_print_what_the_typer_ones_do(repo: Path, monkeypatch) -> None:
     from typer.testing import CliRunner
 
     from okstra_git.cli.app import app
 
-    group = typer.main.get_command(app).commands["task"]
-    for name, options in _lean_options().items():
-        typer_options = {o for p in group.commands[name].params for o in p.opts if o[0] == "-"}
-        assert options == typer_options - {"--help"}, name
     okstra(repo, "task", "new", "p:g:i", "--type", "implementation")
     monkeypatch.chdir(repo)
     for args in (

@@ -240,21 +240,11 @@ def test_target_block_lists_scope_worktree_base_head_diff_and_reports(world: Wor
     ]
 
 
-def test_lean_verify_commands_mirror_the_typer_ones(world: World, monkeypatch):
-    import argparse
-
-    import typer.main
+def test_lean_verify_commands_print_what_the_typer_ones_do(world: World, monkeypatch):
     from typer.testing import CliRunner
 
     from okstra_git.cli.app import app
-    from okstra_git.verify_lean import parser
 
-    group = typer.main.get_command(app).commands["verify"]
-    sub = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction))
-    for name, lean_parser in sub.choices.items():
-        lean_options = {o for a in lean_parser._actions for o in a.option_strings}
-        typer_options = {o for p in group.commands[name].params for o in p.opts if o[0] == "-"}
-        assert lean_options == typer_options - {"--help"}, name
     world.do_stage(1)
     head = world.do_stage(2)
     monkeypatch.chdir(world.repo)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import typer
+
+from ..views import dump
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON object on stdout.")
 
 
 def emit(as_json: bool, data: dict[str, Any], text: str | None = None) -> None:
     if as_json:
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
+        sys.stdout.write(dump(data))
     elif text is not None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from .. import taskviews
 from ..records.task import task_ref
 from ..services import tasks
 from ..services.context import open_context
+from ..views import task as taskviews
 from .output import JSON_OPTION, emit
 
 app = typer.Typer(help="Tasks, stored as refs/okstra/tasks/<group>/<id>.", no_args_is_help=True)

@@ -6,10 +6,10 @@ import sys
 
 import typer
 
-from .. import verify_lean as views
 from ..records.base import to_data
 from ..services import verify
 from ..services.context import open_context
+from ..views import verify as views
 from .output import JSON_OPTION, emit, finish
 
 app = typer.Typer(

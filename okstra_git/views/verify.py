@@ -1,27 +1,11 @@
-"""What ``verify target`` and ``verify show`` print, and a typer-free front end for them.
-
-Agents run ``verify target`` before every final-verification run and poll ``verify show``;
-typer would add ~+150 ms of imports to a command whose own work takes a few ms, so
-``entry.py`` sends these two here. The typer CLI (``cli/verify.py``) calls the same view
-functions, so the output is defined once; a test keeps the options of both in step.
-No typer or jsonschema imports at module level (jinja2 only when text is rendered).
-"""
+"""What ``verify target`` and ``verify show`` print."""
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from typing import Any
-
-from .errors import BadInput
-from .records.base import to_data
-from .services import verify
-from .services.context import Context, open_context
-
-
-def dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+from ..records.base import to_data
+from ..services import verify
+from ..services.context import Context
+from . import dump
 
 
 def refusal(lines: list[str], as_json: bool) -> tuple[str, str]:
@@ -93,36 +77,3 @@ def _signature_text(s: verify.ShownVerdict) -> str:
     if s.signature == "bad":
         return "BAD — not a valid signature by an allowed signer over this record"
     return "unsigned"
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors are exit 2 with one clear line
-        raise BadInput(f"{self.prog}: {message}")
-
-
-def parser() -> argparse.ArgumentParser:
-    root = _Parser(prog="git okstra verify", add_help=False)
-    sub = root.add_subparsers(dest="command", required=True)
-    tgt = sub.add_parser("target", add_help=False)
-    tgt.prog = "git okstra verify target"
-    tgt.add_argument("key")
-    tgt.add_argument("--stage", default="auto")
-    tgt.add_argument("--worktree")
-    tgt.add_argument("--json", action="store_true", dest="as_json")
-    shw = sub.add_parser("show", add_help=False)
-    shw.prog = "git okstra verify show"
-    shw.add_argument("rev", nargs="?", default="HEAD")
-    shw.add_argument("--json", action="store_true", dest="as_json")
-    return root
-
-
-def main(argv: list[str]) -> int:
-    args = parser().parse_args(argv[1:])
-    ctx = open_context()
-    if args.command == "target":
-        out, err, code = target(ctx, args.key, args.stage, args.worktree, args.as_json)
-    else:
-        (out, err), code = show(ctx, args.rev, args.as_json), 0
-    sys.stderr.write(err)
-    sys.stdout.write(out)
-    return code

@@ -1,23 +1,12 @@
-"""What ``task show`` and ``task list`` print, shared by the typer CLI and the lean entry.
-
-Agents poll these commands, so they also run without typer (see ``lean.py``); both front
-ends call these functions, so the output is defined once. No typer, jsonschema or jinja2
-imports at module level.
-"""
+"""What ``task show`` and ``task list`` print."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from .records.base import to_data
-from .records.task import require_task, task_ref
-from .services import tasks
-from .services.context import Context
-
-
-def _dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+from ..records.base import to_data
+from ..records.task import require_task, task_ref
+from ..services import tasks
+from ..services.context import Context
+from . import dump
 
 
 def show(ctx: Context, key_text: str, write_index: bool, as_json: bool) -> tuple[str, str]:
@@ -30,8 +19,8 @@ def show(ctx: Context, key_text: str, write_index: bool, as_json: bool) -> tuple
         out = {"ref": task_ref(state.key), "commit": state.head, "task": data}
         if index_path:
             out["indexPath"] = str(index_path)
-        return _dump(out), ""
-    from .render import render
+        return dump(out), ""
+    from ..render import render
 
     return render("task-index.md.j2", task=data, ref=task_ref(state.key)), note
 
@@ -50,7 +39,7 @@ def list_(ctx: Context, group: str | None, as_json: bool) -> str:
         for s in tasks.list_tasks(ctx, group)
     ]
     if as_json:
-        return _dump({"tasks": rows})
+        return dump({"tasks": rows})
     lines = [
         f"{r['taskKey']}\t{r['currentStatus']}\t{r['currentPhase']} → {r['nextRecommendedPhase']}"
         for r in rows
