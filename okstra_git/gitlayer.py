@@ -106,6 +106,11 @@ class GitRepo:
         except (KeyError, pygit2.GitError):
             return pygit2.Signature(*_FALLBACK_IDENTITY)
 
+    def identity(self) -> str:
+        """``Name <email>`` of :meth:`signature`, as records store who did something."""
+        who = self.signature()
+        return f"{who.name} <{who.email}>"
+
     # -- refs ------------------------------------------------------------------------------
 
     def read_ref(self, name: str) -> str | None:

@@ -208,18 +208,29 @@ def write_event(repo: GitRepo, key: TaskKey, change: Change, event: str) -> Task
         state = load_task(repo, key)
         old_task, head = (state.task, state.head) if state else (None, None)
         task, files = change(old_task, head)
-        task.updated_at = now_iso()
-        data = to_data(task)
-        check_schema(data, "task", f"{ref}:{MANIFEST_PATH}")
-        changes = {**files, MANIFEST_PATH: dumps_pretty(data)}
-        base = repo.tree_of(head) if head else None
-        tree = repo.tree_with(base, changes)
-        message = f"{event}\n\nOkstra-Task: {key}\n"
-        commit = repo.commit(tree, [head] if head else [], message)
+        commit = event_commit(repo, key, task, head, files, event)
         repo.update_refs([RefUpdate(ref, commit, head)], f"okstra: {event}")
         return TaskState(key, task, commit)
 
     return cas_retry(repo, attempt, [ref])
+
+
+def event_commit(
+    repo: GitRepo,
+    key: TaskKey,
+    task: Task,
+    head: str | None,
+    files: Mapping[str, bytes | None],
+    event: str,
+) -> str:
+    """Write (not land) the event commit after ``head``: the schema-checked manifest plus
+    ``files`` in the tree, ``event`` as the message. Landing it is the caller's CAS."""
+    task.updated_at = now_iso()
+    data = to_data(task)
+    check_schema(data, "task", f"{task_ref(key)}:{MANIFEST_PATH}")
+    base = repo.tree_of(head) if head else None
+    tree = repo.tree_with(base, {**files, MANIFEST_PATH: dumps_pretty(data)})
+    return repo.commit(tree, [head] if head else [], f"{event}\n\nOkstra-Task: {key}\n")
 
 
 def run_record_data(record: RunRecord, where: str) -> bytes:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import socket
 from collections.abc import Callable
@@ -48,7 +47,7 @@ from ..gitlayer import (
     worktree_head,
 )
 from ..keys import TaskKey
-from ..records.base import check_schema, dumps_pretty, to_data
+from ..records.base import to_data
 from ..records.claim import (
     CLAIM_PATH,
     Claim,
@@ -58,21 +57,12 @@ from ..records.claim import (
     load_claim,
     load_claims,
 )
-from ..records.task import (
-    MANIFEST_PATH,
-    RunRecord,
-    RunRef,
-    Task,
-    load_run,
-    now_iso,
-    require_task,
-    run_record_data,
-    task_ref,
-)
+from ..records.task import event_commit, load_run, now_iso, require_task, task_ref
 from ..stagemap import Stage
 from ..workspace import run_paths
 from . import worktrees as wt
 from .context import Context
+from .runs import finish_run, make_workspace, next_seq, open_run
 
 RUN_TYPE = "implementation"
 MAX_CARRY_BYTES = 64 * 1024
@@ -98,11 +88,6 @@ def _holder(claim: Claim, now: datetime) -> batching.Holder:
 
 def _iso(moment: datetime) -> str:
     return moment.replace(microsecond=0).isoformat()
-
-
-def _identity(ctx: Context) -> str:
-    who = ctx.repo.signature()
-    return f"{who.name} <{who.email}>"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,40 +284,6 @@ def _base(
     )
 
 
-def _next_seq(names: list[str]) -> str:
-    taken = [int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit()]
-    return f"{max(taken, default=0) + 1:03d}"
-
-
-def _run_start_files(
-    ctx: Context, key: TaskKey, task: Task, head: str, seq: str, base: str
-) -> dict[str, bytes | None]:
-    """The task event of a claim: the same run bookkeeping as ``runs.start_run`` (which
-    cannot share our transaction) plus the implementation base on the first claim."""
-    record = RunRecord(
-        task_key=task.task_key,
-        task_type=RUN_TYPE,
-        seq=seq,
-        status="running",
-        started_at=now_iso(),
-        started_by=_identity(ctx),
-        paths=run_paths(key, RUN_TYPE, seq),
-    )
-    flow = task.workflow
-    flow.current_phase = RUN_TYPE
-    flow.current_phase_state = "running"
-    flow.phase_states[RUN_TYPE] = "running"
-    task.latest_run = RunRef(task_type=RUN_TYPE, seq=seq, status="running")
-    if task.implementation_base_commit is None:
-        task.implementation_base_commit = base
-    task.updated_at = now_iso()
-    path = f"runs/{RUN_TYPE}/{seq}.json"
-    where = f"{task_ref(key)}:"
-    data = to_data(task)
-    check_schema(data, "task", where + MANIFEST_PATH)
-    return {path: run_record_data(record, where + path), MANIFEST_PATH: dumps_pretty(data)}
-
-
 @dataclass
 class _Landed:
     """What one claim transaction wrote, for provisioning and roll-back."""
@@ -379,7 +330,7 @@ def claim(
         for number in preview.batch:
             wt.check_stage_slot(ctx, lay, number)
         task_path = wt.ensure_task_worktree(ctx, lay)
-    host, user = socket.gethostname(), _identity(ctx)
+    host, user = socket.gethostname(), ctx.repo.identity()
     tref = task_ref(key)
 
     def build() -> tuple[list[RefUpdate], _Landed]:
@@ -398,7 +349,7 @@ def claim(
         state = require_task(ctx.repo, key)
         head = wt.task_head(ctx, lay)
         since = state.task.implementation_base_commit
-        seq = _next_seq(ctx.repo.list_dir(state.head, f"runs/{RUN_TYPE}"))
+        seq = next_seq(ctx.repo, state.head, RUN_TYPE)
         run_id = f"{RUN_TYPE}-{seq}"
         expires = _iso(now + lease_for) if lease_for is not None else None
         placements: list[Placement] = []
@@ -461,12 +412,15 @@ def claim(
                     lease_expires_at=expires,
                 )
             )
+        # The task event of the claim: the run bookkeeping of ``run start`` (which cannot share
+        # this transaction) plus the implementation base on the first claim.
         task = state.task
-        files = _run_start_files(ctx, key, task, state.head, seq, head)
+        _, files = open_run(task, key, RUN_TYPE, seq, user)
+        if task.implementation_base_commit is None:
+            task.implementation_base_commit = head
         csv = ",".join(str(n) for n in selection.batch)
         event = f"run start {RUN_TYPE} {seq}: claim stage(s) {csv}"
-        tree = ctx.repo.tree_with(ctx.repo.tree_of(state.head), files)
-        task_commit = ctx.repo.commit(tree, [state.head], f"{event}\n\nOkstra-Task: {key}\n")
+        task_commit = event_commit(ctx.repo, key, task, state.head, files, event)
         updates.append(RefUpdate(tref, task_commit, state.head))
         result = ClaimResult(
             key=key,
@@ -491,7 +445,7 @@ def claim(
         publish(landed.updates)
     if worktrees:
         _provision_or_roll_back(ctx, key, lay, landed)
-    _make_workspace(ctx, key, landed.seq)
+    make_workspace(ctx, run_paths(key, RUN_TYPE, landed.seq))
     return landed.result
 
 
@@ -520,19 +474,8 @@ def _provision_or_roll_back(ctx: Context, key: TaskKey, lay: wt.Layout, landed: 
                 f"could not be put back ({moved}); release them: git okstra stage release "
                 f"'{key}' --stage N --run {landed.result.run_id} --reason 'provisioning failed'"
             ) from exc
-        from .runs import finish_run
-
         finish_run(ctx, key, RUN_TYPE, landed.seq, "error", None)
         raise
-
-
-def _make_workspace(ctx: Context, key: TaskKey, seq: str) -> None:
-    """The run's `.okstra/` folders in this worktree, as ``run start`` makes them."""
-    if ctx.workdir is None:
-        return
-    for path in run_paths(key, RUN_TYPE, seq).values():
-        folder = ctx.workdir / (path if path.endswith("/") else os.path.dirname(path))
-        folder.mkdir(parents=True, exist_ok=True)
 
 
 def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
@@ -570,7 +513,7 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
                 lease_expires_at=c.lease_expires_at,
             )
         )
-    _make_workspace(ctx, key, run_id.removeprefix(f"{RUN_TYPE}-"))
+    make_workspace(ctx, run_paths(key, RUN_TYPE, run_id.removeprefix(f"{RUN_TYPE}-")))
     return ClaimResult(
         key=key,
         run_id=run_id,
@@ -737,8 +680,6 @@ def _finish_run_if_done(
             f"git okstra run finish '{key}' --type {RUN_TYPE} --seq {seq} --status completed "
             "--report PATH"
         )
-    from .runs import finish_run
-
     finish_run(ctx, key, RUN_TYPE, seq, "completed", report)
     return True, None
 
@@ -760,7 +701,7 @@ def release(
     if not reason.strip():
         raise BadInput("--reason must say why the claim is released (it is kept for audit)")
     ref = claim_ref(key, stage)
-    who = _identity(ctx)
+    who = ctx.repo.identity()
 
     def attempt() -> Claim:
         current = _require_claim(ctx, key, stage)

@@ -443,12 +443,11 @@ def _record(
         return task, files
 
     state = write_event(ctx.repo, key, change, f"plan approve {relpath} (method {method})")
-    who = ctx.repo.signature()
     approval = Approval(
         task_key=str(key),
         plan_path=relpath,
         blob=plan.blob,
-        approved_by=f"{who.name} <{who.email}>",
+        approved_by=ctx.repo.identity(),
         approved_at=when,
         method=method,
     )

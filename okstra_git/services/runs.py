@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from ..errors import BadInput, Refused
+from ..gitlayer import GitRepo
 from ..keys import TaskKey
 from ..phases import RUN_END_STATUSES, next_phase_after, waits_for_approval
 from ..records.task import (
@@ -25,9 +26,35 @@ from .context import Context
 from .tasks import check_task_type
 
 
-def _next_seq(names: list[str]) -> str:
+def next_seq(repo: GitRepo, head: str, task_type: str) -> str:
+    """The next 3-digit run number of ``task_type`` in the task tree at ``head``."""
+    names = repo.list_dir(head, f"runs/{task_type}")
     taken = [int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit()]
     return f"{max(taken, default=0) + 1:03d}"
+
+
+def open_run(
+    task: Task, key: TaskKey, task_type: str, seq: str, started_by: str
+) -> tuple[RunRecord, dict[str, bytes | None]]:
+    """Move ``task``'s workflow to a running ``task_type`` run and give the run record with its
+    tree file. Pure bookkeeping: the caller lands it in a task event (``start_run``, or the
+    claim transaction that allocates an implementation run with its claims)."""
+    record = RunRecord(
+        task_key=task.task_key,
+        task_type=task_type,
+        seq=seq,
+        status="running",
+        started_at=now_iso(),
+        started_by=started_by,
+        paths=run_paths(key, task_type, seq),
+    )
+    flow = task.workflow
+    flow.current_phase = task_type
+    flow.current_phase_state = "running"
+    flow.phase_states[task_type] = "running"
+    task.latest_run = RunRef(task_type=task_type, seq=seq, status="running")
+    path = f"runs/{task_type}/{seq}.json"
+    return record, {path: run_record_data(record, f"{task_ref(key)}:{path}")}
 
 
 def start_run(ctx: Context, key: TaskKey, task_type: str) -> tuple[TaskState, RunRecord]:
@@ -38,40 +65,26 @@ def start_run(ctx: Context, key: TaskKey, task_type: str) -> tuple[TaskState, Ru
         from .plans import ensure_approved  # SPEC §4: only from an approved plan
 
         ensure_approved(ctx, key)
-    who = ctx.repo.signature()
+    who = ctx.repo.identity()
     records: dict[str, RunRecord] = {}
 
     def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
         assert task is not None and head is not None
-        seq = _next_seq(ctx.repo.list_dir(head, f"runs/{task_type}"))
-        record = RunRecord(
-            task_key=task.task_key,
-            task_type=task_type,
-            seq=seq,
-            status="running",
-            started_at=now_iso(),
-            started_by=f"{who.name} <{who.email}>",
-            paths=run_paths(key, task_type, seq),
-        )
-        records["run"] = record
-        flow = task.workflow
-        flow.current_phase = task_type
-        flow.current_phase_state = "running"
-        flow.phase_states[task_type] = "running"
-        task.latest_run = RunRef(task_type=task_type, seq=seq, status="running")
-        where = f"{task_ref(key)}:runs/{task_type}/{seq}.json"
-        return task, {f"runs/{task_type}/{seq}.json": run_record_data(record, where)}
+        seq = next_seq(ctx.repo, head, task_type)
+        records["run"], files = open_run(task, key, task_type, seq, who)
+        return task, files
 
     state = write_event(ctx.repo, key, change, f"run start {task_type}")
     record = records["run"]
-    _make_workspace(ctx, record)
+    make_workspace(ctx, record.paths)
     return state, record
 
 
-def _make_workspace(ctx: Context, record: RunRecord) -> None:
+def make_workspace(ctx: Context, paths: dict[str, str]) -> None:
+    """The run's `.okstra/` folders in this work tree (none in a bare repository)."""
     if ctx.workdir is None:
         return
-    for path in record.paths.values():
+    for path in paths.values():
         folder = ctx.workdir / (path if path.endswith("/") else os.path.dirname(path))
         folder.mkdir(parents=True, exist_ok=True)
 

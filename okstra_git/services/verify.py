@@ -294,7 +294,6 @@ def record_verdict(
             + "\n".join(f"  - {p}" for p in problems)
         )
     route = rules.routing(target.scope, verdict)
-    who = ctx.repo.signature()
     record = Verdict(
         task_key=str(key),
         scope=target.scope,
@@ -307,7 +306,7 @@ def record_verdict(
         report_digest="sha256:" + hashlib.sha256(raw).hexdigest(),
         routing=route,
         recorded_at=now_iso(),
-        recorded_by=f"{who.name} <{who.email}>",
+        recorded_by=ctx.repo.identity(),
     )
     earlier = _equivalent(ctx.repo, record, sign)
     if earlier is not None:
