@@ -81,6 +81,23 @@ def test_claim_needs_an_approved_plan(repo: Path) -> None:
     assert git(repo, "worktree", "list").count("\n") == 0
 
 
+def test_stage_ready_writes_nothing_even_for_a_plan_ticked_by_hand(repo: Path) -> None:
+    assert okstra(repo, "task", "new", KEY, "--type", "implementation-planning").returncode == 0
+    (repo / "plan.md").write_text(LINEAR_PLAN)
+    assert okstra(repo, "plan", "submit", KEY, "plan.md").returncode == 0
+    (repo / "plan.md").write_text(LINEAR_PLAN.replace("- [ ] Approved", "- [x] Approved", 1))
+    before = stored(repo)
+    ready = okstra(repo, "stage", "ready", KEY, "--json")
+    assert ready.returncode == 0, ready.stderr
+    assert json.loads(ready.stdout)["batch"] == [1]
+    assert stored(repo) == before
+    notes = git(repo, "rev-parse", "--verify", "-q", "refs/notes/okstra/approvals", check=False)
+    assert notes == ""
+    assert okstra(repo, "stage", "claim", KEY, "--no-worktree").returncode == 0
+    approvals = git(repo, "notes", "--ref", "okstra/approvals", "list").splitlines()
+    assert len(approvals) == 1  # method A recorded by the claim, not by the look
+
+
 def test_first_claim_takes_the_batch_and_makes_worktrees(repo: Path) -> None:
     folder = approved_task(repo)
     main_head = git(repo, "rev-parse", "HEAD")

@@ -213,12 +213,11 @@ def _approved(ctx: Context, key: TaskKey) -> Any:
 
 
 def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Readiness:
-    """The ready set and the batch a claim would take now, without claiming.
+    """The ready set and the batch a claim would take now, without claiming or writing
+    anything (a plan ticked by hand is judged as the claim will, but not recorded)."""
+    from .plans import check_approved
 
-    Goes through the same approval gate as a claim (so a plan ticked by hand is recorded, as
-    the first claim would), because it answers "what would a claim take".
-    """
-    plan = _approved(ctx, key)
+    plan = check_approved(ctx, key)
     now = datetime.now(timezone.utc)
     holders = {n: _holder(s.claim, now) for n, s in load_claims(ctx.repo, key).items()}
     selection = batching.select(plan.stage_map.stages, holders, take_over_expired=take_over_expired)

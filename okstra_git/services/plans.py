@@ -576,6 +576,15 @@ def ensure_approved(ctx: Context, key: TaskKey) -> ApprovedPlan:
     return _approved_plan(assessment)
 
 
+def check_approved(ctx: Context, key: TaskKey) -> ApprovedPlan:
+    """:func:`ensure_approved` without writing, for read-only commands (``stage ready``): a
+    marker ticked by hand counts as it will at the claim, but nothing is recorded here."""
+    assessment = _assess(ctx, require_task(ctx.repo, key))
+    if not (assessment.approved or assessment.recordable):
+        raise Refused("\n".join(assessment.messages))
+    return _approved_plan(assessment)
+
+
 def _follows(assessment: Assessment) -> bool:
     latest = assessment.state.task.latest_plan
     return (
