@@ -14,6 +14,7 @@ NEXT_PHASE = {
     "release-handoff": "done",
 }
 RUN_END_STATUSES = ("completed", "error", "timeout")
+FINAL_VERIFICATION = "final-verification"
 assert set(NEXT_PHASE) == set(TASK_TYPES)
 
 

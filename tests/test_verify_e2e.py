@@ -124,3 +124,23 @@ def test_e3_single_stage_right_after_stage_1_passes_but_not_to_release(task: Tas
     # The whole task is not verifiable yet.
     whole = okstra(task.repo, "verify", "target", KEY)
     assert whole.returncode == 1 and "stage 2 not done" in whole.stderr
+
+
+def test_a_final_verification_run_finishes_where_its_verdict_routed(task: Task, tmp_path: Path):
+    task.implement(1)
+    task.implement(2)
+    task.merge(1)
+    head = task.merge(2)
+    run = ok(task.repo, "run", "start", KEY, "--type", "final-verification")["run"]
+    data = report(tmp_path / "data.json")
+    finish = ("run", "finish", KEY, "--type", "final-verification", "--seq", run["seq"],
+              "--status", "completed", "--report", data)  # fmt: skip
+    early = okstra(task.repo, *finish)
+    assert early.returncode == 1 and "has no verdict yet" in early.stderr
+    ok(task.repo, "verify", "record", KEY, "--verdict", "blocked", "--report",
+       report(tmp_path / "blocked.json", token="blocked"), "--expect-head", head)  # fmt: skip
+    flow = ok(task.repo, *finish)["workflow"]
+    assert (flow["nextRecommendedPhase"], flow["lastCompletedPhase"]) == (
+        "implementation",
+        "final-verification",
+    )

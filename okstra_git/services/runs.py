@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo
 from ..keys import TaskKey
-from ..phases import RUN_END_STATUSES, next_phase_after, waits_for_approval
+from ..phases import FINAL_VERIFICATION, RUN_END_STATUSES, next_phase_after, waits_for_approval
 from ..records.task import (
     RunRecord,
     RunRef,
@@ -124,11 +124,26 @@ def finish_run(
         record.report_path = report_path
         records["run"] = record
         flow = task.workflow
+        # `verify record` routes the task (SPEC §6) and marks the phase completed; `run start`
+        # had set it running, so "completed" here means a verdict was recorded in this run.
+        routed_by_verdict = (
+            task_type == FINAL_VERIFICATION and flow.phase_states.get(task_type) == "completed"
+        )
+        if task_type == FINAL_VERIFICATION and status == "completed" and not routed_by_verdict:
+            raise Refused(
+                f"final-verification run {seq} of {key} has no verdict yet: record it first "
+                f"(git okstra verify record '{key}' --verdict V --report DATA.json), which also "
+                "decides where the task goes next"
+            )
         flow.phase_states[task_type] = status
         if task.latest_run and (task.latest_run.task_type, task.latest_run.seq) == (task_type, seq):
             flow.current_phase_state = status
             task.latest_run = RunRef(task_type, seq, status, report_path)
-        nxt = next_phase_after(task_type, status)
+        nxt = (
+            flow.next_recommended_phase or next_phase_after(task_type, status)
+            if routed_by_verdict and status == "completed"
+            else next_phase_after(task_type, status)
+        )
         flow.next_recommended_phase = nxt
         if status == "completed":
             flow.last_completed_phase = task_type

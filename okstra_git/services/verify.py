@@ -20,13 +20,13 @@ from .. import verify_rules as rules
 from ..errors import BadInput, Refused
 from ..gitlayer import DiffStatEntry, GitRepo, dirty_paths, worktree_head
 from ..keys import TaskKey
+from ..phases import FINAL_VERIFICATION
 from ..records.claim import Claim, load_claims
 from ..records.task import Task, TaskState, now_iso, require_task, write_event
 from ..records.verdict import Verdict, append_verdict, read_tree_verdicts, read_verdicts
 from .context import Context
 
 MAX_REPORT_BYTES = 16 << 20
-FINAL_VERIFICATION = "final-verification"
 
 
 class GateRefused(Refused):
