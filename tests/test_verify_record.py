@@ -119,7 +119,7 @@ def test_report_rules_refuse_with_the_field_named(merged: World, tmp_path: Path)
     big = tmp_path / "big.json"
     with big.open("wb") as fh:
         fh.truncate(verify.MAX_REPORT_BYTES + 1)
-    with pytest.raises(BadInput, match="larger than 16 MiB"):
+    with pytest.raises(BadInput, match="larger than the 16 MiB cap"):
         verify.record_verdict(merged.ctx, merged.key, "blocked", str(big), None)
     assert merged.ctx.repo.read_ref(VERDICTS_REF) is None  # nothing stored
 

@@ -26,7 +26,6 @@ How a claim is ordered, and why:
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import socket
 from collections.abc import Callable
@@ -59,6 +58,7 @@ from ..records.claim import (
 )
 from ..records.task import event_commit, load_run, now_iso, require_task, task_ref
 from ..stagemap import Stage
+from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
 from . import worktrees as wt
 from .context import Context
@@ -551,32 +551,6 @@ class DoneResult:
     """Why the run was not finished, when every stage of its batch is done."""
 
 
-def _read_carry(path: str) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_CARRY_BYTES + 1)
-    except OSError as exc:
-        raise BadInput(f"--carry {path}: cannot read ({exc.strerror})") from exc
-    if len(raw) > MAX_CARRY_BYTES:
-        raise BadInput(f"--carry {path}: larger than {MAX_CARRY_BYTES // 1024} KiB")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput(f"--carry {path}: not valid UTF-8 JSON ({exc})") from exc
-    if not isinstance(data, dict):
-        raise BadInput(f"--carry {path}: expected a JSON object, found {type(data).__name__}")
-    return data
-
-
-def _report_path(ctx: Context, report: str) -> str:
-    path = Path(report).resolve()
-    if not path.is_file():
-        raise BadInput(f"--report {report}: no such file")
-    if ctx.workdir is not None and path.is_relative_to(ctx.workdir.resolve()):
-        return path.relative_to(ctx.workdir.resolve()).as_posix()
-    return str(path)
-
-
 def _stage_head(ctx: Context, c: Claim, given: str | None) -> str:
     """The stage worktree HEAD (the branch head if the folder is gone); a given SHA must match."""
     wanted = ctx.repo.resolve_commit(given) if given is not None else None
@@ -618,8 +592,8 @@ def done(
     head: str | None = None,
 ) -> DoneResult:
     """Mark ``stage`` done with its worktree HEAD; finish the run when its batch is done."""
-    report_path = _report_path(ctx, report) if report is not None else None
-    carry_data = _read_carry(carry) if carry is not None else None
+    report_path = workspace_relative(ctx.workdir, report, "--report") if report else None
+    carry_data = read_json_object(carry, "--carry", MAX_CARRY_BYTES)[1] if carry else None
     ref = claim_ref(key, stage)
     first = _require_claim(ctx, key, stage)
     head_commit = _stage_head(ctx, first.claim, head)

@@ -37,6 +37,7 @@ from ..keys import TaskKey
 from ..records.approval import Approval, append_approval, read_approvals
 from ..records.task import PlanRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from ..stagemap import Finding, StageMap, parse_plan, validate
+from ..userfiles import decode_text, read_capped
 from .context import Context
 
 MAX_PLAN_BYTES = 2 << 20
@@ -78,33 +79,12 @@ def decode_plan(raw: bytes, path: str, what: str = "plan") -> PlanFile:
             f"{what} {path}: larger than the {MAX_PLAN_BYTES >> 20} MiB cap (reached on line "
             f"{line}); a {what} is a document people read — move bulk data out of it"
         )
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise BadInput(
-            f"{what} {path}:{line}: not UTF-8 text (byte {exc.start}); a {what} is Markdown"
-        ) from exc
-    nul = text.find("\x00")
-    if nul >= 0:
-        line = text.count("\n", 0, nul) + 1
-        raise BadInput(f"{what} {path}:{line}: contains a NUL byte; a {what} is Markdown text")
-    return PlanFile(path, raw, text)
+    return PlanFile(path, raw, decode_text(raw, path, what))
 
 
 def read_plan_file(path: str | os.PathLike[str], what: str = "plan") -> PlanFile:
     """Read a plan (or report) from disk, refusing missing, binary and oversized files."""
-    shown = os.fspath(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_PLAN_BYTES + 1)
-    except FileNotFoundError as exc:
-        raise BadInput(f"{what} {shown}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise BadInput(f"{what} {shown}: is a folder, not a Markdown file") from exc
-    except OSError as exc:
-        raise BadInput(f"{what} {shown}: cannot read ({exc.strerror})") from exc
-    return decode_plan(raw, shown, what)
+    return decode_plan(read_capped(path, what, MAX_PLAN_BYTES), os.fspath(path), what)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo
@@ -21,6 +20,7 @@ from ..records.task import (
     task_ref,
     write_event,
 )
+from ..userfiles import workspace_relative
 from ..workspace import run_paths
 from .context import Context
 from .tasks import check_task_type
@@ -89,15 +89,6 @@ def make_workspace(ctx: Context, paths: dict[str, str]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
 
 
-def _workspace_relative(ctx: Context, report: str) -> str:
-    path = Path(report).resolve()
-    if not path.is_file():
-        raise BadInput(f"report {report}: no such file")
-    if ctx.workdir is not None and path.is_relative_to(ctx.workdir.resolve()):
-        return path.relative_to(ctx.workdir.resolve()).as_posix()
-    return str(path)
-
-
 def finish_run(
     ctx: Context, key: TaskKey, task_type: str, seq: str, status: str, report: str | None
 ) -> tuple[TaskState, RunRecord]:
@@ -108,7 +99,7 @@ def finish_run(
         raise BadInput(f"--seq {seq!r}: a 3-digit run number such as 001")
     if status == "completed" and report is None:
         raise BadInput("--report is required when a run finishes completed")
-    report_path = _workspace_relative(ctx, report) if report is not None else None
+    report_path = workspace_relative(ctx.workdir, report, "report") if report else None
     records: dict[str, RunRecord] = {}
 
     def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:

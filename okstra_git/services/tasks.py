@@ -17,6 +17,7 @@ from ..records.task import (
     require_task,
     write_event,
 )
+from ..userfiles import read_text
 from ..workspace import task_root
 from .context import Context
 
@@ -29,24 +30,6 @@ def check_task_type(task_type: str) -> str:
     return task_type
 
 
-def read_text_file(path: str, what: str, limit: int) -> str:
-    """A user-supplied text file, refused (exit 2) when missing, binary or over ``limit``."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(limit + 1)
-    except OSError as exc:
-        raise BadInput(f"{what} {path}: cannot read ({exc.strerror})") from exc
-    if len(raw) > limit:
-        raise BadInput(f"{what} {path}: larger than {limit // 1024} KiB; keep it short")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{what} {path}: not UTF-8 text (byte {exc.start})") from exc
-    if "\x00" in text:
-        raise BadInput(f"{what} {path}: contains NUL bytes; expected text")
-    return text
-
-
 def new_task(
     ctx: Context, key: TaskKey, task_type: str, category: str, brief_file: str | None
 ) -> TaskState:
@@ -55,7 +38,7 @@ def new_task(
         raise BadInput("--category must not be empty")
     files: dict[str, bytes | None] = {}
     if brief_file is not None:
-        files["brief.md"] = read_text_file(brief_file, "brief", MAX_BRIEF_BYTES).encode()
+        files["brief.md"] = read_text(brief_file, "brief", MAX_BRIEF_BYTES).encode()
 
     def change(old: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
         if old is not None:

@@ -9,7 +9,6 @@ history walk from HEAD hiding the base, and one status of the worktree.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from ..phases import FINAL_VERIFICATION
 from ..records.claim import Claim, load_claims
 from ..records.task import Task, TaskState, now_iso, require_task, write_event
 from ..records.verdict import Verdict, append_verdict, read_tree_verdicts, read_verdicts
+from ..userfiles import read_json_object
 from .context import Context
 
 MAX_REPORT_BYTES = 16 << 20
@@ -277,7 +277,7 @@ def record_verdict(
     """Re-run the gate now, check the report against the verdict, and record it (SPEC §6)."""
     if verdict not in rules.VERDICTS:
         raise BadInput(f"--verdict {verdict!r}: one of {', '.join(rules.VERDICTS)}")
-    raw, data = _read_report(report)
+    raw, data = read_json_object(report, "--report", MAX_REPORT_BYTES)
     signing_key = _signing_key(ctx.repo) if sign else None
     target = resolve_target(ctx, key, stage, worktree)
     if expect_head is not None:
@@ -320,23 +320,6 @@ def record_verdict(
     nxt = rules.next_phase(route, target.all_stages_done)
     state = write_event(ctx.repo, key, _workflow_change(nxt), _event(record, nxt))
     return Recorded(record, added, nxt, state.head)
-
-
-def _read_report(path: str) -> tuple[bytes, Any]:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_REPORT_BYTES + 1)
-    except OSError as exc:
-        raise BadInput(f"--report {path}: cannot read ({exc.strerror})") from exc
-    if len(raw) > MAX_REPORT_BYTES:
-        raise BadInput(f"--report {path}: larger than {MAX_REPORT_BYTES >> 20} MiB")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput(f"--report {path}: not UTF-8 JSON ({exc})") from exc
-    if not isinstance(data, dict):
-        raise BadInput(f"--report {path}: expected a JSON object (report data.json)")
-    return raw, data
 
 
 def _signing_key(repo: GitRepo) -> str:

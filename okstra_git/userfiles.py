@@ -1,0 +1,78 @@
+"""Files a user hands to a command (briefs, plans, reports, carry sidecars).
+
+Each is read once with a size cap and refused (exit 2) with a message naming the file — and
+the line, where there is one — when it is missing, a folder, too large, binary or malformed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import BadInput
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit >> 10} KiB"
+
+
+def read_capped(path: str | os.PathLike[str], what: str, limit: int) -> bytes:
+    shown = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except FileNotFoundError as exc:
+        raise BadInput(f"{what} {shown}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise BadInput(f"{what} {shown}: is a folder, not a file") from exc
+    except OSError as exc:
+        raise BadInput(f"{what} {shown}: cannot read ({exc.strerror})") from exc
+    if len(raw) > limit:
+        line = raw[:limit].count(b"\n") + 1
+        raise BadInput(
+            f"{what} {shown}: larger than the {_size(limit)} cap (reached on line {line}); "
+            f"keep bulk data out of it"
+        )
+    return raw
+
+
+def decode_text(raw: bytes, shown: str, what: str) -> str:
+    """``raw`` as UTF-8 text without NUL bytes, or BadInput naming the line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise BadInput(f"{what} {shown}:{line}: not UTF-8 text (byte {exc.start})") from exc
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise BadInput(f"{what} {shown}:{line}: contains a NUL byte; expected text")
+    return text
+
+
+def read_text(path: str | os.PathLike[str], what: str, limit: int) -> str:
+    return decode_text(read_capped(path, what, limit), os.fspath(path), what)
+
+
+def read_json_object(path: str, what: str, limit: int) -> tuple[bytes, dict[str, Any]]:
+    """The file's bytes (for digests) and its JSON object."""
+    raw = read_capped(path, what, limit)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput(f"{what} {path}: not UTF-8 JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise BadInput(f"{what} {path}: expected a JSON object, found {type(data).__name__}")
+    return raw, data
+
+
+def workspace_relative(workdir: Path | None, path: str, what: str) -> str:
+    """An existing file's path as records keep it: relative to the work tree when inside it."""
+    resolved = Path(path).resolve()
+    if not resolved.is_file():
+        raise BadInput(f"{what} {path}: no such file")
+    if workdir is not None and resolved.is_relative_to(workdir.resolve()):
+        return resolved.relative_to(workdir.resolve()).as_posix()
+    return str(resolved)
