@@ -136,6 +136,8 @@ def baseline_tasks(root: Path, prefix: str, count: int) -> list[Path]:
 def latency(root: Path, repo: Path, rounds: int) -> dict[str, float]:
     from okstra_git.services import claims
     from okstra_git.services.context import open_context
+    from okstra_git.services.runs import make_workspace
+    from okstra_git.workspace import run_paths
 
     ctx = open_context(repo)
     ours = {
@@ -163,7 +165,7 @@ def latency(root: Path, repo: Path, rounds: int) -> dict[str, float]:
         samples["ours one+worktree"].append(time.perf_counter() - t)
         # The part of every claim that is not ref work: the run's .okstra/ folders (8 leaves).
         t = time.perf_counter()
-        claims._make_workspace(ctx, ctx.key(f"bench:workspace:t{i:03d}"), "001")
+        make_workspace(ctx, run_paths(ctx.key(f"bench:workspace:t{i:03d}"), claims.RUN_TYPE, "001"))
         samples["workspace"].append(time.perf_counter() - t)
     return {name: statistics.median(values) * 1000 for name, values in samples.items()}
 
@@ -219,7 +221,6 @@ def contention(kind: str, root: Path, target: str, tasks: list[str], racers: int
         for o in outs
     ]
     time.sleep(1.0)  # every racer imported and waiting
-    t0 = time.perf_counter()
     go.write_text("go")
     for proc in procs:
         proc.wait(timeout=600)
@@ -232,7 +233,6 @@ def contention(kind: str, root: Path, target: str, tasks: list[str], racers: int
         for stage in win["stages"]:
             holders[(win["task"], stage)].add(win["run"])
     durations = [d for r in results for d in r["durations"]]
-    del t0
     return {
         "wall": wall,
         "claims": len(wins),
