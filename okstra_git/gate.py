@@ -192,9 +192,11 @@ class VerdictNotes:
 
     def lines(self, target: str) -> list[tuple[str, bytes]]:
         """``(where, note bytes)`` for each source holding a note on ``target``."""
+        from .gitlayer import note_paths  # loaded already: the sources are pygit2 trees
+
         found = []
         for name, tree in self.sources:
-            for path in (f"{target[:2]}/{target[2:]}", target):
+            for path in note_paths(target):
                 try:
                     entry = tree[path]
                 except KeyError:
@@ -244,50 +246,45 @@ class Gate:
     # -- one commit ------------------------------------------------------------------------
 
     def find(self, commit: str, task: str | None = None) -> Finding:
-        """The verdicts bearing on ``commit``: on it, or (tree mode) on its tree."""
+        """The verdicts bearing on ``commit``: on it, or on a commit with its tree.
+
+        The tree's note is read in commit mode too (unless the commit passed), so a refusal can
+        say that a verdict on an identical tree exists but does not count there.
+        """
         from .records.verdict import parse_lines
 
         tree = str(self.repo.repo[commit].tree_id)
         finding = Finding(commit=commit, tree=tree)
-        targets = [commit, tree] if self.config.match == "tree" else [commit]
         seen: set[str] = set()
-        for target in targets:
+        for target in (commit, tree):
+            if target == tree and self.config.match == "commit" and finding.opening is not None:
+                break
             for where, raw in self.notes.lines(target):
                 verdicts, problems = parse_lines(raw, where)
                 finding.problems.extend(problems)
                 for verdict in verdicts:
-                    if _identity(verdict) in seen:
+                    line = _identity(verdict)
+                    if line in seen:
                         continue
-                    seen.add(_identity(verdict))
+                    seen.add(line)
                     why = self._why_not(verdict, commit, tree, task)
-                    if why is None and finding.opening is None:
-                        finding.opening = verdict
-                    elif why is not None:
+                    if why is not None:
                         finding.rejected.append(Rejected(verdict, why))
-        if finding.opening is None and self.config.match == "commit":
-            # Say so when only the tree matches: the user may want tree mode or the exact commit.
-            for where, raw in self.notes.lines(tree):
-                for verdict in parse_lines(raw, where)[0]:
-                    if _identity(verdict) not in seen and verdict.head != commit:
-                        seen.add(_identity(verdict))
-                        finding.rejected.append(
-                            Rejected(
-                                verdict,
-                                f"was recorded on {verdict.head[:12]}, a commit with the "
-                                "identical tree, and okstra.gate.match=commit demands this "
-                                "exact commit",
-                            )
-                        )
+                    elif finding.opening is None:
+                        finding.opening = verdict
         return finding
 
     def _why_not(self, verdict: Verdict, commit: str, tree: str, task: str | None) -> str | None:
         """``None`` when ``verdict`` opens the gate for ``commit``; else the reason, briefly."""
         if task is not None and verdict.task_key != task:
             return f"is for task {verdict.task_key}, not {task}"
-        if self.config.match == "commit" and verdict.head != commit:
-            return f"was recorded on {verdict.head[:12]}, not on this commit"
         if verdict.head != commit and verdict.head_tree != tree:
             return f"was recorded on {verdict.head[:12]} whose tree differs"
+        if self.config.match == "commit" and verdict.head != commit:
+            return (
+                f"was recorded on {verdict.head[:12]}, a commit with the identical tree, and "
+                "okstra.gate.match=commit demands this exact commit"
+            )
         if verdict.verdict != "accepted":
             return f"is {verdict.verdict}, not accepted"
         if verdict.scope != "whole-task":

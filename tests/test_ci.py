@@ -15,8 +15,8 @@ from conftest import git, okstra
 from hooks_world import KEY, add_verdict, commit, pair
 
 from okstra_git import signing
-from okstra_git.gitlayer import GitRepo
-from okstra_git.records.verdict import append_verdict
+from okstra_git.gitlayer import GitRepo, RefUpdate
+from okstra_git.records.verdict import VERDICTS_REF, append_verdict
 
 
 def check(repo: Path, *args: str, env: dict[str, str] | None = None):
@@ -111,6 +111,25 @@ def test_fetch_reads_the_remote_notes_into_the_tracking_namespace(tmp_path: Path
     assert git(fresh, "for-each-ref", "refs/notes/okstra/") == ""
     proc = check(fresh, "--fetch", "nowhere")
     assert proc.returncode == 2 and "'nowhere' is not configured" in proc.stderr
+
+
+def test_notes_git_fanned_out_2_2_36_are_read(repo: Path):
+    """Past ~65k notes git rewrites a notes tree as 2/2/36; the gate finds verdicts there, on
+    the commit and (a reworded commit, same tree) on the tree."""
+    verdict = add_verdict(repo)
+    g = GitRepo.open(repo)
+    deep = {
+        f"{t[:2]}/{t[2:4]}/{t[4:]}": g.read_note(VERDICTS_REF, t)
+        for t in (verdict.head, verdict.head_tree)
+    }
+    old = g.read_ref(VERDICTS_REF)
+    notes = g.commit(g.tree_with(None, deep), [old], "as git fans out past ~65k notes")
+    g.update_refs([RefUpdate(VERDICTS_REF, notes, old)], "test")
+    assert check(repo).returncode == 0
+    git(repo, "commit", "-q", "--amend", "-m", "reworded, same tree")
+    proc = check(repo)
+    assert proc.returncode == 0, proc.stdout
+    assert f"on {verdict.head[:12]} (identical tree" in proc.stdout
 
 
 def test_task_filter(repo: Path):
