@@ -26,6 +26,8 @@ VERDICTS_REF = "refs/notes/okstra/verdicts"  # == records.verdict.VERDICTS_REF (
 ZERO = "0" * 40
 CI_FORMATS = ("text", "json", "junit", "github")
 _GITLAB_ENV = ("GL_ID", "GL_REPOSITORY", "GL_PROJECT_PATH")
+_PUSH_LINE = "<local ref> <local sha> <remote ref> <remote sha>"
+_RECEIVE_LINE = "<old> <new> <ref>"
 
 
 def main(argv: list[str]) -> int:
@@ -76,19 +78,27 @@ def _pre_push(args: argparse.Namespace) -> int:
     if args.from_env:
         updates = _pre_commit_update()
     else:
-        updates = []
-        for number, line in enumerate(sys.stdin.read().splitlines(), 1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) != 4:
-                raise BadInput(
-                    f"pre-push stdin line {number} {line!r}: expected "
-                    "'<local ref> <local sha> <remote ref> <remote sha>'"
-                )
-            _local_ref, local_sha, remote_ref, remote_sha = parts
-            updates.append((remote_ref, remote_sha, local_sha))
+        updates = [
+            (remote_ref, remote_sha, local_sha)
+            for _local_ref, local_sha, remote_ref, remote_sha in _stdin_lines(
+                "pre-push", _PUSH_LINE
+            )
+        ]
     return _report_hook("okstra pre-push", _decide(updates, "client"), gitlab=False)
+
+
+def _stdin_lines(hook: str, shape: str) -> list[list[str]]:
+    """The fields of every non-blank stdin line, each line checked against ``shape``."""
+    width = shape.count("<")  # one field per <placeholder>
+    lines = []
+    for number, line in enumerate(sys.stdin.read().splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != width:
+            raise BadInput(f"{hook} stdin line {number} {line!r}: expected '{shape}'")
+        lines.append(fields)
+    return lines
 
 
 def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
@@ -142,7 +152,7 @@ def _pre_commit_update() -> list[tuple[str, str, str]]:
     if not ref:
         raise BadInput(
             "okstra pre-push --from-env: PRE_COMMIT_REMOTE_BRANCH is not set, so the pushed ref "
-            "is unknown; use pre-commit >= 2.2 or `git okstra hooks install`"
+            "is unknown; use pre-commit >= 3.2 or `git okstra hooks install`"
         )
     return [(ref, os.environ.get("PRE_COMMIT_FROM_REF") or ZERO, new)]
 
@@ -151,34 +161,27 @@ def _pre_commit_update() -> list[tuple[str, str, str]]:
 
 
 def _pre_receive(args: argparse.Namespace) -> int:
-    gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
-    try:
-        updates = []
-        for number, line in enumerate(sys.stdin.read().splitlines(), 1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) != 3:
-                raise BadInput(
-                    f"pre-receive stdin line {number} {line!r}: expected '<old> <new> <ref>'"
-                )
-            old, new, ref = parts
-            updates.append((ref, old, new))
-        decisions = _decide(updates, "server")
-    except OkstraError as exc:
-        _say("okstra pre-receive", f"git okstra: {exc}", gitlab)
-        return exc.exit_code
-    return _report_hook("okstra pre-receive", decisions, gitlab)
+    def updates() -> list[tuple[str, str, str]]:
+        return [(ref, old, new) for old, new, ref in _stdin_lines("pre-receive", _RECEIVE_LINE)]
+
+    return _server_hook("pre-receive", updates)
 
 
 def _update(args: argparse.Namespace) -> int:
+    return _server_hook("update", lambda: [(args.ref, args.old, args.new)])
+
+
+def _server_hook(kind: str, read: Callable[[], list[tuple[str, str, str]]]) -> int:
+    """Server side, every error is reported as the hook's own output (GitLab shows only
+    ``GL-HOOK-ERR:`` lines), not only the gate's refusals."""
     gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
+    prefix = f"okstra {kind}"
     try:
-        decisions = _decide([(args.ref, args.old, args.new)], "server")
+        decisions = _decide(read(), "server")
     except OkstraError as exc:
-        _say("okstra update", f"git okstra: {exc}", gitlab)
+        _say(prefix, f"git okstra: {exc}", gitlab)
         return exc.exit_code
-    return _report_hook("okstra update", decisions, gitlab)
+    return _report_hook(prefix, decisions, gitlab)
 
 
 # -- hook output ------------------------------------------------------------------------------
