@@ -577,6 +577,10 @@ def _same_path(a: Path, b: Path) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
+WORKTREE_LOCK_TIMEOUT = 300.0
+"""Seconds to wait for another process making the same worktree (a checkout can be slow)."""
+
+
 def add_worktree(
     repo: GitRepo, name: str, path: Path, branch: str, start: str
 ) -> tuple[bool, bool]:
@@ -587,8 +591,37 @@ def add_worktree(
     same name), a suffix from the path keeps both. Returns ``(made_worktree, made_branch)`` so
     a caller rolling back removes only what it made. On failure nothing this call made is left
     behind (libgit2 writes the admin folder before the files).
+
+    Makers of one branch's worktree queue on a lock file: racing claims of one task all make
+    the task worktree, and without it the second fails inside the first one's half-made branch
+    or admin folder. The kernel drops the lock when its holder dies, so it never goes stale.
     """
     existing = worktree_at(repo, path)
+    if existing is not None and not existing.prunable:
+        return False, False
+    import filelock
+
+    lock_path = repo.common_dir / "okstra-locks" / "worktrees" / f"{branch}.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(str(lock_path))
+    try:
+        lock.acquire(timeout=WORKTREE_LOCK_TIMEOUT)
+    except filelock.Timeout as exc:
+        raise Conflict(
+            f"another process has been making the worktree of {branch} at {path} for "
+            f"{WORKTREE_LOCK_TIMEOUT:.0f}s (lock {lock_path}); wait for it and run the command "
+            "again"
+        ) from exc
+    try:
+        return _add_worktree_locked(repo, name, path, branch, start)
+    finally:
+        lock.release()
+
+
+def _add_worktree_locked(
+    repo: GitRepo, name: str, path: Path, branch: str, start: str
+) -> tuple[bool, bool]:
+    existing = worktree_at(repo, path)  # again: the lock's previous holder may have made it
     if existing is not None:
         if not existing.prunable:
             return False, False
@@ -609,16 +642,13 @@ def add_worktree(
             repo.repo.branches.local.create(branch, repo.repo[start].peel(pygit2.Commit))
             made_branch = True
         except pygit2.AlreadyExistsError:
-            pass  # a racer made it: same name, we use it
-        except (pygit2.GitError, ValueError) as exc:
+            pass  # made meanwhile by plain git: same name, we use it
+        except (pygit2.GitError, OSError, ValueError) as exc:
             raise Refused(f"cannot create branch {branch} at {start}: {exc}") from exc
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         repo.repo.add_worktree(name, str(path), repo.repo.lookup_reference(refname))
     except (pygit2.GitError, OSError) as exc:
-        again = worktree_at(repo, path)
-        if again is not None and not again.prunable:
-            return False, made_branch  # a racer made the very same worktree
         if _name_taken(repo, name) and repo.repo.lookup_worktree(name).is_prunable:
             repo.repo.lookup_worktree(name).prune(True)
         if made_branch:

@@ -1,11 +1,12 @@
 """The race: 8 processes claim concurrently on a plan whose ready set has 5 stages, on 50 fresh
 tasks. Every stage ends up claimed by exactly one run, no two runs' batches overlap, every run
 recorded in a task has its claims (and the other way round), and no lock or half-made ref is
-left behind.
+left behind. A smaller race with worktrees on shows that racers all making a task's worktree
+queue for it instead of failing.
 
 Each racer is this file run as a script: it waits for a shared start signal, then walks the
-task list in the same order as every other racer, claiming (``--no-worktree``, through the
-claim service) until a task has nothing ready, and writes what it won as JSON.
+task list in the same order as every other racer, claiming (through the claim service) until a
+task has nothing ready, and writes what it won as JSON.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def five_stage_plan() -> str:
     )
 
 
-def race(repo: str, keys: list[str], go: str, out: str) -> None:
+def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None:
     """One racer (runs in its own process)."""
     from okstra_git.errors import Conflict, Refused
     from okstra_git.gitlayer import RefMoved
@@ -52,6 +53,7 @@ def race(repo: str, keys: list[str], go: str, out: str) -> None:
     parsed = [ctx.key(k) for k in keys]
     wins: list[dict[str, object]] = []
     conflicts = 0
+    refusals: list[str] = []  # other than "nothing ready": a racer tripped over another
     lost = [0]  # claim transactions that found a ref moved or locked: real collisions
     guarded = claims.update_refs_guarded
 
@@ -68,8 +70,10 @@ def race(repo: str, keys: list[str], go: str, out: str) -> None:
     for key in parsed:
         while True:
             try:
-                result = claims.claim(ctx, key, worktrees=False)
-            except Refused:
+                result = claims.claim(ctx, key, worktrees=worktrees)
+            except Refused as refused:
+                if "is ready to claim" not in str(refused):
+                    refusals.append(str(refused))
                 break  # nothing ready any more
             except Conflict:
                 conflicts += 1
@@ -77,43 +81,49 @@ def race(repo: str, keys: list[str], go: str, out: str) -> None:
             wins.append(
                 {"key": str(key), "run": result.run_id, "stages": [p.stage for p in result.stages]}
             )
-    Path(out).write_text(json.dumps({"wins": wins, "conflicts": conflicts, "lost": lost[0]}))
+    result = {"wins": wins, "conflicts": conflicts, "lost": lost[0], "refusals": refusals}
+    Path(out).write_text(json.dumps(result))
 
 
-@pytest.mark.slow
-def test_eight_racers_never_share_a_stage(repo: Path, tmp_path: Path) -> None:
+def run_racers(
+    repo: Path, tmp_path: Path, keys: list[str], racers: int, worktrees: bool
+) -> list[dict[str, Any]]:
+    """Approve a five-stage plan on every task, start the racers at once, collect outcomes."""
     from test_claims import approved_task
 
-    from okstra_git.records.claim import load_claims
-    from okstra_git.records.task import require_task
-    from okstra_git.services.context import open_context
-
     plan = five_stage_plan()
-    keys = [f"p:race:t{n:02d}" for n in range(TASKS)]
     for key in keys:
         approved_task(repo, key, plan)
     go = tmp_path / "go"
+    outs = [tmp_path / f"racer-{i}.json" for i in range(racers)]
     procs = [
         subprocess.Popen(
-            [
-                sys.executable,
-                __file__,
-                str(repo),
-                json.dumps(keys),
-                str(go),
-                str(tmp_path / f"racer-{i}.json"),
-            ],
+            [sys.executable, __file__, str(repo), json.dumps(keys), str(go), str(out)]
+            + (["--worktrees"] if worktrees else []),
             stderr=subprocess.PIPE,
             text=True,
         )
-        for i in range(RACERS)
+        for out in outs
     ]
     time.sleep(0.5)  # let every racer import and open the repository before the start
     go.write_text("go")
     for proc in procs:
         _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
-    outcomes = [json.loads((tmp_path / f"racer-{i}.json").read_text()) for i in range(RACERS)]
+    outcomes = [json.loads(out.read_text()) for out in outs]
+    assert [r for o in outcomes for r in o["refusals"]] == []
+    assert sum(o["conflicts"] for o in outcomes) == 0
+    return outcomes
+
+
+@pytest.mark.slow
+def test_eight_racers_never_share_a_stage(repo: Path, tmp_path: Path) -> None:
+    from okstra_git.records.claim import load_claims
+    from okstra_git.records.task import require_task
+    from okstra_git.services.context import open_context
+
+    keys = [f"p:race:t{n:02d}" for n in range(TASKS)]
+    outcomes = run_racers(repo, tmp_path, keys, RACERS, worktrees=False)
 
     ctx = open_context(repo)
     won_by: dict[tuple[str, int], str] = {}
@@ -149,10 +159,26 @@ def test_eight_racers_never_share_a_stage(repo: Path, tmp_path: Path) -> None:
         assert recorded == set(by_run) == runs_per_task[key_text]
     git_dir = repo / ".git"
     assert not [*(git_dir / "refs").rglob("*.lock"), *git_dir.glob("packed-refs.lock")]
-    assert sum(o["conflicts"] for o in outcomes) == 0
     # The processes really raced: several won, and claim transactions collided.
     assert racers_that_won >= 2 and sum(o["lost"] for o in outcomes) > 0
 
 
+@pytest.mark.slow
+def test_racers_making_one_task_worktree_queue_for_it(repo: Path, tmp_path: Path) -> None:
+    """Every racer's first claim of a task makes the task worktree (before the transaction):
+    they wait for the first maker, then find its worktree."""
+    from conftest import git
+
+    keys = [f"p:wt:t{n}" for n in range(5)]
+    outcomes = run_racers(repo, tmp_path, keys, 4, worktrees=True)
+    batches = sorted((w["key"], tuple(w["stages"])) for o in outcomes for w in o["wins"])
+    assert batches == [(k, b) for k in keys for b in ((1, 2, 3), (4, 5))]
+    for n in range(len(keys)):
+        folder = repo.parent / "wt" / "p" / "wt" / f"t{n}"
+        for leaf in ("task", "stage-1", "stage-2", "stage-3", "stage-4", "stage-5"):
+            branch = git(folder / leaf, "rev-parse", "--abbrev-ref", "HEAD")
+            assert branch == f"okstra/wt/t{n}/{leaf}"
+
+
 if __name__ == "__main__":
-    race(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4])
+    race(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4], "--worktrees" in sys.argv)
