@@ -130,13 +130,12 @@ def uninstall(repo: GitRepo) -> tuple[str, HookState]:
         )
     if not before.installed and not before.has_chained:
         return "not installed", before
-    if before.installed:
-        before.path.unlink()
-    action = "removed"
     if before.has_chained:
+        # One rename over our script: no moment without a hook, and the bytes and mode stay.
         os.replace(before.chained, before.path)
-        action = "removed (restored the chained hook)"
-    return action, state(repo)
+        return "removed (restored the chained hook)", state(repo)
+    before.path.unlink()
+    return "removed", state(repo)
 
 
 def render_script() -> str:
