@@ -255,48 +255,75 @@ def append_audit_line(
     return "\n".join(parts)
 
 
+@dataclass(frozen=True)
+class ApprovalText:
+    """What a plan's own text says about its approval: checks 1–2 of SPEC §4, read once."""
+
+    markers: list[tuple[int, bool]]
+    """``(line_no, checked)`` of every marker line (:func:`find_approval_markers`)."""
+    clarification: ClarificationReport
+    """The §5 table as read."""
+    blockers: list[ClarificationItem]
+    """Its unresolved ``Blocks=approval`` rows."""
+
+    @property
+    def marker_set(self) -> bool:
+        """Exactly one marker line, and it is ticked."""
+        return len(self.markers) == 1 and self.markers[0][1]
+
+    def problems(self, path: str, *, key: str = "KEY", require_marker: bool = True) -> list[str]:
+        """Every reason the text does not allow approval, as refusals print them.
+
+        ``require_marker=False`` is for ``plan approve``, which ticks the marker itself and so
+        only needs §5 to be clear. The approval note (check 3) is the caller's business.
+        """
+        problems = []
+        markers = self.markers
+        checked = any(is_checked for _, is_checked in markers)
+        if require_marker:
+            if len(markers) > 1:
+                problems.append(
+                    f"approved plan has {len(markers)} user-approval marker lines (lines "
+                    f"{', '.join(str(n) for n, _ in markers)}); keep exactly one "
+                    f"`{CANONICAL_MARKER}`: {path}"
+                )
+            elif not checked:
+                problems.append(
+                    f"approved plan has no recognised user-approval marker: {path}\n"
+                    f"  canonical form (one line in the approval block at the top): "
+                    f"{CANONICAL_MARKER}\n"
+                    f"  or let okstra check §5 and tick it for you: git okstra plan approve {key}"
+                )
+        if self.blockers:
+            lead = "approved plan marker is set but §5 has" if checked else "cannot approve: §5 has"
+            lines = [
+                f"{lead} {len(self.blockers)} unresolved Blocks=approval row(s); "
+                f"resolve them or mark them obsolete before approving:"
+            ]
+            lines += [
+                f"  - {item.id or f'line {item.line}'} (Status={item.status})"
+                for item in self.blockers
+            ]
+            lines.append(f"  file: {path}")
+            problems.append("\n".join(lines))
+        malformed = self.clarification.malformed
+        if malformed:
+            lines = [f"§5 has {len(malformed)} row(s) the approval gate cannot read:"]
+            lines += [f"  - line {row.line}: {row.reason}" for row in malformed]
+            lines.append(f"  file: {path}")
+            problems.append("\n".join(lines))
+        return problems
+
+
+def read_approval_text(text: str) -> ApprovalText:
+    """The approval marker(s) and §5 of a plan. Never raises on odd text."""
+    report = parse_clarification_items(text)
+    return ApprovalText(find_approval_markers(text), report, unresolved_approval_blockers(report))
+
+
 def approval_problems(
     text: str, path: str, *, key: str = "KEY", require_marker: bool = True
 ) -> list[str]:
-    """Every reason the plan is not approved by its own text (checks 1–2 of SPEC §4).
-
-    ``require_marker=False`` is for ``plan approve``, which ticks the marker itself and so only
-    needs §5 to be clear. An empty list means the text allows approval; the approval note
-    (check 3) is the caller's business.
-    """
-    problems = []
-    markers = find_approval_markers(text)
-    checked = any(is_checked for _, is_checked in markers)
-    if require_marker:
-        if len(markers) > 1:
-            problems.append(
-                f"approved plan has {len(markers)} user-approval marker lines (lines "
-                f"{', '.join(str(n) for n, _ in markers)}); keep exactly one "
-                f"`{CANONICAL_MARKER}`: {path}"
-            )
-        elif not checked:
-            problems.append(
-                f"approved plan has no recognised user-approval marker: {path}\n"
-                f"  canonical form (one line in the approval block at the top): "
-                f"{CANONICAL_MARKER}\n"
-                f"  or let okstra check §5 and tick it for you: git okstra plan approve {key}"
-            )
-    report = parse_clarification_items(text)
-    blockers = unresolved_approval_blockers(report)
-    if blockers:
-        lead = "approved plan marker is set but §5 has" if checked else "cannot approve: §5 has"
-        lines = [
-            f"{lead} {len(blockers)} unresolved Blocks=approval row(s); "
-            f"resolve them or mark them obsolete before approving:"
-        ]
-        lines += [
-            f"  - {item.id or f'line {item.line}'} (Status={item.status})" for item in blockers
-        ]
-        lines.append(f"  file: {path}")
-        problems.append("\n".join(lines))
-    if report.malformed:
-        lines = [f"§5 has {len(report.malformed)} row(s) the approval gate cannot read:"]
-        lines += [f"  - line {row.line}: {row.reason}" for row in report.malformed]
-        lines.append(f"  file: {path}")
-        problems.append("\n".join(lines))
-    return problems
+    """Every reason the plan is not approved by its own text (:meth:`ApprovalText.problems`);
+    an empty list means the text allows approval."""
+    return read_approval_text(text).problems(path, key=key, require_marker=require_marker)

@@ -60,7 +60,7 @@ def submit(
     ctx = open_context()
     done = plans.submit_plan(ctx, ctx.key(key), file)
     plan = done.plan
-    snapshot = f"{plans.PLANS_DIR}/plan-{plan.seq}.md"
+    snapshot = plans.snapshot_path(plan.seq)
     text = (
         f"submitted {plan.path} as {snapshot} of {done.state.task.task_key} (blob {plan.blob[:12]})"
         if done.created

@@ -19,18 +19,15 @@ import os
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..clarify import (
     ClarificationItem,
-    ClarificationReport,
     append_audit_line,
     approval_problems,
-    find_approval_markers,
     flip_marker,
-    parse_clarification_items,
-    unresolved_approval_blockers,
+    read_approval_text,
 )
 from ..errors import BadInput, Conflict, Refused
 from ..keys import TaskKey
@@ -146,13 +143,16 @@ def _require_workdir(ctx: Context) -> Path:
     return ctx.workdir.resolve()
 
 
-def _next_plan_seq(ctx: Context, head: str) -> str:
-    taken = [
-        int(name[5:-3])
-        for name in ctx.repo.list_dir(head, PLANS_DIR)
-        if name.startswith("plan-") and name.endswith(".md") and name[5:-3].isdigit()
-    ]
-    return f"{max(taken, default=0) + 1:03d}"
+def snapshot_path(seq: str) -> str:
+    """Where plan snapshot ``seq`` lives in the task tree."""
+    return f"{PLANS_DIR}/plan-{seq}.md"
+
+
+def _snapshot_seqs(ctx: Context, head: str) -> list[str]:
+    """The task's plan snapshot seqs, newest first."""
+    names = ctx.repo.list_dir(head, PLANS_DIR)
+    seqs = [n[5:-3] for n in names if n.startswith("plan-") and n.endswith(".md")]
+    return sorted((seq for seq in seqs if seq.isdigit()), key=int, reverse=True)
 
 
 def _snapshot_change(
@@ -163,25 +163,29 @@ def _snapshot_change(
     if current is not None and current.blob == plan.blob:
         task.latest_plan = PlanRef(current.seq, relpath, plan.blob)
         return {}
-    seq = _next_plan_seq(ctx, head)
+    seqs = _snapshot_seqs(ctx, head)
+    seq = f"{int(seqs[0]) + 1 if seqs else 1:03d}"
     task.latest_plan = PlanRef(seq, relpath, plan.blob)
-    return {f"{PLANS_DIR}/plan-{seq}.md": plan.raw}
+    return {snapshot_path(seq): plan.raw}
 
 
-def _mark_awaiting(task: Task) -> None:
-    flow = task.workflow
-    flow.awaiting_approval = True
-    flow.routing_status = "awaiting-approval"
-    flow.next_recommended_phase = "implementation"
-    task.current_status = "awaiting-approval"
+def _adopt_plan(
+    ctx: Context, key: TaskKey, plan: PlanFile, relpath: str, approved: bool, event: str
+) -> TaskState:
+    """Make the task follow ``plan`` (snapshotted unless it is the latest already), ready for
+    implementation when ``approved``, else waiting for the user's approval."""
 
+    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
+        assert task is not None and head is not None
+        files = _snapshot_change(ctx, plan, relpath, task, head)
+        flow = task.workflow
+        flow.awaiting_approval = not approved
+        flow.routing_status = "ready" if approved else "awaiting-approval"
+        flow.next_recommended_phase = "implementation"
+        task.current_status = "active" if approved else "awaiting-approval"
+        return task, files
 
-def _mark_approved(task: Task) -> None:
-    flow = task.workflow
-    flow.awaiting_approval = False
-    flow.routing_status = "ready"
-    flow.next_recommended_phase = "implementation"
-    task.current_status = "active"
+    return write_event(ctx.repo, key, change, event)
 
 
 @dataclass(frozen=True)
@@ -210,14 +214,7 @@ def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
     approved = bool(read_approvals(ctx.repo, plan.blob, str(key))) and not approval_problems(
         plan.text, relpath, key=str(key)
     )
-
-    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
-        assert task is not None and head is not None
-        files = _snapshot_change(ctx, plan, relpath, task, head)
-        (_mark_approved if approved else _mark_awaiting)(task)
-        return task, files
-
-    state = write_event(ctx.repo, key, change, f"plan submit {relpath}")
+    state = _adopt_plan(ctx, key, plan, relpath, approved, f"plan submit {relpath}")
     assert state.task.latest_plan is not None
     return Submitted(state, state.task.latest_plan, True, validation)
 
@@ -235,7 +232,7 @@ def load_stage_map(ctx: Context, key: TaskKey) -> StageMap:
 
 
 def _snapshot(ctx: Context, state: TaskState, plan: PlanRef) -> PlanFile:
-    path = f"{PLANS_DIR}/plan-{plan.seq}.md"
+    path = snapshot_path(plan.seq)
     raw = ctx.repo.read_path(state.head, path)
     where = f"{task_ref(state.key)}:{path}"
     if raw is None:
@@ -258,7 +255,6 @@ def _no_plan_message(key: TaskKey) -> str:
 class Assessment:
     """Whether the task's plan is approved (SPEC §4, checks 1–3) and every reason it is not."""
 
-    key: TaskKey
     state: TaskState
     plan: PlanFile | None
     """The plan as read (work tree, else the snapshot); None when no plan was submitted."""
@@ -277,8 +273,11 @@ class Assessment:
     """When stale: the newest earlier snapshot that carries this task's approval."""
     blockers: list[ClarificationItem] = field(default_factory=list)
     """Unresolved ``Blocks=approval`` rows of §5."""
-    clarification: ClarificationReport | None = None
     validation: Validation | None = None
+
+    @property
+    def key(self) -> TaskKey:
+        return self.state.key
 
     @property
     def approved(self) -> bool:
@@ -294,11 +293,10 @@ def _assess(ctx: Context, state: TaskState) -> Assessment:
     key = state.key
     latest = state.task.latest_plan
     if latest is None:
-        return Assessment(key, state, None, None, "none", ["no-plan"], [_no_plan_message(key)])
+        return Assessment(state, None, None, "none", ["no-plan"], [_no_plan_message(key)])
     local = ctx.workdir / latest.path if ctx.workdir is not None else None
     if local is not None and local.exists():
-        plan, source = read_plan_file(local), "work tree"
-        plan = PlanFile(latest.path, plan.raw, plan.text)
+        plan, source = replace(read_plan_file(local), path=latest.path), "work tree"
     else:
         plan, source = _snapshot(ctx, state, latest), "snapshot"
     return _assess_content(ctx, state, plan, latest.path, source)
@@ -317,16 +315,14 @@ def _assess_content(
             f"plan {relpath} fails {len(validation.findings)} Stage Map check(s):\n"
             + validation.report()
         )
-    markers = find_approval_markers(plan.text)
-    if len(markers) != 1 or not markers[0][1]:
+    own = read_approval_text(plan.text)
+    if not own.marker_set:
         reasons.append("marker-missing")
-    clarification = parse_clarification_items(plan.text)
-    blockers = unresolved_approval_blockers(clarification)
-    if blockers:
+    if own.blockers:
         reasons.append("blockers-open")
-    if clarification.malformed:
+    if own.clarification.malformed:
         reasons.append("section-5-unreadable")
-    messages += approval_problems(plan.text, relpath, key=str(key))
+    messages += own.problems(relpath, key=str(key))
 
     approvals = read_approvals(ctx.repo, plan.blob, str(key))
     approved_blob = None
@@ -348,7 +344,6 @@ def _assess_content(
                 f"git okstra plan approve '{key}'"
             )
     return Assessment(
-        key,
         state,
         plan,
         relpath,
@@ -357,25 +352,15 @@ def _assess_content(
         messages,
         approvals,
         approved_blob,
-        blockers,
-        clarification,
+        own.blockers,
         validation,
     )
 
 
 def _last_approved_blob(ctx: Context, state: TaskState, current: str) -> str | None:
     """The newest plan snapshot of the task, other than ``current``, approved for this task."""
-    seqs = sorted(
-        (
-            name
-            for name in ctx.repo.list_dir(state.head, PLANS_DIR)
-            if name.startswith("plan-") and name.endswith(".md")
-        ),
-        key=lambda name: (len(name), name),
-        reverse=True,
-    )
-    for name in seqs:
-        raw = ctx.repo.read_path(state.head, f"{PLANS_DIR}/{name}")
+    for seq in _snapshot_seqs(ctx, state.head):
+        raw = ctx.repo.read_path(state.head, snapshot_path(seq))
         if raw is None:
             continue
         blob = blob_id(raw)
@@ -415,14 +400,7 @@ def _record(
 ) -> tuple[TaskState, Approval]:
     """Snapshot ``plan`` as the task's approved plan, then note the approval on its blob."""
     key = state.key
-
-    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
-        assert task is not None and head is not None
-        files = _snapshot_change(ctx, plan, relpath, task, head)
-        _mark_approved(task)
-        return task, files
-
-    state = write_event(ctx.repo, key, change, f"plan approve {relpath} (method {method})")
+    state = _adopt_plan(ctx, key, plan, relpath, True, f"plan approve {relpath} (method {method})")
     approval = Approval(
         task_key=str(key),
         plan_path=relpath,
@@ -440,14 +418,7 @@ def _point_at(ctx: Context, state: TaskState, plan: PlanFile, relpath: str) -> T
     latest = state.task.latest_plan
     if latest is not None and (latest.blob, latest.path) == (plan.blob, relpath):
         return state
-
-    def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
-        assert task is not None and head is not None
-        files = _snapshot_change(ctx, plan, relpath, task, head)
-        _mark_approved(task)
-        return task, files
-
-    return write_event(ctx.repo, state.key, change, f"plan follow approved {relpath}")
+    return _adopt_plan(ctx, state.key, plan, relpath, True, f"plan follow approved {relpath}")
 
 
 def _write_atomic(path: Path, data: bytes, expected: bytes) -> None:
@@ -494,14 +465,13 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
                 raise Refused(_no_plan_message(key))
             relpath = state.task.latest_plan.path
         path = workdir / relpath
-        read = read_plan_file(path)
-        plan = PlanFile(relpath, read.raw, read.text)
+        plan = replace(read_plan_file(path), path=relpath)
         _refuse_invalid(validate_text(plan.text, relpath), "approve")
-        problems = approval_problems(plan.text, relpath, key=str(key), require_marker=False)
+        own = read_approval_text(plan.text)
+        problems = own.problems(relpath, key=str(key), require_marker=False)
         if problems:
             raise Refused("\n".join(problems))
-        markers = find_approval_markers(plan.text)
-        checked = len(markers) == 1 and markers[0][1]
+        checked = own.marker_set
         when = now_iso()
         if checked:
             found = read_approvals(ctx.repo, plan.blob, str(key))
