@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import BadInput
-from .mdtable import heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
+from .mdtable import header_key, heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
 
 KINDS = ("material", "decision", "data-point")
 BLOCKS = ("approval", "next-phase", "none")
@@ -29,13 +29,13 @@ _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 _BLANK = {"", "-", "—", "–"}
 _COLUMNS = {
     "id": "id",
-    "ticket id": "ticket_id",
+    "ticketid": "ticket_id",
     "kind": "kind",
     "statement": "statement",
-    "expected form": "expected_form",
+    "expectedform": "expected_form",
     "blocks": "blocks",
     "status": "status",
-    "user input": "user_input",
+    "userinput": "user_input",
 }
 
 
@@ -109,7 +109,9 @@ def parse_clarification_items(text: str) -> ClarificationReport:
     heading_line = lines[start][0]
 
     blocks = list(table_blocks(section))
-    tables = [block for block in blocks if {"blocks", "status"} <= set(map(_key, block[0][1]))]
+    tables = [
+        block for block in blocks if {"blocks", "status"} <= set(map(header_key, block[0][1]))
+    ]
     if not tables:
         # The heading with only a placeholder line is the unified schema with nothing to ask;
         # other tables under it are a legacy layout the gate cannot read.
@@ -122,17 +124,12 @@ def parse_clarification_items(text: str) -> ClarificationReport:
     return ClarificationReport(True, tuple(items), heading_line, tuple(malformed))
 
 
-def _key(cell: str) -> str:
-    # "Statement (무엇이 필요한지 + 왜)" and "**Blocks**" still name their column.
-    return " ".join(unwrap_code(cell.replace("**", "")).split("(")[0].lower().split())
-
-
 def _read_rows(
     table: list[tuple[int, list[str]]],
     items: list[ClarificationItem],
     malformed: list[MalformedRow],
 ) -> None:
-    header = [_key(cell) for cell in table[0][1]]
+    header = [header_key(cell) for cell in table[0][1]]
     column = {field: header.index(name) for name, field in _COLUMNS.items() if name in header}
     column.setdefault("id", 0)
     for line, cells in table[1:]:

@@ -17,6 +17,7 @@ _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
 _TOKEN = re.compile(r"\\.|`+", re.DOTALL)
 _BACKTICK_RUN = re.compile(r"`+")
 _DELIMITER_CELL = re.compile(r":?-+:?")
+_NOT_NAME = re.compile(r"[\W_]+")
 
 
 def scan_lines(text: str) -> Iterator[tuple[int, str, bool]]:
@@ -140,6 +141,12 @@ def _closing_run(runs: dict[int, list[int]], length: int, after: int) -> int | N
 def is_delimiter_row(cells: list[str]) -> bool:
     """Whether ``cells`` form the ``|---|:--:|`` row between a table's header and body."""
     return bool(cells) and all(_DELIMITER_CELL.fullmatch(cell) for cell in cells)
+
+
+def header_key(cell: str) -> str:
+    """The column a header cell names, as lower-case letters and digits only:
+    ``**Effective steps** (≤6)`` → ``effectivesteps``, ```Ticket ID``` → ``ticketid``."""
+    return _NOT_NAME.sub("", cell.split("(")[0].lower())
 
 
 def unwrap_code(cell: str) -> str:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
 from .errors import BadInput
-from .mdtable import heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
+from .mdtable import header_key, heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
 
 STAGE_STEP_CAP = 6
 """Most effective steps one stage may have (seed 000: the ≤6 stage cap)."""
@@ -277,7 +277,6 @@ def parse_plan(text: str, path: str) -> StageMap:
     rows, dependencies_known = _read_table(lines[map_start + 1 : table_end], map_line, findings)
 
     sections = _read_sections(lines, headings)
-    stages: list[Stage] = []
     first_section: dict[int, _Section] = {}
     for section in sections:
         first = first_section.setdefault(section.number, section)
@@ -304,34 +303,20 @@ def parse_plan(text: str, path: str) -> StageMap:
                         f"add the row or renumber the section",
                     )
                 )
-    for row in rows:
-        section = first_section.get(row.number)
-        stages.append(
-            Stage(
-                number=row.number,
-                title=row.title,
-                effective_steps=row.effective_steps,
-                depends_on=row.depends_on,
-                steps=section.steps if section else (),
-                predicted_files=section.files if section else (),
-                line=row.line,
-                section_line=section.line if section else None,
-                contract_line=section.contract_line if section else None,
-                files_line=section.files_line if section else None,
-            )
+    stages = tuple(
+        replace(
+            row,
+            steps=section.steps,
+            predicted_files=section.files,
+            section_line=section.line,
+            contract_line=section.contract_line,
+            files_line=section.files_line,
         )
-    return StageMap(
-        tuple(stages), path, map_line, tuple(findings), dependencies_known=dependencies_known
+        if (section := first_section.get(row.number))
+        else row
+        for row in rows
     )
-
-
-@dataclass(frozen=True)
-class _Row:
-    number: int
-    title: str
-    effective_steps: int | None
-    depends_on: tuple[int, ...]
-    line: int
+    return StageMap(stages, path, map_line, tuple(findings), dependencies_known=dependencies_known)
 
 
 @dataclass(frozen=True)
@@ -344,21 +329,17 @@ class _Section:
     files: tuple[str, ...]
 
 
-def _header_key(cell: str) -> str:
-    # "Effective steps (≤6)" and "**Depends-on**" both name their column.
-    return re.sub(r"[\W_]+", "", unwrap_code(cell).split("(")[0].lower())
-
-
 def _clean_cell(cell: str) -> str:
     return unwrap_code(cell.replace("**", "")).strip()
 
 
 def _read_table(
     lines: list[tuple[int, str, bool]], map_line: int, findings: list[Finding]
-) -> tuple[list[_Row], bool]:
+) -> tuple[list[Stage], bool]:
+    """The table's rows as stages without their sections, and whether it has Depends-on."""
     table = None
     for block in table_blocks(lines):
-        if "stage" in {_header_key(cell) for cell in block[0][1]}:
+        if "stage" in {header_key(cell) for cell in block[0][1]}:
             table = block
             break
     if table is None:
@@ -368,7 +349,7 @@ def _read_table(
         return [], False
 
     header_line, header = table[0]
-    keys = [_header_key(cell) for cell in header]
+    keys = [header_key(cell) for cell in header]
     column: dict[str, int | None] = {}
     for name, (_, aliases) in _COLUMNS.items():
         column[name] = next((i for i, key in enumerate(keys) if key in aliases), None)
@@ -396,7 +377,7 @@ def _read_table(
             )
         )
 
-    rows: list[_Row] = []
+    rows: list[Stage] = []
     for line, cells in body:
         if is_delimiter_row(cells):
             continue
@@ -452,7 +433,8 @@ def _read_table(
                     f"or a comma list of stage numbers",
                 )
             )
-        rows.append(_Row(number, _cell(cells, column["title"]), effective_steps, depends_on, line))
+        title = _cell(cells, column["title"])
+        rows.append(Stage(number, title, effective_steps, depends_on, (), (), line))
     if not any(not is_delimiter_row(cells) for _, cells in body):
         findings.append(Finding("S1", (), header_line, "the Stage Map table has no stage rows"))
     return rows, column["depends"] is not None
