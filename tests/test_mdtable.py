@@ -5,6 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from okstra_git.mdtable import (
+    header_key,
     heading,
     is_delimiter_row,
     scan_lines,
@@ -72,6 +73,22 @@ def test_is_delimiter_row(cells: list[str], expected: bool) -> None:
 )
 def test_unwrap_code(cell: str, expected: str) -> None:
     assert unwrap_code(cell) == expected
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        ("Ticket ID", "ticketid"),
+        ("**Depends-on**", "dependson"),
+        ("`Blocks`", "blocks"),
+        ("Effective steps (≤6)", "effectivesteps"),
+        ("Statement (무엇이 필요한지 + 왜)", "statement"),
+        ("user_input", "userinput"),
+        ("단계", "단계"),
+    ],
+)
+def test_header_key(cell: str, expected: str) -> None:
+    assert header_key(cell) == expected
 
 
 @pytest.mark.parametrize(
