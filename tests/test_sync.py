@@ -74,6 +74,10 @@ def test_diverged_notes_merge_like_cat_sort_uniq(tmp_path: Path):
     git(b, "fetch", "-q", "origin", "shared")
     git(b, "checkout", "-q", "FETCH_HEAD")
     add_verdict(a, verdict="conditional-accept")
+    # A line is split at \n only: U+2028 may stand raw in a JSON string (ensure_ascii=False).
+    tree = git(a, "rev-parse", f"{head}^{{tree}}")
+    odd = '{"recordedBy":"A\u2028B"}'
+    GitRepo.open(a).add_notes_lines(VERDICTS_REF, {head: [odd], tree: [odd]}, "odd line")
     add_verdict(b)  # a different line on the same commit (and tree)
     other = commit(b, "only in b")
     add_verdict(b, rev=other, verdict="blocked")
@@ -89,9 +93,8 @@ def test_diverged_notes_merge_like_cat_sort_uniq(tmp_path: Path):
     assert states[VERDICTS_REF] == "merged" and out["pushed"] == [VERDICTS_REF]
     ours = git(b, "notes", "--ref", "okstra/verdicts", "show", head)
     assert ours == git(b, "notes", "--ref", "gitmerge", "show", head)
-    lines = ours.splitlines()
-    assert len(lines) == 2 and lines == sorted(lines)
-    tree = git(b, "rev-parse", f"{head}^{{tree}}")
+    lines = ours.split("\n")
+    assert len(lines) == 3 and lines == sorted(lines) and odd in lines
     assert git(b, "notes", "--ref", "okstra/verdicts", "show", tree) == ours
     assert "blocked" in git(b, "notes", "--ref", "okstra/verdicts", "show", other)
     merge = git(b, "rev-parse", VERDICTS_REF)
@@ -155,6 +158,33 @@ def test_unknown_remote_is_bad_input(repo: Path):
     assert proc.returncode == 2 and "'nowhere' is not configured" in proc.stderr
     proc = okstra(repo, "sync")
     assert proc.returncode == 2 and "no remote" in proc.stderr
+
+
+def test_init_remote_makes_plain_fetch_bring_okstra_data_and_bad_input_writes_nothing(
+    tmp_path: Path,
+):
+    a, _remote = pair(tmp_path, "a")
+    new_task(a)
+    sync_json(a)
+    b, _ = pair(tmp_path, "b")
+    git(b, "config", "--add", "okstra.protect", "refs/heads/keep")
+    before = git(b, "config", "--list", "--local")
+    for args in (
+        ("--protect", "refs/heads/x", "--protect", "main"),  # the second glob is bad
+        ("--project-id", "p", "--remote", "nowhere"),  # the remote is bad
+    ):
+        proc = okstra(b, "init", *args)
+        assert proc.returncode == 2, proc.stderr
+        assert git(b, "config", "--list", "--local") == before
+
+    assert okstra(b, "init", "--remote", "origin").returncode == 0
+    assert okstra(b, "init", "--remote", "origin").stdout == "nothing to change\n"
+    git(b, "fetch", "-q")
+    # Into the tracking namespace only: sync decides what local refs become.
+    assert git(b, "rev-parse", "refs/okstra-remotes/origin/tasks/g/i") == git(
+        a, "rev-parse", TASK_REF
+    )
+    assert refs(b, "refs/okstra/") == {}
 
 
 def test_push_leased_reports_a_lost_race(tmp_path: Path):

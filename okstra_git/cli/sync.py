@@ -36,7 +36,7 @@ def sync(
     if report.diverged:
         names = ", ".join(r.ref for r in report.diverged)
         first = report.diverged[0]
-        track = sync_service.tracking_refs(report.remote) + first.ref[len("refs/okstra/") :]
+        track = sync_service.tracking_name(report.remote, first.ref)
         typer.echo(
             f"git okstra: {names} diverged from {report.remote} (both sides have commits the "
             f"other lacks); nothing was overwritten and they were not pushed. Compare with "

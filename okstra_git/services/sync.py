@@ -15,6 +15,7 @@ layer only.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import subprocess
 import sys
@@ -59,6 +60,23 @@ def tracking_refs(remote: str) -> str:
 def tracking_notes(remote: str) -> str:
     """Where the remote's ``refs/notes/okstra/*`` are kept locally."""
     return f"refs/notes/okstra-remotes/{remote}/"
+
+
+def tracking_name(remote: str, ref: str) -> str:
+    """Where the remote's copy of ``ref`` (an okstra ref or notes ref) is kept locally."""
+    if ref.startswith(LOCAL_NOTES):
+        return tracking_notes(remote) + ref[len(LOCAL_NOTES) :]
+    return tracking_refs(remote) + ref[len(LOCAL_REFS) :]
+
+
+def fetch_refspecs(remote: str) -> list[str]:
+    """What a fetch of okstra data from ``remote`` brings, and where: the tracking namespaces
+    only, so a fetch (ours, or a plain ``git fetch`` after ``init --remote``) never clobbers a
+    local claim or note."""
+    return [
+        f"+{LOCAL_REFS}*:{tracking_refs(remote)}*",
+        f"+{LOCAL_NOTES}*:{tracking_notes(remote)}*",
+    ]
 
 
 @dataclass(frozen=True)
@@ -178,11 +196,7 @@ def fetch_notes(repo: GitRepo, remote: str) -> None:
 
 def fetch(repo: GitRepo, remote: str) -> None:
     """Fetch the remote's okstra refs and notes into the tracking namespaces."""
-    _fetch(
-        repo,
-        remote,
-        [f"+{LOCAL_REFS}*:{tracking_refs(remote)}*", f"+{LOCAL_NOTES}*:{tracking_notes(remote)}*"],
-    )
+    _fetch(repo, remote, fetch_refspecs(remote))
 
 
 # -- reconciling local refs with the fetched ones -------------------------------------------
@@ -270,17 +284,19 @@ def merge_notes(repo: GitRepo, local: str, remote: str, message: str) -> str:
         have = mine.get(target)
         if have is not None and have[1] == blob:
             continue
-        lines = set(_lines(repo, blob))
+        lines = _lines(repo, blob)
         if have is not None:
-            lines |= set(_lines(repo, have[1]))
+            lines |= _lines(repo, have[1])
             changes[have[0]] = None
-        changes[f"{target[:2]}/{target[2:]}"] = ("\n".join(sorted(lines)) + "\n").encode()
+        changes[f"{target[:2]}/{target[2:]}"] = b"\n".join(sorted(lines)) + b"\n"
     tree = repo.tree_with(repo.tree_of(local), changes)
     return repo.commit(tree, [local, remote], message)
 
 
-def _lines(repo: GitRepo, blob: str) -> list[str]:
-    return [ln for ln in repo.repo[blob].data.decode("utf-8", "replace").splitlines() if ln]
+def _lines(repo: GitRepo, blob: str) -> set[bytes]:
+    """A note's non-empty lines, as bytes split at ``\\n`` only, like ``cat_sort_uniq``: no
+    decoding that could alter a byte, no split inside a JSON string holding U+2028."""
+    return {ln for ln in repo.repo[blob].data.split(b"\n") if ln}
 
 
 # -- pushing with leases --------------------------------------------------------------------
@@ -325,20 +341,10 @@ def push_leased(repo: GitRepo, remote: str, updates: Iterable[RefUpdate]) -> Pus
 
 def _track_pushed(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
     """Record what the remote now holds, as a fetch would have."""
-    moves = []
-    for update in updates:
-        for local_prefix, track_prefix in (
-            (LOCAL_REFS, tracking_refs(remote)),
-            (LOCAL_NOTES, tracking_notes(remote)),
-        ):
-            if update.name.startswith(local_prefix):
-                track = track_prefix + update.name[len(local_prefix) :]
-                moves.append(RefUpdate(track, update.new, repo.read_ref(track)))
-    try:
-        if moves:
-            repo.update_refs(moves, f"okstra sync: pushed to {remote}")
-    except RefMoved:
-        pass  # a concurrent fetch wrote them: its values are as good as ours
+    tracks = [(tracking_name(remote, u.name), u.new) for u in updates]
+    moves = [RefUpdate(track, new, repo.read_ref(track)) for track, new in tracks]
+    with contextlib.suppress(RefMoved):  # a concurrent fetch wrote them: as good as ours
+        repo.update_refs(moves, f"okstra sync: pushed to {remote}")
 
 
 def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) -> bool:
@@ -350,7 +356,7 @@ def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) 
     any other reason (a hook, permissions) is raised.
     """
     leased = [
-        RefUpdate(u.name, u.new, ctx.repo.read_ref(_tracking_name(remote, u.name))) for u in updates
+        RefUpdate(u.name, u.new, ctx.repo.read_ref(tracking_name(remote, u.name))) for u in updates
     ]
     outcome = push_leased(ctx.repo, remote, leased)
     if outcome.ok:
@@ -358,12 +364,6 @@ def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) 
     if outcome.lost_race:
         return False
     raise Refused(f"git push {remote} refused the claim: {outcome.detail}")
-
-
-def _tracking_name(remote: str, ref: str) -> str:
-    if ref.startswith(LOCAL_NOTES):
-        return tracking_notes(remote) + ref[len(LOCAL_NOTES) :]
-    return tracking_refs(remote) + ref[len(LOCAL_REFS) :]
 
 
 class RemoteRaceLost(Conflict):
