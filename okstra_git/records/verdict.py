@@ -18,8 +18,6 @@ from .base import dumps_line, parse_json_lines, record_line, to_data
 
 SCHEMA_VERSION = 1
 VERDICTS_REF = "refs/notes/okstra/verdicts"
-VERDICTS = ("accepted", "conditional-accept", "blocked")
-SCOPES = ("whole-task", "single-stage")
 
 
 @dataclass(frozen=True)

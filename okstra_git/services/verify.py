@@ -13,8 +13,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import pygit2
-
 from .. import verify_rules as rules
 from ..errors import BadInput, Refused
 from ..gitlayer import DiffStatEntry, GitRepo, dirty_paths, worktree_head
@@ -222,10 +220,10 @@ def _target_stage(number: int, claim: Claim | None) -> TargetStage:
 
 def _worktree_override(repo: GitRepo, path: str) -> Path:
     """``--worktree PATH``: the root of a work tree of this same repository."""
-    found = pygit2.discover_repository(str(path))
-    if found is None:
-        raise BadInput(f"--worktree {path}: not inside a git work tree")
-    other = GitRepo(pygit2.Repository(found))
+    try:
+        other = GitRepo.open(path)
+    except BadInput:
+        raise BadInput(f"--worktree {path}: not inside a git work tree") from None
     if other.workdir is None:
         raise BadInput(f"--worktree {path}: a bare repository has no work tree to verify")
     if other.common_dir.resolve() != repo.common_dir.resolve():
@@ -416,20 +414,20 @@ def show_verdicts(ctx: Context, rev: str) -> Shown:
     found = [(v, True) for v in own]
     found += [(v, v.head == commit) for v in by_tree if v not in own]
     found.sort(key=lambda item: (item[0].recorded_at, item[0].head), reverse=True)
-    signers = allowed_signers(ctx.repo)
+    signers = _allowed_signers(ctx.repo)
     shown = [ShownVerdict(v, same, *_signature_status(v, signers)) for v, same in found]
     return Shown(commit, tree, shown, problems + tree_problems, signers)
 
 
-def allowed_signers(repo: GitRepo) -> str | None:
-    """``okstra.gate.allowedSigners``, else git's ``gpg.ssh.allowedSignersFile``."""
+def _allowed_signers(repo: GitRepo) -> str | None:
+    """``okstra.gate.allowedSigners``, else git's ``gpg.ssh.allowedSignersFile``, resolved as
+    the gate resolves it."""
+    from ..gate import signers_path
+
     for name in ("okstra.gate.allowedSigners", "gpg.ssh.allowedSignersFile"):
         value = repo.config_get(name)
         if value:
-            path = Path(value).expanduser()
-            if not path.is_absolute() and repo.workdir is not None:
-                path = repo.workdir / path
-            return str(path)
+            return str(signers_path(repo, value))
     return None
 
 
