@@ -220,14 +220,18 @@ def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
 
 
 def load_stage_map(ctx: Context, key: TaskKey) -> StageMap:
-    """The Stage Map of the task's plan snapshot in the task ref; no approval check.
+    """The Stage Map of the task's plan snapshot in the task ref; no approval check."""
+    return stage_map_of(ctx, require_task(ctx.repo, key))
+
+
+def stage_map_of(ctx: Context, state: TaskState) -> StageMap:
+    """:func:`load_stage_map` for a task already read.
 
     Parse problems are in ``parse_findings`` (a submitted plan validated when it was stored).
     """
-    state = require_task(ctx.repo, key)
     plan = state.task.latest_plan
     if plan is None:
-        raise Refused(_no_plan_message(key))
+        raise Refused(_no_plan_message(state.key))
     return parse_plan(_snapshot(ctx, state, plan).text, plan.path)
 
 

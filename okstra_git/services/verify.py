@@ -116,10 +116,10 @@ def resolve_target(
     ctx: Context, key: TaskKey, stage: int | None, worktree: str | None = None
 ) -> Target:
     """The verification target, or :class:`GateRefused` naming every offence at once."""
-    from .plans import load_stage_map
+    from .plans import stage_map_of
 
     state = require_task(ctx.repo, key)
-    numbers = load_stage_map(ctx, key).numbers
+    numbers = stage_map_of(ctx, state).numbers
     claims = {n: c.claim for n, c in load_claims(ctx.repo, key).items()}
     done = {
         n: c.head_commit
