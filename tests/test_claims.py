@@ -156,6 +156,7 @@ def test_json_output_has_the_directive_fields(repo: Path) -> None:
     assert place["leaseExpiresAt"] and place["title"] == "설정 스키마 정의"
     assert data["taskWorktree"] == str(folder / "task") and data["taskBranch"] == "okstra/g/i/task"
     assert "Execute exactly this Stage Map stage" in data["directive"]
+    assert place["leftUncommitted"] == [] and "Uncommitted" not in data["directive"]
     assert show_claim(repo, 1)["leaseExpiresAt"] == place["leaseExpiresAt"]
 
 
@@ -267,12 +268,21 @@ def test_release_is_audited_and_the_stage_can_be_claimed_again(repo: Path) -> No
     assert data["status"] == "released" and data["releaseReason"] == "agent crashed"
     assert data["releasedBy"].startswith("Test User <test@example.invalid> on ")
     assert data["releasedBy"].endswith("(--force)") and data["releasedAt"]
-    # Claimed again: the new run continues on the branch where the work was left.
+    # Claimed again: the new run continues in the worktree where the work was left, and is
+    # told about the edits the released run never committed.
+    (folder / "stage-1" / "draft.py").write_text("unfinished\n")
     again = claim_json(repo)
     assert again["runId"] == "implementation-002" and again["stages"] == [1]
     (place,) = again["placements"]
     assert place["startedHeadCommit"] == work and place["baseCommit"] == data["baseCommit"]
     assert "Continues from" in again["directive"]
+    assert place["leftUncommitted"] == ["draft.py"]
+    assert (
+        "Uncommitted changes already in this worktree**, left by an earlier run"
+        in (again["directive"])
+    )
+    assert "`draft.py`" in again["directive"]
+    (folder / "stage-1" / "draft.py").unlink()
     renewed = show_claim(repo, 1)
     assert renewed["history"] == ["implementation-001"] and "takeOverOf" not in renewed
     assert git(folder / "stage-1", "rev-parse", "HEAD") == work

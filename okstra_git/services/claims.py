@@ -6,6 +6,7 @@ How a claim is ordered, and why:
 1. The approval gate, then a first look at the claims: refuse early when nothing is ready.
 2. The task worktree is made if missing. Its HEAD is every new stage's base, and it belongs to
    the task rather than to a claim, so a claim that then loses the race leaves it for the next.
+   Racing first claims all make it; they queue on the branch's lock in ``add_worktree``.
 3. ONE ref transaction lands every claim of the batch together with the task event that
    allocates the implementation run (``runs/implementation/<seq>.json``, the run id inside each
    claim) and records the implementation base: the run exists exactly when its claims do.
@@ -28,8 +29,8 @@ from __future__ import annotations
 import contextlib
 import re
 import socket
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
 from . import worktrees as wt
 from .context import Context
+from .plans import check_approved, ensure_approved, load_stage_map
 from .runs import finish_run, make_workspace, next_seq, open_run
 
 RUN_TYPE = "implementation"
@@ -84,6 +86,17 @@ def _holder(claim: Claim, now: datetime) -> batching.Holder:
     if state == "started" and claim.lease_expired(now):
         state = batching.EXPIRED
     return batching.Holder(state=state, run_id=claim.run_id)
+
+
+def _select(
+    stages: Sequence[Stage],
+    claims: dict[int, ClaimState],
+    now: datetime,
+    stage: int | None = None,
+    take_over_expired: bool = False,
+) -> batching.Selection:
+    holders = {n: _holder(s.claim, now) for n, s in claims.items()}
+    return batching.select(stages, holders, stage=stage, take_over_expired=take_over_expired)
 
 
 def _iso(moment: datetime) -> str:
@@ -116,6 +129,23 @@ class Placement:
     """The run whose expired claim this replaced."""
     lease_expires_at: str | None
     """When the claim's lease runs out."""
+    left_uncommitted: tuple[str, ...] = ()
+    """Uncommitted paths found in a worktree the claim reused: an earlier run's unfinished
+    edits, which the new run must see before it starts (``stage done`` refuses them)."""
+
+    @classmethod
+    def of(cls, c: Claim, title: str) -> Placement:
+        return cls(
+            stage=c.stage,
+            title=title,
+            worktree_path=c.worktree_path,
+            branch=c.branch,
+            base_commit=c.base_commit,
+            started_head_commit=c.started_head_commit,
+            stacked_on=c.stacked_on,
+            take_over_of=c.take_over_of,
+            lease_expires_at=c.lease_expires_at,
+        )
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -128,6 +158,7 @@ class Placement:
             "stackedOn": self.stacked_on,
             "takeOverOf": self.take_over_of,
             "leaseExpiresAt": self.lease_expires_at,
+            "leftUncommitted": list(self.left_uncommitted),
         }
 
 
@@ -148,9 +179,9 @@ class ClaimResult:
     implementation_base: str
     """The task's implementation base commit."""
     plan_path: str | None
-    """The approved plan (None when resuming)."""
+    """The approved plan (None if the task has lost track of it)."""
     plan_blob: str | None
-    """Its blob id (None when resuming)."""
+    """The approved plan's blob id the claim was made against."""
     resumed: bool = False
     """True for ``--resume``: no new claim, worktrees (re)made."""
 
@@ -206,21 +237,13 @@ class Readiness:
     """The Stage Map by number."""
 
 
-def _approved(ctx: Context, key: TaskKey) -> Any:
-    from .plans import ensure_approved
-
-    return ensure_approved(ctx, key)
-
-
 def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Readiness:
     """The ready set and the batch a claim would take now, without claiming or writing
     anything (a plan ticked by hand is judged as the claim will, but not recorded)."""
-    from .plans import check_approved
-
     plan = check_approved(ctx, key)
     now = datetime.now(timezone.utc)
-    holders = {n: _holder(s.claim, now) for n, s in load_claims(ctx.repo, key).items()}
-    selection = batching.select(plan.stage_map.stages, holders, take_over_expired=take_over_expired)
+    claims = load_claims(ctx.repo, key)
+    selection = _select(plan.stage_map.stages, claims, now, take_over_expired=take_over_expired)
     return Readiness(selection, plan.path, {s.number: s for s in plan.stage_map.stages})
 
 
@@ -283,16 +306,16 @@ def _base(
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Landed:
     """What one claim transaction wrote, for provisioning and roll-back."""
 
     result: ClaimResult
+    """The claim as the directive shows it (stage worktrees not made yet)."""
     seq: str
-    commits: dict[int, tuple[str, str | None]] = field(default_factory=dict)
-    """stage → (new claim commit, previous claim commit or None)."""
-    updates: list[RefUpdate] = field(default_factory=list)
-    """The transaction as it landed (claim refs and the task ref), for ``--remote``."""
+    """The implementation run's number."""
+    updates: list[RefUpdate]
+    """The transaction as it landed: the claim refs and the task ref."""
 
 
 def claim(
@@ -311,17 +334,12 @@ def claim(
     the refs back and raises.
     """
     lease_for = parse_duration(lease) if lease is not None else None
-    plan = _approved(ctx, key)
+    plan = ensure_approved(ctx, key)
     stages = {s.number: s for s in plan.stage_map.stages}
     lay = wt.layout(ctx, key)
-    now = datetime.now(timezone.utc)
     first = load_claims(ctx.repo, key)
-    preview = batching.select(
-        plan.stage_map.stages,
-        {n: _holder(s.claim, now) for n, s in first.items()},
-        stage=stage,
-        take_over_expired=take_over_expired,
-    )
+    now = datetime.now(timezone.utc)
+    preview = _select(plan.stage_map.stages, first, now, stage, take_over_expired)
     if not preview.batch:
         raise _nothing_ready(ctx, key, stages, preview, first)
     task_path: Path | None = None
@@ -337,12 +355,7 @@ def claim(
         # racers wait here rather than build a batch's objects only to lose the transaction.
         now = datetime.now(timezone.utc)
         claims = load_claims(ctx.repo, key)
-        selection = batching.select(
-            plan.stage_map.stages,
-            {n: _holder(s.claim, now) for n, s in claims.items()},
-            stage=stage,
-            take_over_expired=take_over_expired,
-        )
+        selection = _select(plan.stage_map.stages, claims, now, stage, take_over_expired)
         if not selection.batch:
             raise _nothing_ready(ctx, key, stages, selection, claims)
         state = require_task(ctx.repo, key)
@@ -353,7 +366,6 @@ def claim(
         expires = _iso(now + lease_for) if lease_for is not None else None
         placements: list[Placement] = []
         updates: list[RefUpdate] = []
-        landed_commits: dict[int, tuple[str, str | None]] = {}
         for number in selection.batch:
             prev = claims.get(number)
             base, stacked = _base(ctx, stages[number], claims, head, since, lay, task_path)
@@ -391,26 +403,13 @@ def claim(
             verb = (
                 f"take over stage {number} from {record.take_over_of}"
                 if taking
-                else (f"claim stage {number}")
+                else f"claim stage {number}"
             )
             message = f"{verb} for {run_id}\n\nOkstra-Task: {key}\nOkstra-Run: {run_id}\n"
             old = prev.head if prev else None
             commit = ctx.repo.commit(tree, [old] if old else [], message)
             updates.append(RefUpdate(ref, commit, old))
-            landed_commits[number] = (commit, old)
-            placements.append(
-                Placement(
-                    stage=number,
-                    title=stages[number].title,
-                    worktree_path=path,
-                    branch=branch,
-                    base_commit=base,
-                    started_head_commit=started_head,
-                    stacked_on=stacked,
-                    take_over_of=record.take_over_of,
-                    lease_expires_at=expires,
-                )
-            )
+            placements.append(Placement.of(record, stages[number].title))
         # The task event of the claim: the run bookkeeping of ``run start`` (which cannot share
         # this transaction) plus the implementation base on the first claim.
         task = state.task
@@ -431,7 +430,7 @@ def claim(
             plan_path=plan.path,
             plan_blob=plan.blob,
         )
-        return updates, _Landed(result, seq, landed_commits, updates)
+        return updates, _Landed(result, seq, updates)
 
     def attempt() -> _Landed:
         return update_refs_guarded(ctx.repo, tref, build, f"okstra: claim for {key}")
@@ -442,20 +441,32 @@ def claim(
     crash_point("after-refs")
     if publish is not None:
         publish(landed.updates)
+    result = landed.result
     if worktrees:
-        _provision_or_roll_back(ctx, key, lay, landed)
+        result = replace(result, stages=_provision_or_roll_back(ctx, key, lay, landed))
     make_workspace(ctx, run_paths(key, RUN_TYPE, landed.seq))
-    return landed.result
+    return result
 
 
-def _provision_or_roll_back(ctx: Context, key: TaskKey, lay: wt.Layout, landed: _Landed) -> None:
+def _provision(ctx: Context, lay: wt.Layout, place: Placement) -> tuple[Placement, bool, bool]:
+    """Make (or reuse) the stage worktree and branch; says which of the two this call made.
+    A reused worktree's uncommitted files go into the placement, so the directive names them."""
+    path = Path(place.worktree_path)
+    made_tree, made_branch = wt.provision_stage(
+        ctx, lay, place.stage, path, place.started_head_commit
+    )
+    if not made_tree:
+        place = replace(place, left_uncommitted=tuple(dirty_paths(path)))
+    return place, made_tree, made_branch
+
+
+def _provision_or_roll_back(
+    ctx: Context, key: TaskKey, lay: wt.Layout, landed: _Landed
+) -> list[Placement]:
     made: list[tuple[Placement, bool, bool]] = []
     try:
         for place in landed.result.stages:
-            made_tree, made_branch = wt.provision_stage(
-                ctx, lay, place.stage, Path(place.worktree_path), place.started_head_commit
-            )
-            made.append((place, made_tree, made_branch))
+            made.append(_provision(ctx, lay, place))
     except Exception as exc:
         for place, made_tree, made_branch in made:
             if made_tree:
@@ -464,7 +475,9 @@ def _provision_or_roll_back(ctx: Context, key: TaskKey, lay: wt.Layout, landed: 
                 # A branch someone already committed on is kept: that is work.
                 with contextlib.suppress(RefMoved):
                     wt.delete_branch(ctx.repo, place.branch, place.started_head_commit)
-        undo = [RefUpdate(claim_ref(key, n), old, new) for n, (new, old) in landed.commits.items()]
+        # The task ref stays: the run it allocated is finished ``error`` below, on the record.
+        tref = task_ref(key)
+        undo = [RefUpdate(u.name, u.expected, u.new) for u in landed.updates if u.name != tref]
         try:
             ctx.repo.update_refs(undo, f"okstra: roll back claim of {landed.result.run_id}")
         except RefMoved as moved:
@@ -475,43 +488,32 @@ def _provision_or_roll_back(ctx: Context, key: TaskKey, lay: wt.Layout, landed: 
             ) from exc
         finish_run(ctx, key, RUN_TYPE, landed.seq, "error", None)
         raise
+    return [place for place, _, _ in made]
 
 
 def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
     """Make the worktrees of ``run_id``'s started claims (after an interrupted claim) and give
     its directive again. Idempotent; never claims anything."""
-    mine = sorted(
-        (s for s in load_claims(ctx.repo, key).values()),
-        key=lambda s: s.claim.stage,
-    )
-    mine = [s for s in mine if s.claim.run_id == run_id and s.claim.status == "started"]
+    mine = [
+        s.claim
+        for _, s in sorted(load_claims(ctx.repo, key).items())
+        if s.claim.run_id == run_id and s.claim.status == "started"
+    ]
     if not mine:
         raise Refused(
             f"run {run_id} holds no started claim of {key}; see: git okstra stage list '{key}'"
         )
     lay = wt.layout(ctx, key)
     state = require_task(ctx.repo, key)
-    task_path = ""
-    placements = []
+    with_worktrees = any(c.worktree_path for c in mine)  # one batch: all or none have one
+    task_path = str(wt.ensure_task_worktree(ctx, lay)) if with_worktrees else ""
     titles = _titles(ctx, key)
-    for held in mine:
-        c = held.claim
+    placements = []
+    for c in mine:
+        place = Placement.of(c, titles.get(c.stage, ""))
         if c.worktree_path:
-            task_path = str(wt.ensure_task_worktree(ctx, lay))
-            wt.provision_stage(ctx, lay, c.stage, Path(c.worktree_path), c.started_head_commit)
-        placements.append(
-            Placement(
-                stage=c.stage,
-                title=titles.get(c.stage, ""),
-                worktree_path=c.worktree_path,
-                branch=c.branch,
-                base_commit=c.base_commit,
-                started_head_commit=c.started_head_commit,
-                stacked_on=c.stacked_on,
-                take_over_of=c.take_over_of,
-                lease_expires_at=c.lease_expires_at,
-            )
-        )
+            place, _, _ = _provision(ctx, lay, place)
+        placements.append(place)
     make_workspace(ctx, run_paths(key, RUN_TYPE, run_id.removeprefix(f"{RUN_TYPE}-")))
     return ClaimResult(
         key=key,
@@ -519,16 +521,14 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
         stages=placements,
         task_worktree=task_path,
         task_branch=lay.task_branch if task_path else "",
-        implementation_base=state.task.implementation_base_commit or mine[0].claim.base_commit,
+        implementation_base=state.task.implementation_base_commit or mine[0].base_commit,
         plan_path=state.task.latest_plan.path if state.task.latest_plan else None,
-        plan_blob=mine[0].claim.plan_blob,
+        plan_blob=mine[0].plan_blob,
         resumed=True,
     )
 
 
 def _titles(ctx: Context, key: TaskKey) -> dict[int, str]:
-    from .plans import load_stage_map
-
     try:
         return {s.number: s.title for s in load_stage_map(ctx, key).stages}
     except Refused:
@@ -633,14 +633,8 @@ def _finish_run_if_done(
     ``completed`` needs one, and only this call has a path that is sure to exist now.
     """
     claims = load_claims(ctx.repo, key)
-    pending = [
-        n
-        for n in c.batch
-        if n in claims
-        and claims[n].claim.run_id == c.run_id
-        and claims[n].claim.status == "started"
-    ]
-    if pending:
+    held = [claims[n].claim for n in c.batch if n in claims]
+    if any(h.run_id == c.run_id and h.status == "started" for h in held):
         return False, None
     seq = c.run_id.removeprefix(f"{RUN_TYPE}-")
     state = require_task(ctx.repo, key)
@@ -649,7 +643,8 @@ def _finish_run_if_done(
         return False, None
     if report is None:
         return False, (
-            f"every stage of {c.run_id} is done; finish the run with its report: "
+            f"every stage of {c.run_id} is done, but the run is still running: finishing it "
+            "needs its report, and this `stage done` was given no --report. Finish it with: "
             f"git okstra run finish '{key}' --type {RUN_TYPE} --seq {seq} --status completed "
             "--report PATH"
         )
