@@ -140,9 +140,15 @@ def _open_gate(config: GateConfig, side: str, updates: list[tuple[str, str, str]
 
 
 def _pre_commit_update() -> list[tuple[str, str, str]]:
-    """The ref pre-commit's pre-push stage hands a hook (it forwards one ref, not stdin)."""
-    new = os.environ.get("PRE_COMMIT_TO_REF")
+    """The ref pre-commit's pre-push stage hands a hook (it forwards one ref, not stdin).
+
+    For a push that carries the root commit (a branch's first push to an empty remote)
+    pre-commit sets no PRE_COMMIT_TO_REF, only the local ref as typed: resolve that, or that
+    push would pass unchecked.
+    """
     ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH")
+    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
+    new = os.environ.get("PRE_COMMIT_TO_REF") or (_rev_parse(local) if local else None)
     if not new:
         print(
             "okstra pre-push: no PRE_COMMIT_TO_REF (not run from a push); nothing to check",
@@ -155,6 +161,25 @@ def _pre_commit_update() -> list[tuple[str, str, str]]:
             "is unknown; use pre-commit >= 3.2 or `git okstra hooks install`"
         )
     return [(ref, os.environ.get("PRE_COMMIT_FROM_REF") or ZERO, new)]
+
+
+def _rev_parse(rev: str) -> str:
+    """The commit ``rev`` names, by ``git rev-parse`` (this path loads no pygit2)."""
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    if proc.returncode != 0:
+        raise BadInput(
+            f"okstra pre-push --from-env: PRE_COMMIT_LOCAL_BRANCH {rev!r} does not name a commit "
+            "here, so the pushed commit is unknown; push again, or check it with "
+            "`git okstra ci check REV`"
+        )
+    return proc.stdout.strip()
 
 
 # -- server side ------------------------------------------------------------------------------

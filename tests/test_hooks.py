@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import git, okstra
 from hooks_world import KEY, add_verdict, commit, pair, push, remote_ref
 from verify_world import make_world
 
 from okstra_git import gate_cli, hookinstall
+from okstra_git.errors import BadInput
 from okstra_git.gitlayer import GitRepo
 from okstra_git.records.verdict import VERDICTS_REF
 
@@ -306,6 +308,16 @@ def test_pre_commit_framework_mode_reads_its_variables(repo: Path, monkeypatch, 
     assert "refusing to update refs/heads/main" in capsys.readouterr().err
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/topic")
     assert gate_cli.main(["hooks", "run", "pre-push", "--from-env"]) == 0
+    # A push carrying the root commit: pre-commit names only the local ref, no range.
+    monkeypatch.delenv("PRE_COMMIT_TO_REF")
+    monkeypatch.delenv("PRE_COMMIT_FROM_REF")
+    monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "HEAD")
+    monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/main")
+    assert gate_cli.main(["hooks", "run", "pre-push", "--from-env"]) == 1
+    assert f"refusing to update refs/heads/main to {head[:12]}" in capsys.readouterr().err
+    monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "no-such-branch")
+    with pytest.raises(BadInput, match="PRE_COMMIT_LOCAL_BRANCH 'no-such-branch'"):
+        gate_cli.main(["hooks", "run", "pre-push", "--from-env"])
 
 
 def test_bad_stdin_and_bad_config_are_exit_2(repo: Path):
