@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the git layer (pygit2, ~50 ms) loads only when a verdict mu
 
 DEFAULT_PROTECT = ("refs/heads/main", "refs/heads/master", "refs/heads/release/*")
 MATCH_MODES = ("tree", "commit")
-REMOTE_NOTES_PREFIX = "refs/notes/okstra-remotes/"
+REMOTE_NOTES_PREFIX = "refs/notes/okstra-remotes/"  # + <remote>/: where sync and --fetch put them
 # okstra's own data and every notes ref travel freely: they are how verdicts get to the server.
 _PASS_PREFIXES = ("refs/okstra/", "refs/notes/")
 _TRUE = ("true", "yes", "on", "1")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput, Conflict, Refused
+from ..gate import REMOTE_NOTES_PREFIX
 from ..gitlayer import GitRepo, RefMoved, RefUpdate, cas_retry
 from .context import Context
 
@@ -58,8 +59,8 @@ def tracking_refs(remote: str) -> str:
 
 
 def tracking_notes(remote: str) -> str:
-    """Where the remote's ``refs/notes/okstra/*`` are kept locally."""
-    return f"refs/notes/okstra-remotes/{remote}/"
+    """Where the remote's ``refs/notes/okstra/*`` are kept locally (the gate reads them)."""
+    return f"{REMOTE_NOTES_PREFIX}{remote}/"
 
 
 def tracking_name(remote: str, ref: str) -> str:
