@@ -227,11 +227,12 @@ class PruneResult:
 
 
 def _unmerged(ctx: Context, branch: str, head: str, task: str | None) -> str | None:
-    if task is not None and ctx.repo.contains(task, head):
-        return None
+    """What prune would lose of ``branch``: its commits the task worktree HEAD lacks."""
     if task is None:
         return f"branch {branch} ({head[:12]}) cannot be checked: the task branch does not exist"
     commits = commits_not_in(ctx.repo, head, task)
+    if not commits:
+        return None
     listed = "; ".join(f"{sha[:12]} {subject}" for sha, subject in commits)
     return (
         f"branch {branch} has {len(commits)}{'+' if len(commits) >= 20 else ''} commit(s) not "
