@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from ..errors import BadInput
 from ..gitlayer import GitRepo
 from ..keys import TaskKey
 from .base import check_schema, dumps_pretty, from_data, loads, to_data
@@ -20,7 +21,6 @@ from .base import check_schema, dumps_pretty, from_data, loads, to_data
 SCHEMA_VERSION = 1
 CLAIM_PATH = "claim.json"
 CLAIMS_PREFIX = "refs/okstra/claims/"
-STATUSES = ("started", "done", "released")
 
 
 def claims_prefix(key: TaskKey) -> str:
@@ -103,7 +103,9 @@ class ClaimState:
     """A claim as read from its ref, with the commit to compare-and-swap against."""
 
     claim: Claim
+    """The record in the ref's ``claim.json``."""
     head: str
+    """The claim ref's commit it was read from: the compare-and-swap expectation."""
 
 
 def claim_json(claim: Claim, where: str) -> bytes:
@@ -124,8 +126,6 @@ def read_claim_at(repo: GitRepo, commit: str, ref: str) -> Claim:
     where = f"{ref}:{CLAIM_PATH}"
     raw = repo.read_path(commit, CLAIM_PATH)
     if raw is None:
-        from ..errors import BadInput
-
         raise BadInput(f"{where} is missing: the claim ref does not hold a claim record")
     return from_data(Claim, loads(raw, where), where)
 
