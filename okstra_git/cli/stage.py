@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from ..batch import RUN_STEP_BUDGET
 from ..errors import BadInput
 from ..records.base import to_data
 from ..services import claims
@@ -38,7 +39,7 @@ def ready(
     lines = [
         f"ready: {', '.join(map(str, sel.ready)) or 'none'}",
         f"batch: {', '.join(map(str, sel.batch)) or 'none'}"
-        + (f" ({sel.steps} of {claims.batching.RUN_STEP_BUDGET} steps)" if sel.batch else ""),
+        + (f" ({sel.steps} of {RUN_STEP_BUDGET} steps)" if sel.batch else ""),
     ]
     if sel.blocked:
         lines.append("not ready:")
@@ -49,7 +50,7 @@ def ready(
             "ready": list(sel.ready),
             "batch": list(sel.batch),
             "batchSteps": sel.steps,
-            "budget": claims.batching.RUN_STEP_BUDGET,
+            "budget": RUN_STEP_BUDGET,
             "takeOver": list(sel.take_over),
             "blocked": {str(n): why for n, why in sorted(sel.blocked.items())},
             "planPath": found.plan_path,
