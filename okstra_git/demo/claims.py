@@ -66,7 +66,7 @@ def step(demo: Demo) -> None:
     _work(demo, folder, 1)
     _done(demo, workspace, 1, "001")
     demo.run("git", "okstra", "stage", "list", demo.key)
-    demo.run("git", "show", "refs/okstra/claims/calc/add-mul/stage-1:claim.json", quiet=True)
+    demo.run("git", "show", "refs/okstra/claims/calc/add-mul/stage-1:claim.json")  # plain git
     # Stage 1's commit is not in the task worktree yet: teardown refuses to lose it.
     demo.run("git", "okstra", "worktree", "prune", demo.key, expect=1)
     demo.run("git", "merge", "-q", "--no-edit", "okstra/calc/add-mul/stage-1", cwd=task_wt)
