@@ -181,7 +181,6 @@ def _git(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _fetch(repo: GitRepo, remote: str, refspecs: list[str]) -> None:
-    check_remote(repo, remote)
     proc = _git(repo, "fetch", "--no-tags", "--prune", "--quiet", remote, *refspecs)
     if proc.returncode != 0:
         raise Refused(
@@ -192,6 +191,7 @@ def _fetch(repo: GitRepo, remote: str, refspecs: list[str]) -> None:
 
 def fetch_notes(repo: GitRepo, remote: str) -> None:
     """Fetch the remote's okstra notes into ``refs/notes/okstra-remotes/<remote>/``."""
+    check_remote(repo, remote)
     _fetch(repo, remote, [f"+{LOCAL_NOTES}*:{tracking_notes(remote)}*"])
 
 
@@ -320,11 +320,11 @@ def push_leased(repo: GitRepo, remote: str, updates: Iterable[RefUpdate]) -> Pus
 
     ``expected`` is the value the REMOTE must hold (``None``: the ref must not exist there);
     ``new`` ``None`` deletes. After a success the tracking refs are set to what was pushed.
+    ``remote`` was checked by the caller (:func:`check_remote`).
     """
     updates = list(updates)
     if not updates:
         return PushOutcome(True, False, "nothing to push")
-    check_remote(repo, remote)
     args = ["push", "--atomic", "--porcelain", remote]
     for update in updates:
         args.append(f"--force-with-lease={update.name}:{update.expected or ''}")
@@ -403,9 +403,8 @@ def claim_via_remote(
             ) from exc
         raise RemoteRaceLost(f"another machine claimed first on {remote}")
 
-    check_remote(ctx.repo, remote)
     for _ in range(CLAIM_ATTEMPTS):
-        pulled = pull(ctx, remote)
+        pulled = pull(ctx, remote)  # checks the remote first
         if pulled.diverged:
             names = ", ".join(r.ref for r in pulled.diverged)
             raise Refused(
