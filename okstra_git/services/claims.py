@@ -470,11 +470,10 @@ def _provision_or_roll_back(
     except Exception as exc:
         for place, made_tree, made_branch in made:
             if made_tree:
-                wt.remove_stage(ctx, Path(place.worktree_path), place.branch, None)
-            if made_branch:
                 # A branch someone already committed on is kept: that is work.
+                branch_head = place.started_head_commit if made_branch else None
                 with contextlib.suppress(RefMoved):
-                    wt.delete_branch(ctx.repo, place.branch, place.started_head_commit)
+                    wt.remove_stage(ctx, Path(place.worktree_path), place.branch, branch_head)
         # The task ref stays: the run it allocated is finished ``error`` below, on the record.
         tref = task_ref(key)
         undo = [RefUpdate(u.name, u.expected, u.new) for u in landed.updates if u.name != tref]
