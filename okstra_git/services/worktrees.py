@@ -17,8 +17,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import Refused
+from ..errors import Conflict, Refused
 from ..gitlayer import (
+    RefMoved,
     add_worktree,
     commits_not_in,
     delete_branch,
@@ -280,6 +281,12 @@ def prune(ctx: Context, key: TaskKey, force: bool) -> PruneResult:
             + f"\nmerge or commit it (task worktree: {task_worktree_path(ctx, lay)}), or "
             f"remove anyway with: git okstra worktree prune '{key}' --force"
         )
-    for _number, path, branch, head in targets:
-        remove_stage(ctx, path, branch, head)
+    for number, path, branch, head in targets:
+        try:
+            remove_stage(ctx, path, branch, head)
+        except RefMoved as moved:  # committed on while we checked it: that is new work
+            raise Conflict(
+                f"stage {number}'s branch {branch} moved while it was being pruned, so it was "
+                f"kept ({moved}); check it again with: git okstra worktree prune '{key}'"
+            ) from moved
     return PruneResult(removed=[t[0] for t in targets], problems=problems)
