@@ -203,15 +203,15 @@ def fetch(repo: GitRepo, remote: str) -> None:
 # -- reconciling local refs with the fetched ones -------------------------------------------
 
 
-def _pairs(
-    repo: GitRepo, local_prefix: str, track_prefix: str
-) -> dict[str, tuple[str | None, str | None]]:
-    local = repo.list_refs(local_prefix)
+def _remote_values(repo: GitRepo, local_prefix: str, track_prefix: str) -> dict[str, str | None]:
+    """Every ref under ``local_prefix`` here or on the remote → the remote's value (``None``:
+    the remote lacks it)."""
     tracked = {
         local_prefix + name[len(track_prefix) :]: sha
         for name, sha in repo.list_refs(track_prefix).items()
     }
-    return {ref: (local.get(ref), tracked.get(ref)) for ref in sorted(set(local) | set(tracked))}
+    here = repo.list_refs(local_prefix)
+    return {ref: tracked.get(ref) for ref in sorted(here.keys() | tracked.keys())}
 
 
 def _reconcile_ref(repo: GitRepo, ref: str, remote_value: str | None, notes: bool) -> RefState:
@@ -250,7 +250,7 @@ def reconcile(repo: GitRepo, remote: str) -> list[RefState]:
         (LOCAL_REFS, tracking_refs(remote), False),
         (LOCAL_NOTES, tracking_notes(remote), True),
     ):
-        for ref, (_local, remote_value) in _pairs(repo, local_prefix, track_prefix).items():
+        for ref, remote_value in _remote_values(repo, local_prefix, track_prefix).items():
             states.append(_reconcile_ref(repo, ref, remote_value, notes))
     return states
 
