@@ -79,20 +79,6 @@ def build_history(repo: Path, commits: int, stages: int) -> None:
     subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True)
 
 
-def plan_text(stages: int) -> str:
-    rows = "\n".join(f"| {n} | Part {n} | 1 | (none) |" for n in range(1, stages + 1))
-    sections = "\n".join(
-        f"### Stage {n} — Part {n}\n1. Write `src/stage{n}.py`.\n\n#### Stage Exit Contract\n"
-        f"- Added/changed files (predicted): `src/stage{n}.py`\n"
-        for n in range(1, stages + 1)
-    )
-    return (
-        "# Plan\n\n## User Approval Request\n\n- [x] Approved\n\n## 5. Clarification Items\n\n"
-        "- None.\n\n## 5.5 Stage Map\n\n| Stage | Title | Effective steps | Depends-on |\n"
-        f"|---|---|---|---|\n{rows}\n\n{sections}"
-    )
-
-
 def build_task(repo: Path, worktree: Path, stages: int) -> list[str]:
     """The task, its plan, the task worktree and a done claim per stage; returns stage heads."""
     from okstra_git.gitlayer import RefUpdate
@@ -100,13 +86,15 @@ def build_task(repo: Path, worktree: Path, stages: int) -> list[str]:
     from okstra_git.records.task import now_iso, write_event
     from okstra_git.services import plans, tasks
     from okstra_git.services.context import open_context
+    from tests.plans import plan_text
 
     subprocess.run(["git", "worktree", "add", "-q", str(worktree), "okstra/grp/feat/task"],
                    cwd=repo, check=True)  # fmt: skip
     ctx = open_context(repo)
     key = ctx.key(KEY)
     tasks.new_task(ctx, key, "implementation-planning", "feature", None)
-    (repo / "plan.md").write_text(plan_text(stages))
+    stage_list = [(n, [], [f"src/stage{n}.py"]) for n in range(1, stages + 1)]
+    (repo / "plan.md").write_text(plan_text(stage_list, steps=1))
     plans.submit_plan(ctx, key, str(repo / "plan.md"))
     base = ctx.repo.resolve_commit("main")
 

@@ -5,8 +5,9 @@
   (schema absent, as in a legacy report).
 - ``BLOCKED_PLAN``: the linear Stage Map plus a §5 table whose C-003 is an open
   ``Blocks=approval`` row; ``BLOCKED_PLAN_CHECKED`` is the same with the marker ticked.
+- ``plan_text(stages, steps)``: a generated plan of any shape, marker ticked, §5 empty.
 
-Each plan is valid under ``okstra_git.stagemap.validate``.
+Each sample plan is valid under ``okstra_git.stagemap.validate``.
 """
 
 # Markdown table rows are long by nature; wrapping them would change the samples.
@@ -152,3 +153,25 @@ BLOCKED_PLAN = LINEAR_PLAN.replace(
 )
 
 BLOCKED_PLAN_CHECKED = BLOCKED_PLAN.replace("- [ ] Approved", "- [x] Approved", 1)
+
+
+def plan_text(stages: list[tuple[int, list[int], list[str]]], steps: int = 2) -> str:
+    """An approved plan of ``(number, depends_on, predicted_files)`` stages, each with ``steps``
+    numbered steps (valid when the numbering, steps and files are)."""
+    rows = "\n".join(
+        f"| {n} | Part {n} | {steps} | {', '.join(map(str, deps)) or '(none)'} |"
+        for n, deps, _ in stages
+    )
+    sections = "\n".join(
+        f"### Stage {n} — Part {n}\n"
+        + "".join(f"{i}. Do part {i} of stage {n}.\n" for i in range(1, steps + 1))
+        + "\n#### Stage Exit Contract\n"
+        + f"- Added/changed files (predicted): {', '.join(f'`{f}`' for f in files)}\n"
+        for n, _, files in stages
+    )
+    return (
+        "# Implementation plan\n\n## User Approval Request\n\n- [x] Approved\n\n"
+        "## 5. Clarification Items\n\n- No clarification items.\n\n## 5.5 Stage Map\n\n"
+        "| Stage | Title | Effective steps | Depends-on |\n|---|---|---|---|\n"
+        f"{rows}\n\n{sections}"
+    )

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plans import BLOCKED_PLAN, BLOCKED_PLAN_CHECKED, DIAMOND_PLAN, LINEAR_PLAN
 
 from okstra_git.clarify import (
     ClarificationItem,
@@ -15,7 +16,6 @@ from okstra_git.clarify import (
     unresolved_approval_blockers,
 )
 from okstra_git.errors import BadInput
-from tests.plans import BLOCKED_PLAN, BLOCKED_PLAN_CHECKED, DIAMOND_PLAN, LINEAR_PLAN
 
 HEADER = (
     "| ID | Ticket ID | Kind | Statement | Expected form | Blocks | Status | User input |\n"

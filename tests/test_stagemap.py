@@ -7,6 +7,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plans import BLOCKED_PLAN, DIAMOND_PLAN, LINEAR_PLAN, plan_text
 
 from okstra_git.errors import BadInput
 from okstra_git.stagemap import (
@@ -18,7 +19,6 @@ from okstra_git.stagemap import (
     stage_map_from_data,
     validate,
 )
-from tests.plans import BLOCKED_PLAN, DIAMOND_PLAN, LINEAR_PLAN
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parent.parent / "schemas" / "stage-map.schema.json").read_text()
@@ -33,26 +33,6 @@ def line_of(text: str, needle: str, occurrence: int = 1) -> int:
 
 def checks(findings: list[Finding]) -> list[tuple[str, tuple[int, ...], int | None]]:
     return [(f.check, f.stages, f.line) for f in findings]
-
-
-def plan_text(stages: list[tuple[int, list[int], list[str]]], steps: int = 2) -> str:
-    """A plan with ``(number, depends_on, files)`` stages, each with ``steps`` steps."""
-    rows = "\n".join(
-        f"| {n} | Stage number {n} | {steps} | {', '.join(map(str, deps)) or '(none)'} |"
-        for n, deps, _ in stages
-    )
-    sections = "\n".join(
-        f"### Stage {n} — Stage number {n}\n"
-        + "".join(f"{i}. Do part {i} of stage {n}.\n" for i in range(1, steps + 1))
-        + "#### Stage Exit Contract\n"
-        + f"- Added/changed files (predicted): {', '.join(f'`{f}`' for f in files)}\n"
-        for n, _, files in stages
-    )
-    return (
-        "- [ ] Approved\n\n## 5.5 Stage Map\n\n"
-        "| Stage | Title | Effective steps | Depends-on |\n|---|---|---|---|\n"
-        f"{rows}\n\n{sections}"
-    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conftest import git
+from plans import plan_text
 
 from okstra_git.gitlayer import RefUpdate
 from okstra_git.keys import TaskKey
@@ -22,24 +23,10 @@ KEY = "proj:grp:feat"
 
 
 def make_plan(count: int, depends: dict[int, list[int]] | None = None) -> str:
-    """A valid plan of ``count`` stages; stage N predicts only ``src/stage<N>.py``."""
+    """A valid plan of ``count`` one-step stages; stage N predicts only ``src/stage<N>.py``."""
     depends = depends or {}
-    rows, sections = [], []
-    for n in range(1, count + 1):
-        deps = ", ".join(map(str, depends.get(n, []))) or "(none)"
-        rows.append(f"| {n} | Part {n} | 1 | {deps} |")
-        sections.append(
-            f"### Stage {n} — Part {n}\n1. Write `src/stage{n}.py`.\n\n"
-            f"#### Stage Exit Contract\n- Added/changed files (predicted): `src/stage{n}.py`\n"
-        )
-    return (
-        "# Implementation plan\n\n## User Approval Request\n\n- [x] Approved\n\n"
-        "## 5. Clarification Items\n\n- No clarification items.\n\n## 5.5 Stage Map\n\n"
-        "| Stage | Title | Effective steps | Depends-on |\n|---|---|---|---|\n"
-        + "\n".join(rows)
-        + "\n\n"
-        + "\n".join(sections)
-    )
+    stages = [(n, depends.get(n, []), [f"src/stage{n}.py"]) for n in range(1, count + 1)]
+    return plan_text(stages, steps=1)
 
 
 @dataclass
