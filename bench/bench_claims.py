@@ -12,7 +12,7 @@ Reported, in one run:
 - latency (median, interleaved rounds, fresh task each round): one stage; a batch of 5;
   plus ours with its stage worktree made (what ``stage claim`` does by default), for scale;
 - contention: 8 processes racing over T fresh tasks whose ready set has 5 stages (batches
-  {1,2,3} and {4,5}); wall time, claims (batches) per second, median claim latency inside the
+  {1,2,3,4} and {5}); wall time, claims (batches) per second, median claim latency inside the
   race, and double-claims (a stage held by more than one run).
 
 Usage: python bench/bench_claims.py [--rounds R] [--tasks T] [--racers N]
@@ -36,23 +36,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 BUDGET = 8
 ONE = (2,)
-FIVE = (2, 2, 2, 1, 1)  # the whole ready set fits the budget: a batch of 5
-RACE = (3, 3, 2, 2, 1)  # two batches: {1, 2, 3} and {4, 5}
+FIVE = (1, 1, 1, 1, 1)  # the whole ready set fits the budget: a batch of 5
+RACE = (2, 2, 2, 2, 2)  # two batches: {1, 2, 3, 4} and {5}
 
 
-def plan_text(steps: tuple[int, ...]) -> str:
-    rows = "\n".join(f"| {n} | Part {n} | {s} | (none) |" for n, s in enumerate(steps, 1))
-    sections = "\n".join(
-        f"### Stage {n} — Part {n}\n"
-        + "".join(f"{i}. Step {i}.\n" for i in range(1, s + 1))
-        + f"\n#### Stage Exit Contract\n- Added/changed files (predicted): `src/p{n}.py`\n"
-        for n, s in enumerate(steps, 1)
-    )
-    return (
-        "# Plan\n\n- [x] Approved\n\n## 5.5 Stage Map\n\n"
-        "| Stage | Title | Effective steps | Depends-on |\n|---|---|---|---|\n"
-        f"{rows}\n\n{sections}"
-    )
+def plan_for(steps: tuple[int, ...]) -> str:
+    """Independent stages of equal steps, from the test suite's plan builder."""
+    from tests.plans import plan_text
+
+    (each,) = set(steps)
+    return plan_text([(n, [], [f"src/p{n}.py"]) for n in range(1, len(steps) + 1)], each)
 
 
 def make_repo(root: Path) -> Path:
@@ -76,7 +69,7 @@ def make_tasks(repo: Path, prefix: str, count: int, steps: tuple[int, ...]) -> l
     ctx = open_context(repo)
     plan = repo / "plans" / f"{prefix}.md"
     plan.parent.mkdir(exist_ok=True)
-    plan.write_text(plan_text(steps))
+    plan.write_text(plan_for(steps))
     keys = []
     for n in range(count):
         key = ctx.key(f"bench:{prefix}:t{n:03d}")
@@ -270,7 +263,7 @@ def main() -> None:
         base_tasks = [str(p) for p in baseline_tasks(root, "race", args.tasks)]
         print(
             f"\ncontention: {args.racers} processes racing over {args.tasks} tasks, "
-            "ready set of 5 stages (batches {1,2,3} and {4,5}):"
+            "ready set of 5 stages (batches {1,2,3,4} and {5}):"
         )
         for kind, target, tasks in (
             ("ours", str(repo), ours_tasks),

@@ -21,25 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plans import plan_text
 
-STEPS = (3, 3, 2, 2, 1)  # batches of the run budget 8: {1, 2, 3} then {4, 5}
+# Five independent stages of 2 steps: the run budget 8 makes the batches {1, 2, 3, 4} then {5}.
+FIVE_STAGE_PLAN = plan_text([(n, [], [f"src/part{n}.py"]) for n in range(1, 6)], steps=2)
+BATCHES = [[1, 2, 3, 4], [5]]
 RACERS = 8
 TASKS = 50
-
-
-def five_stage_plan() -> str:
-    rows = "\n".join(f"| {n} | Part {n} | {s} | (none) |" for n, s in enumerate(STEPS, 1))
-    sections = "\n".join(
-        f"### Stage {n} — Part {n}\n"
-        + "".join(f"{i}. Step {i} of part {n}.\n" for i in range(1, s + 1))
-        + f"\n#### Stage Exit Contract\n- Added/changed files (predicted): `src/part{n}.py`\n"
-        for n, s in enumerate(STEPS, 1)
-    )
-    return (
-        "# Five independent parts\n\n- [ ] Approved\n\n## 5.5 Stage Map\n\n"
-        "| Stage | Title | Effective steps | Depends-on |\n|---|---|---|---|\n"
-        f"{rows}\n\n{sections}"
-    )
 
 
 def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None:
@@ -91,9 +79,8 @@ def run_racers(
     """Approve a five-stage plan on every task, start the racers at once, collect outcomes."""
     from test_claims import approved_task
 
-    plan = five_stage_plan()
     for key in keys:
-        approved_task(repo, key, plan)
+        approved_task(repo, key, FIVE_STAGE_PLAN)
     go = tmp_path / "go"
     outs = [tmp_path / f"racer-{i}.json" for i in range(racers)]
     procs = [
@@ -149,7 +136,7 @@ def test_eight_racers_never_share_a_stage(repo: Path, tmp_path: Path) -> None:
         for run, numbers in by_run.items():
             for number in numbers:
                 assert stored[number].claim.batch == sorted(numbers), (key_text, run)
-        assert sorted(by_run.values()) == [[1, 2, 3], [4, 5]]
+        assert sorted(by_run.values()) == BATCHES
         # The task records exactly these runs, all running: no run without its claims.
         task = require_task(ctx.repo, key)
         recorded = {
@@ -172,7 +159,7 @@ def test_racers_making_one_task_worktree_queue_for_it(repo: Path, tmp_path: Path
     keys = [f"p:wt:t{n}" for n in range(5)]
     outcomes = run_racers(repo, tmp_path, keys, 4, worktrees=True)
     batches = sorted((w["key"], tuple(w["stages"])) for o in outcomes for w in o["wins"])
-    assert batches == [(k, b) for k in keys for b in ((1, 2, 3), (4, 5))]
+    assert batches == [(k, tuple(b)) for k in keys for b in BATCHES]
     for n in range(len(keys)):
         folder = repo.parent / "wt" / "p" / "wt" / f"t{n}"
         for leaf in ("task", "stage-1", "stage-2", "stage-3", "stage-4", "stage-5"):
