@@ -311,17 +311,19 @@ class GitRepo:
         A verdict goes on a commit and on that commit's tree together, so a reader looking a
         verdict up by tree never sees one without the other.
         """
-        wanted = {target: set(lines) for target, lines in lines_by_target.items()}
+        # Bytes split at "\n" only, as cat_sort_uniq does: JSON written with ensure_ascii=False
+        # may hold U+2028 or U+0085, which str.splitlines() would wrongly treat as line ends.
+        wanted = {t: {ln.encode("utf-8") for ln in lines} for t, lines in lines_by_target.items()}
 
         def attempt() -> bool:
             old = self.read_ref(notes_ref)
             changes: dict[str, bytes | None] = {}
             for target, new_lines in wanted.items():
                 existing = self.read_note(notes_ref, target) or b""
-                have = [ln for ln in existing.decode("utf-8").splitlines() if ln]
+                have = [ln for ln in existing.split(b"\n") if ln]
                 merged = sorted(set(have) | new_lines)
                 if merged != have:
-                    data = ("\n".join(merged) + "\n").encode("utf-8")
+                    data = b"\n".join(merged) + b"\n"
                     changes.update(dict.fromkeys(note_paths(target)))  # drop any old fanout
                     changes[f"{target[:2]}/{target[2:]}"] = data
             if not changes:

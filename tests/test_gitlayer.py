@@ -111,3 +111,13 @@ def test_opens_from_a_linked_worktree_and_sees_shared_refs(repo: Path, tmp_path:
     g.update_refs([RefUpdate("refs/okstra/x/y", head, None)], "from worktree")
     assert git(repo, "rev-parse", "refs/okstra/x/y") == head
     assert GitRepo.open(repo).list_refs("refs/okstra/x/") == {"refs/okstra/x/y": head}
+
+
+def test_note_lines_holding_unicode_line_separators_stay_whole(repo: Path) -> None:
+    g = GitRepo.open(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    odd = '{"s":"a\u2028b\u0085c"}'
+    g.add_note_lines("refs/notes/okstra/test", head, [odd], "one")
+    g.add_note_lines("refs/notes/okstra/test", head, ['{"a":1}'], "two")
+    raw = g.read_note("refs/notes/okstra/test", head)
+    assert raw == ('{"a":1}\n' + odd + "\n").encode()

@@ -125,7 +125,8 @@ def parse_json_lines(cls: type[R], raw: bytes, where: str) -> tuple[list[R], lis
     not raised, so one bad line can neither hide the good ones nor count as a record."""
     records: list[R] = []
     problems: list[str] = []
-    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
+    # Lines end at "\n" only: a JSON string may hold U+2028, which splitlines() would split.
+    for number, line in enumerate(raw.decode("utf-8", "replace").split("\n"), 1):
         if not line.strip():
             continue
         try:
