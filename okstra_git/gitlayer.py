@@ -125,19 +125,7 @@ class GitRepo:
         pygit2 has no prefix iterator and a full iteration costs ~1 s at 100k refs, so read the
         loose refs folder and the ``packed-refs`` file directly (loose wins, as in git).
         """
-        found: dict[str, str] = {}
-        packed = self.common_dir / "packed-refs"
-        try:
-            with packed.open("rb") as fh:
-                for raw in fh:
-                    if raw[:1] in (b"#", b"^"):
-                        continue
-                    line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
-                    sha, _, name = line.partition(" ")
-                    if name.startswith(prefix):
-                        found[name] = sha
-        except FileNotFoundError:
-            pass
+        found = _packed_refs_under(self.common_dir / "packed-refs", prefix)
         # Loose refs: scandir with plain strings (this runs once per ref on listings).
         base = str(self.common_dir) + os.sep
         pending = [str(self.common_dir / prefix)]
@@ -466,6 +454,55 @@ def _head_file(git_dir: Path) -> str | None:
         return (git_dir / "HEAD").read_text("utf-8").strip()
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def _packed_refs_under(path: Path, prefix: str) -> dict[str, str]:
+    """Entries of ``packed-refs`` under ``prefix``.
+
+    git writes the file sorted by refname (the ``sorted`` trait in its header), so binary-search
+    to the first candidate instead of reading 100k lines on every push; an unsorted file (old
+    git) is scanned whole.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    key = prefix.encode("utf-8", "surrogateescape")
+    is_sorted = data.startswith(b"# pack-refs with:") and b" sorted" in data[: data.find(b"\n")]
+    start = _first_line_at_or_after(data, key) if is_sorted else 0
+    found: dict[str, str] = {}
+    for raw in data[start:].split(b"\n"):
+        if raw[:1] in (b"#", b"^") or len(raw) < 42:
+            continue
+        name = raw[41:]
+        if name.startswith(key):
+            found[name.decode("utf-8", "surrogateescape")] = raw[:40].decode("ascii")
+        elif is_sorted and name > key:
+            break  # past the prefix: nothing further can match
+    return found
+
+
+def _first_line_at_or_after(data: bytes, key: bytes) -> int:
+    """Offset of the first ref line of sorted ``packed-refs`` whose name is >= ``key``.
+
+    A ``^<peeled>`` line belongs to the ref line above it and the header sorts first.
+    """
+    lo, hi = 0, len(data)
+    while lo < hi:
+        line_start = data.rfind(b"\n", 0, (lo + hi) // 2) + 1
+        line_start = max(line_start, lo)
+        owner = line_start
+        while data[owner : owner + 1] == b"^" and owner > 0:
+            owner = data.rfind(b"\n", 0, owner - 1) + 1
+        line_end = data.find(b"\n", line_start)
+        line_end = len(data) if line_end < 0 else line_end
+        owner_end = data.find(b"\n", owner)
+        name = b"" if data[owner : owner + 1] == b"#" else data[owner + 41 : owner_end]
+        if name < key:
+            lo = line_end + 1
+        else:
+            hi = line_start
+    return lo
 
 
 def _common_dir(git_dir: Path) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -121,3 +122,27 @@ def test_note_lines_holding_unicode_line_separators_stay_whole(repo: Path) -> No
     g.add_note_lines("refs/notes/okstra/test", head, ['{"a":1}'], "two")
     raw = g.read_note("refs/notes/okstra/test", head)
     assert raw == ('{"a":1}\n' + odd + "\n").encode()
+
+
+def test_prefix_listing_of_sorted_packed_refs_matches_a_full_scan(repo: Path) -> None:
+    from okstra_git.gitlayer import _packed_refs_under
+
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "tag", "-a", "-m", "annotated", "v1")  # a peeled "^" line in packed-refs
+    lines = [f"update refs/okstra/{g}/{i} {head}" for g in ("a", "b", "bb", "c") for i in range(30)]
+    lines += [f"update refs/tags/z{i} {head}" for i in range(5)]
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, text=True, check=True,
+                   input="\n".join(lines) + "\n")  # fmt: skip
+    git(repo, "pack-refs", "--all")
+    packed = repo / ".git" / "packed-refs"
+    data = packed.read_text()
+    assert " sorted" in data.splitlines()[0] and "\n^" in data
+    every = [ln.split(" ")[1] for ln in data.splitlines() if ln[:1] not in ("#", "^")]
+    prefixes = ["refs/okstra/", "refs/okstra/b/", "refs/okstra/bb/", "refs/okstra/c/"]
+    prefixes += ["refs/tags/", "refs/heads/", "refs/okstra/zz/", "a", "refs/tags/v1"]
+    for prefix in prefixes:
+        expected = {name for name in every if name.startswith(prefix)}
+        assert set(_packed_refs_under(packed, prefix)) == expected, prefix
+    unsorted = repo / "unsorted-packed-refs"
+    unsorted.write_text("\n".join(reversed(data.splitlines()[1:])) + "\n")
+    assert len(_packed_refs_under(unsorted, "refs/okstra/")) == 120
