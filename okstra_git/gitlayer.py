@@ -299,30 +299,38 @@ class GitRepo:
         A verdict goes on a commit and on that commit's tree together, so a reader looking a
         verdict up by tree never sees one without the other.
         """
-        # Bytes split at "\n" only, as cat_sort_uniq does: JSON written with ensure_ascii=False
-        # may hold U+2028 or U+0085, which str.splitlines() would wrongly treat as line ends.
-        wanted = {t: {ln.encode("utf-8") for ln in lines} for t, lines in lines_by_target.items()}
 
         def attempt() -> bool:
-            old = self.read_ref(notes_ref)
-            changes: dict[str, bytes | None] = {}
-            for target, new_lines in wanted.items():
-                existing = self.read_note(notes_ref, target) or b""
-                have = [ln for ln in existing.split(b"\n") if ln]
-                merged = sorted(set(have) | new_lines)
-                if merged != have:
-                    data = b"\n".join(merged) + b"\n"
-                    changes.update(dict.fromkeys(note_paths(target)))  # drop any old fanout
-                    changes[f"{target[:2]}/{target[2:]}"] = data
-            if not changes:
+            update = self.notes_update(notes_ref, lines_by_target, message)
+            if update is None:
                 return False
-            base = self.tree_of(old) if old else None
-            tree = self.tree_with(base, changes)
-            commit = self.commit(tree, [old] if old else [], message)
-            self.update_refs([RefUpdate(notes_ref, commit, old)], message)
+            self.update_refs([update], message)
             return True
 
         return cas_retry(self, attempt, [notes_ref])
+
+    def notes_update(
+        self, notes_ref: str, lines_by_target: Mapping[str, Iterable[str]], message: str
+    ) -> RefUpdate | None:
+        """Write (not land) the notes commit merging ``lines_by_target`` into ``notes_ref``,
+        read fresh; ``None`` when every line is already there. Land it with
+        :meth:`update_refs`, alone or in one transaction with other refs."""
+        old = self.read_ref(notes_ref)
+        changes: dict[str, bytes | None] = {}
+        for target, lines in lines_by_target.items():
+            # Bytes split at "\n" only, as cat_sort_uniq does: JSON written with
+            # ensure_ascii=False may hold U+2028 or U+0085, which str.splitlines() splits at.
+            existing = self.read_note(notes_ref, target) or b""
+            have = [ln for ln in existing.split(b"\n") if ln]
+            merged = sorted(set(have) | {ln.encode("utf-8") for ln in lines})
+            if merged != have:
+                changes.update(dict.fromkeys(note_paths(target)))  # drop any old fanout
+                changes[f"{target[:2]}/{target[2:]}"] = b"\n".join(merged) + b"\n"
+        if not changes:
+            return None
+        base = self.tree_of(old) if old else None
+        tree = self.tree_with(base, changes)
+        return RefUpdate(notes_ref, self.commit(tree, [old] if old else [], message), old)
 
     # -- ancestry and cleanliness ------------------------------------------------------------
 

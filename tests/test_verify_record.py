@@ -91,6 +91,34 @@ def test_recording_again_adds_no_second_line(merged: World, tmp_path: Path):
     assert len(verdicts) == 1 and not problems
 
 
+def test_a_kill_mid_record_leaves_neither_the_note_nor_the_routing(merged: World, tmp_path: Path):
+    import os
+    import sys
+
+    report = write_report(tmp_path / "data.json")
+    task_before = git(merged.repo, "rev-parse", "refs/okstra/tasks/grp/feat")
+    killed = subprocess.run(
+        [sys.executable, "-m", "okstra_git", "verify", "record", KEY, "--verdict", "accepted",
+         "--report", str(report)],
+        cwd=merged.repo, capture_output=True, text=True,
+        env={**os.environ, "OKSTRA_TEST_CRASH_AT": "in-transaction"},
+    )  # fmt: skip
+    assert killed.returncode == -9
+    # Both refs were locked together and neither moved.
+    assert git(merged.repo, "rev-parse", "refs/okstra/tasks/grp/feat") == task_before
+    assert git(merged.repo, "rev-parse", "-q", "--verify", VERDICTS_REF, check=False) == ""
+    locks = sorted((merged.repo / ".git" / "refs").rglob("*.lock"))
+    assert sorted(p.name for p in locks) == ["feat.lock", "verdicts.lock"]
+    for lock in locks:
+        lock.unlink()
+    again = okstra(merged.repo, "verify", "record", KEY, "--verdict", "accepted",
+                   "--report", str(report))  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert git(merged.repo, "rev-list", "--count", VERDICTS_REF) == "1"
+    flow = require_task(merged.ctx.repo, merged.key).task.workflow
+    assert flow.next_recommended_phase == "release-handoff"
+
+
 def test_blocked_routes_back_to_implementation(merged: World, tmp_path: Path):
     report = write_report(tmp_path / "data.json", "blocked", blockers=2)
     done = verify.record_verdict(merged.ctx, merged.key, "blocked", str(report), None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..gitlayer import GitRepo
+from ..gitlayer import GitRepo, RefUpdate
 from .base import parse_json_lines, record_line
 
 SCHEMA_VERSION = 1
@@ -61,11 +61,11 @@ def read_approvals(repo: GitRepo, blob: str, task_key: str | None = None) -> lis
     return sorted(approvals, key=lambda a: a.approved_at)
 
 
-def append_approval(repo: GitRepo, approval: Approval) -> bool:
-    """Add the approval line to the note on its blob; False when that exact line was there."""
-    return repo.add_note_lines(
+def approval_notes_update(repo: GitRepo, approval: Approval) -> RefUpdate | None:
+    """The notes commit adding the approval line on its blob (not landed); ``None`` when that
+    exact line is already there."""
+    return repo.notes_update(
         APPROVALS_REF,
-        approval.blob,
-        [approval.to_line()],
+        {approval.blob: [approval.to_line()]},
         f"okstra: approve {approval.plan_path} for {approval.task_key} (method {approval.method})",
     )

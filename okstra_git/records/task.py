@@ -195,12 +195,21 @@ def read_manifest_at(repo: GitRepo, commit: str, ref: str) -> Task:
 Change = Callable[[Task | None, str | None], tuple[Task, Mapping[str, bytes | None]]]
 
 
-def write_event(repo: GitRepo, key: TaskKey, change: Change, event: str) -> TaskState:
+def write_event(
+    repo: GitRepo,
+    key: TaskKey,
+    change: Change,
+    event: str,
+    also: Callable[[], RefUpdate | None] | None = None,
+    also_ref: str | None = None,
+) -> TaskState:
     """Append one event to the task's chain by compare-and-swap, retried from a fresh read.
 
     ``change(task, head)`` gets the current manifest (``None`` for a new task) and returns the
     new manifest and the other tree files to write. It may raise to refuse; it is called again
-    on every retry, so it must only compute.
+    on every retry, so it must only compute. ``also`` builds one more update of ``also_ref``
+    (a notes commit: an approval, a verdict) from a fresh read on every attempt; it lands in
+    the same transaction as the event, so a crash never leaves one without the other.
     """
     ref = task_ref(key)
 
@@ -209,10 +218,12 @@ def write_event(repo: GitRepo, key: TaskKey, change: Change, event: str) -> Task
         old_task, head = (state.task, state.head) if state else (None, None)
         task, files = change(old_task, head)
         commit = event_commit(repo, key, task, head, files, event)
-        repo.update_refs([RefUpdate(ref, commit, head)], f"okstra: {event}")
+        extra = also() if also is not None else None
+        updates = [RefUpdate(ref, commit, head), *([extra] if extra else [])]
+        repo.update_refs(updates, f"okstra: {event}")
         return TaskState(key, task, commit)
 
-    return cas_retry(repo, attempt, [ref])
+    return cas_retry(repo, attempt, [ref, *([also_ref] if also_ref else [])])
 
 
 def event_commit(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..gitlayer import GitRepo
+from ..gitlayer import GitRepo, RefUpdate
 from .base import dumps_line, parse_json_lines, record_line, to_data
 
 SCHEMA_VERSION = 1
@@ -88,12 +88,19 @@ def read_tree_verdicts(repo: GitRepo, tree: str) -> tuple[list[Verdict], list[st
     return parse_lines(raw, f"{VERDICTS_REF} note on tree {tree[:12]}")
 
 
-def append_verdict(repo: GitRepo, verdict: Verdict) -> bool:
-    """Add the verdict line to the notes on its head commit and on that commit's tree, in one
-    notes commit (idempotent: False when the line was already on both)."""
+def _note_lines(verdict: Verdict) -> tuple[dict[str, list[str]], str]:
+    """The verdict line on its head commit and on that commit's tree, and the notes message."""
     line = verdict.to_line()
-    return repo.add_notes_lines(
-        VERDICTS_REF,
-        {verdict.head: [line], verdict.head_tree: [line]},
-        f"okstra: verdict {verdict.verdict} ({verdict.scope}) for {verdict.task_key}",
-    )
+    message = f"okstra: verdict {verdict.verdict} ({verdict.scope}) for {verdict.task_key}"
+    return {verdict.head: [line], verdict.head_tree: [line]}, message
+
+
+def verdict_notes_update(repo: GitRepo, verdict: Verdict) -> RefUpdate | None:
+    """The notes commit adding ``verdict`` (not landed); ``None`` when it is already there."""
+    return repo.notes_update(VERDICTS_REF, *_note_lines(verdict))
+
+
+def append_verdict(repo: GitRepo, verdict: Verdict) -> bool:
+    """Add the verdict to the notes on its head commit and tree, in one notes commit
+    (idempotent: False when the line was already on both)."""
+    return repo.add_notes_lines(VERDICTS_REF, *_note_lines(verdict))

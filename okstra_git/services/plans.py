@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,8 +30,9 @@ from ..clarify import (
     read_approval_text,
 )
 from ..errors import BadInput, Conflict, Refused
+from ..gitlayer import RefUpdate
 from ..keys import TaskKey
-from ..records.approval import Approval, append_approval, read_approvals
+from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
 from ..records.task import PlanRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from ..stagemap import Finding, StageMap, parse_plan, validate
 from ..userfiles import decode_text, read_capped
@@ -170,7 +171,13 @@ def _snapshot_change(
 
 
 def _adopt_plan(
-    ctx: Context, key: TaskKey, plan: PlanFile, relpath: str, approved: bool, event: str
+    ctx: Context,
+    key: TaskKey,
+    plan: PlanFile,
+    relpath: str,
+    approved: bool,
+    event: str,
+    also: Callable[[], RefUpdate | None] | None = None,
 ) -> TaskState:
     """Make the task follow ``plan`` (snapshotted unless it is the latest already), ready for
     implementation when ``approved``, else waiting for the user's approval."""
@@ -185,7 +192,7 @@ def _adopt_plan(
         task.current_status = "active" if approved else "awaiting-approval"
         return task, files
 
-    return write_event(ctx.repo, key, change, event)
+    return write_event(ctx.repo, key, change, event, also, APPROVALS_REF if also else None)
 
 
 @dataclass(frozen=True)
@@ -402,9 +409,9 @@ def _approval_lock(ctx: Context, key: TaskKey) -> Iterator[None]:
 def _record(
     ctx: Context, state: TaskState, plan: PlanFile, relpath: str, method: str, when: str
 ) -> tuple[TaskState, Approval]:
-    """Snapshot ``plan`` as the task's approved plan, then note the approval on its blob."""
+    """Snapshot ``plan`` as the task's approved plan and note the approval on its blob, in one
+    transaction: never an approval the task does not follow, nor the reverse."""
     key = state.key
-    state = _adopt_plan(ctx, key, plan, relpath, True, f"plan approve {relpath} (method {method})")
     approval = Approval(
         task_key=str(key),
         plan_path=relpath,
@@ -413,7 +420,15 @@ def _record(
         approved_at=when,
         method=method,
     )
-    append_approval(ctx.repo, approval)
+    state = _adopt_plan(
+        ctx,
+        key,
+        plan,
+        relpath,
+        True,
+        f"plan approve {relpath} (method {method})",
+        also=lambda: approval_notes_update(ctx.repo, approval),
+    )
     return state, approval
 
 

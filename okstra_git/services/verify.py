@@ -15,12 +15,18 @@ from typing import Any
 
 from .. import verify_rules as rules
 from ..errors import BadInput, Refused
-from ..gitlayer import DiffStatEntry, GitRepo, dirty_paths, worktree_head
+from ..gitlayer import DiffStatEntry, GitRepo, RefUpdate, dirty_paths, worktree_head
 from ..keys import TaskKey
 from ..phases import FINAL_VERIFICATION
 from ..records.claim import Claim, load_claims
 from ..records.task import Task, TaskState, now_iso, require_task, write_event
-from ..records.verdict import Verdict, append_verdict, read_tree_verdicts, read_verdicts
+from ..records.verdict import (
+    VERDICTS_REF,
+    Verdict,
+    read_tree_verdicts,
+    read_verdicts,
+    verdict_notes_update,
+)
 from ..userfiles import read_json_object
 from .context import Context
 
@@ -308,16 +314,24 @@ def record_verdict(
     )
     earlier = _equivalent(ctx.repo, record, sign)
     if earlier is not None:
-        record, added = earlier, False
-    else:
-        if signing_key is not None:
-            from .. import signing
+        record = earlier  # a re-run (e.g. after a crash) adds no second line
+    elif signing_key is not None:
+        from .. import signing
 
-            record = replace(record, signature=signing.sign(record.signed_payload(), signing_key))
-        added = append_verdict(ctx.repo, record)
+        record = replace(record, signature=signing.sign(record.signed_payload(), signing_key))
     nxt = rules.next_phase(route, target.all_stages_done)
-    state = write_event(ctx.repo, key, _workflow_change(nxt), _event(record, nxt))
-    return Recorded(record, added, nxt, state.head)
+    added: list[bool] = []
+
+    def note() -> RefUpdate | None:
+        update = verdict_notes_update(ctx.repo, record)
+        added[:] = [update is not None]
+        return update
+
+    # The note and the task's move land in one transaction: never a verdict without its routing.
+    state = write_event(
+        ctx.repo, key, _workflow_change(nxt), _event(record, nxt), also=note, also_ref=VERDICTS_REF
+    )
+    return Recorded(record, added[0], nxt, state.head)
 
 
 def _signing_key(repo: GitRepo) -> str:
