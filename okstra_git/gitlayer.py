@@ -155,10 +155,28 @@ class GitRepo:
         other round after round. Raises :class:`RefMoved` when a value changed or a lock is held.
         """
         ordered = sorted(updates, key=lambda u: u.name)
+        if ordered:
+            self.update_refs_guarded(ordered[0].name, lambda: (ordered, None), message)
+
+    def update_refs_guarded(
+        self, guard: str, build: Callable[[], tuple[list[RefUpdate], T]], message: str
+    ) -> T:
+        """Lock ``guard`` first, let ``build`` read and decide under that lock, then apply its
+        updates like :meth:`update_refs` (all or none, each conditional on its expected value;
+        raises :class:`RefMoved`).
+
+        Writers that all change ``guard`` (every claim moves its task ref) then queue at one lock
+        instead of each building a whole transaction's objects only to lose the compare-and-swap.
+        ``build`` may raise to refuse; the locks are released and nothing is written.
+        """
         try:
             with self.repo.transaction() as tx:
+                tx.lock_ref(guard)
+                updates, value = build()
+                ordered = sorted(updates, key=lambda u: u.name)
                 for update in ordered:
-                    tx.lock_ref(update.name)
+                    if update.name != guard:
+                        tx.lock_ref(update.name)
                 for update in ordered:
                     current = self.read_ref(update.name)
                     if current != update.expected:
@@ -169,7 +187,8 @@ class GitRepo:
                         tx.set_target(update.name, update.new, message=message)
                 crash_point("in-transaction")  # kill -9 tests: every ref locked, none written
         except pygit2.GitError as exc:
-            raise RefMoved(ordered[0].name if ordered else "", str(exc)) from exc
+            raise RefMoved(guard, str(exc)) from exc
+        return value
 
     def stale_lock_hint(self, refnames: Iterable[str], older_than: float = 10.0) -> str | None:
         """Name every ``<ref>.lock`` left by a killed writer, with one command that clears them.
@@ -445,10 +464,15 @@ def cas_retry(
     """
     names = list(refnames)
     delay = 0.002
-    for _ in range(attempts):
+    for tries in range(1, attempts + 1):
         try:
             return attempt()
         except RefMoved:
+            # A lock left by a killed writer never clears: say so now rather than after
+            # every attempt has waited on it (a live writer holds a lock for milliseconds).
+            hint = repo.stale_lock_hint(names) if tries % 8 == 0 else None
+            if hint is not None:
+                raise Conflict(hint) from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.6, 0.1)
     hint = repo.stale_lock_hint(names)
@@ -538,42 +562,6 @@ def crash_point(name: str) -> None:
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
-
-
-def update_refs_guarded(
-    repo: GitRepo,
-    guard: str,
-    build: Callable[[], tuple[list[RefUpdate], T]],
-    message: str,
-) -> T:
-    """Lock ``guard`` first, let ``build`` read and decide under that lock, then apply its
-    updates like :meth:`GitRepo.update_refs` (all or none, each conditional on its expected
-    value; raises :class:`RefMoved`).
-
-    Writers that all change ``guard`` (every claim moves its task ref) then queue at one lock
-    instead of each building a whole transaction's objects only to lose the compare-and-swap.
-    ``build`` may raise to refuse; the locks are released and nothing is written.
-    """
-    try:
-        with repo.repo.transaction() as tx:
-            tx.lock_ref(guard)
-            updates, value = build()
-            ordered = sorted(updates, key=lambda u: u.name)
-            for update in ordered:
-                if update.name != guard:
-                    tx.lock_ref(update.name)
-            for update in ordered:
-                current = repo.read_ref(update.name)
-                if current != update.expected:
-                    raise RefMoved(update.name, f"expected {update.expected}, found {current}")
-                if update.new is None:
-                    tx.remove(update.name)
-                else:
-                    tx.set_target(update.name, update.new, message=message)
-            crash_point("in-transaction")
-    except pygit2.GitError as exc:
-        raise RefMoved(guard, str(exc)) from exc
-    return value
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ TASKS = 50
 def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None:
     """One racer (runs in its own process)."""
     from okstra_git.errors import Conflict, Refused
-    from okstra_git.gitlayer import RefMoved
+    from okstra_git.gitlayer import GitRepo, RefMoved
     from okstra_git.services import claims
     from okstra_git.services.context import open_context
 
@@ -43,16 +43,16 @@ def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None
     conflicts = 0
     refusals: list[str] = []  # other than "nothing ready": a racer tripped over another
     lost = [0]  # claim transactions that found a ref moved or locked: real collisions
-    guarded = claims.update_refs_guarded
+    guarded = GitRepo.update_refs_guarded
 
-    def counting(*args: Any) -> Any:
+    def counting(self: GitRepo, *args: Any) -> Any:
         try:
-            return guarded(*args)
+            return guarded(self, *args)
         except RefMoved:
             lost[0] += 1
             raise
 
-    claims.update_refs_guarded = counting  # type: ignore[assignment]
+    GitRepo.update_refs_guarded = counting  # type: ignore[method-assign]
     while not os.path.exists(go):
         time.sleep(0.001)
     for key in parsed:

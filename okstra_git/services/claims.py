@@ -43,7 +43,6 @@ from ..gitlayer import (
     cas_retry,
     crash_point,
     dirty_paths,
-    update_refs_guarded,
     worktree_head,
 )
 from ..keys import TaskKey
@@ -433,7 +432,7 @@ def claim(
         return updates, _Landed(result, seq, updates)
 
     def attempt() -> _Landed:
-        return update_refs_guarded(ctx.repo, tref, build, f"okstra: claim for {key}")
+        return ctx.repo.update_refs_guarded(tref, build, f"okstra: claim for {key}")
 
     # The hint names every ref a stale lock could block: all of the plan's claims and the task.
     refnames = [claim_ref(key, n) for n in sorted(stages)] + [tref]
