@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,38 @@ def make_repo(path: Path) -> Path:
 def repo(tmp_path: Path) -> Path:
     """A non-bare repository with one commit on main."""
     return make_repo(tmp_path / "repo")
+
+
+_RACER = """
+import sys, time
+from pathlib import Path
+go = Path(sys.argv[1])
+while not go.exists():
+    time.sleep(0.001)
+from okstra_git.entry import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def race(cwd: Path, count: int, *args: str) -> list[subprocess.CompletedProcess[str]]:
+    """``count`` real processes run ``git okstra ARGS`` at the same moment: each is started and
+    waits for a go-file, so interpreter start-up does not spread them out."""
+    go = cwd.parent / f"go-{os.getpid()}-{id(args)}"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _RACER, str(go), *args],
+            cwd=cwd,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(count)
+    ]
+    time.sleep(0.5)
+    go.touch()
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=60)
+        results.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    go.unlink()
+    return results

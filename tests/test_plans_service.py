@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import git, okstra
+from conftest import git, okstra, race
 from plans import BLOCKED_PLAN, BLOCKED_PLAN_CHECKED, DIAMOND_PLAN, LINEAR_PLAN
 
 from okstra_git.errors import OkstraError, Refused
@@ -237,36 +234,12 @@ def test_approving_twice_is_idempotent(repo: Path) -> None:
     assert len(note_lines(repo, first["blob"])) == 1
 
 
-RACER = """
-import sys, time
-from pathlib import Path
-go = Path(sys.argv[1])
-while not go.exists():
-    time.sleep(0.001)
-from okstra_git.entry import main
-sys.exit(main(["plan", "approve", "p:g:i", "--json"]))
-"""
-
-
-def test_racing_approvals_leave_one_audit_line_and_a_valid_note(repo: Path, tmp_path: Path) -> None:
+def test_racing_approvals_leave_one_audit_line_and_a_valid_note(repo: Path) -> None:
     file = setup_task(repo, LINEAR_PLAN)
     submit(repo)
-    go = tmp_path / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", RACER, str(go)],
-            cwd=repo,
-            text=True,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for _ in range(4)
-    ]
-    time.sleep(0.5)
-    go.touch()
-    outs = [p.communicate(timeout=60) for p in procs]
-    assert [p.returncode for p in procs] == [0] * 4, [err for _, err in outs]
-    results = [json.loads(out) for out, _ in outs]
+    procs = race(repo, 4, "plan", "approve", KEY, "--json")
+    assert [p.returncode for p in procs] == [0] * 4, [p.stderr for p in procs]
+    results = [json.loads(p.stdout) for p in procs]
     assert sum(not r["alreadyApproved"] for r in results) == 1
     blob = git(repo, "hash-object", PLAN)
     assert {r["blob"] for r in results} == {blob}

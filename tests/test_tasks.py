@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import git, okstra
+from conftest import git, okstra, race
 
 from okstra_git.gitlayer import GitRepo
 from okstra_git.keys import parse_task_key
@@ -218,35 +218,11 @@ def test_corrupted_manifest_is_named(repo: Path) -> None:
     assert git(repo, "rev-parse", "refs/okstra/tasks/g/i") == commit
 
 
-RACER = """
-import os, sys, time
-from pathlib import Path
-go = Path(sys.argv[1])
-while not go.exists():
-    time.sleep(0.001)
-from okstra_git.entry import main
-sys.exit(main(["run", "start", "p:g:i", "--type", "implementation-planning", "--json"]))
-"""
-
-
-def test_eight_racing_run_starts_get_eight_seqs(repo: Path, tmp_path: Path) -> None:
+def test_eight_racing_run_starts_get_eight_seqs(repo: Path) -> None:
     okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning")
-    go = tmp_path / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", RACER, str(go)],
-            cwd=repo,
-            text=True,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for _ in range(8)
-    ]
-    time.sleep(0.5)
-    go.touch()
-    outs = [p.communicate(timeout=60) for p in procs]
-    assert [p.returncode for p in procs] == [0] * 8, [err for _, err in outs]
-    seqs = sorted(json.loads(out)["run"]["seq"] for out, _ in outs)
+    procs = race(repo, 8, "run", "start", "p:g:i", "--type", "implementation-planning", "--json")
+    assert [p.returncode for p in procs] == [0] * 8, [p.stderr for p in procs]
+    seqs = sorted(json.loads(p.stdout)["run"]["seq"] for p in procs)
     assert seqs == [f"{n:03d}" for n in range(1, 9)]
     log = okstra(repo, "task", "log", "p:g:i").stdout
     assert log.count("run start implementation-planning") == 8
