@@ -17,7 +17,7 @@ from .services.context import open_context
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # usage errors are exit 2 with one clear line
-        raise BadInput(f"{self.prog}: {message}")
+        raise BadInput(f"{self.prog.removeprefix('git okstra ')}: {message}")
 
 
 def _command(sub: argparse._SubParsersAction, group: str, name: str) -> argparse.ArgumentParser:
