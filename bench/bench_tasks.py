@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from okstra_git.resources import okstra_command
 
 MANIFEST = {
     "schemaVersion": 1,
@@ -74,19 +76,12 @@ def timed(argv: list[str], cwd: Path, rounds: int) -> float:
     return statistics.median(samples) * 1000
 
 
-def okstra_exe() -> list[str]:
-    """The installed script beside this interpreter (a PATH shim such as pyenv's adds ~60 ms)."""
-    beside = Path(sys.executable).with_name("git-okstra")
-    exe = str(beside) if beside.exists() else shutil.which("git-okstra")
-    return [exe] if exe else [sys.executable, "-m", "okstra_git"]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("count", nargs="?", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
-    ok = okstra_exe()
+    ok = okstra_command()
     with tempfile.TemporaryDirectory(prefix="okstra-bench-") as tmp:
         repo = Path(tmp) / "repo"
         started = time.perf_counter()
@@ -125,7 +120,6 @@ def main() -> None:
             f"\npython -c pass {py:.1f} ms; import pygit2 {pyg:.1f} ms; "
             f"git okstra --help {helped:.1f} ms"
         )
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
         from okstra_git.gitlayer import GitRepo
 
         git_repo = GitRepo.open(repo)

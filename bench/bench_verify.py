@@ -18,7 +18,6 @@ python bench/bench_verify.py [--commits N] [--stages S] [--rounds R]
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from okstra_git.resources import okstra_command
 
 KEY = "bench:grp:feat"
 FILES = 500
@@ -139,13 +139,6 @@ exit $status
 """
 
 
-def okstra_exe() -> list[str]:
-    """The installed script beside this interpreter (a PATH shim such as pyenv's adds ~60 ms)."""
-    beside = Path(sys.executable).with_name("git-okstra")
-    exe = str(beside) if beside.exists() else shutil.which("git-okstra")
-    return [exe] if exe else [sys.executable, "-m", "okstra_git"]
-
-
 def interleaved(commands: dict[str, list[str]], cwd: Path, env: dict, rounds: int) -> dict:
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(rounds):
@@ -195,7 +188,7 @@ def main() -> None:
         base = subprocess.run(["git", "rev-parse", "main"], cwd=repo, capture_output=True,
                               text=True, check=True).stdout.strip()  # fmt: skip
         env_base = {**env, "WORKTREE": str(worktree), "BASE": base}
-        ok = okstra_exe()
+        ok = okstra_command()
         commands = {
             "git okstra verify target": [*ok, "verify", "target", KEY],
             "git okstra verify target --json": [*ok, "verify", "target", KEY, "--json"],

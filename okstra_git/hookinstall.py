@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
-import sys
-import sysconfig
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Refused
 from .gitlayer import GitRepo
-from .resources import data_dir
+from .resources import data_dir, installed_executable
 
 HOOK = "pre-push"
 MARKER = "okstra-git-managed-hook"
@@ -141,26 +138,10 @@ def uninstall(repo: GitRepo) -> tuple[str, HookState]:
 def render_script() -> str:
     """The shipped ``hooks/pre-push`` with this installation's executable recorded in it."""
     template = (data_dir("hooks") / HOOK).read_text("utf-8")
-    exe = _installed_exe()
+    exe = installed_executable()
     if exe is None:
         return template
     return template.replace(_EXE_LINE, f"OKSTRA_EXE={shlex.quote(exe)}", 1)
-
-
-def _installed_exe() -> str | None:
-    """This installation's ``git-okstra`` console script, by absolute path.
-
-    Recorded so the hook runs the same okstra (and Python) that installed it, without a
-    shim's or a PATH lookup's cost; and a script, not ``python -m``, so a folder named
-    ``okstra_git`` in the pushed repository can never shadow the real package.
-    """
-    name = "git-okstra.exe" if os.name == "nt" else "git-okstra"
-    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
-        candidate = Path(folder) / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    found = shutil.which(name)
-    return str(Path(found).resolve()) if found else None
 
 
 def _recorded_exe(text: str | None) -> str | None:

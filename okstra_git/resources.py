@@ -6,6 +6,10 @@ they are the top-level folders beside the package.
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
+import sysconfig
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -16,3 +20,25 @@ def data_dir(name: str) -> Path:
     if shipped.is_dir():
         return shipped
     return _PACKAGE_DIR.parent / name
+
+
+def installed_executable() -> str | None:
+    """This installation's ``git-okstra`` console script, by absolute path.
+
+    Hooks record it so they run the same okstra (and Python) that installed them, without a
+    PATH shim's cost (pyenv's adds ~60 ms); and a script, not ``python -m``, so a folder named
+    ``okstra_git`` in the pushed repository can never shadow the real package.
+    """
+    name = "git-okstra.exe" if os.name == "nt" else "git-okstra"
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        candidate = Path(folder) / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which(name)
+    return str(Path(found).resolve()) if found else None
+
+
+def okstra_command() -> list[str]:
+    """argv that runs this installation's ``git okstra`` (``python -m`` when not installed)."""
+    exe = installed_executable()
+    return [exe] if exe else [sys.executable, "-m", "okstra_git"]

@@ -18,6 +18,7 @@ from okstra_git import gate_cli, hookinstall
 from okstra_git.errors import BadInput
 from okstra_git.gitlayer import GitRepo
 from okstra_git.records.verdict import VERDICTS_REF
+from okstra_git.resources import installed_executable
 
 
 def install(repo: Path, *args: str) -> str:
@@ -287,7 +288,7 @@ def test_hook_falls_back_to_git_okstra_on_path_and_fails_closed_without_it(tmp_p
         + "\n"
     )
     commit(work, "x")
-    exe = Path(hookinstall._installed_exe() or "")
+    exe = Path(installed_executable() or "")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "git-okstra").symlink_to(exe)

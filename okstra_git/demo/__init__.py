@@ -7,15 +7,14 @@ Each part of okstra adds one step module here; a step runs real commands through
 from __future__ import annotations
 
 import shlex
-import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Refused
+from ..resources import okstra_command
 
 SAMPLE_FILES = {
     "README.md": "# calc\n\nA tiny calculator used by the okstra demo.\n",
@@ -51,7 +50,7 @@ class Demo:
         print(f"\n$ {shown}" + (f"    # in {where}" if where != self.repo else ""), flush=True)
         argv = list(args)
         if argv[:2] == ["git", "okstra"]:
-            argv = [*_okstra_command(), *argv[2:]]
+            argv = [*okstra_command(), *argv[2:]]
         proc = subprocess.run(argv, cwd=where, text=True, capture_output=True)
         if not quiet:
             for stream in (proc.stdout, proc.stderr):
@@ -70,11 +69,6 @@ class Demo:
 
     def step(self, title: str) -> None:
         print(f"\n=== {title} ===", flush=True)
-
-
-def _okstra_command() -> list[str]:
-    exe = shutil.which("git-okstra")
-    return [exe] if exe else [sys.executable, "-m", "okstra_git"]
 
 
 def _make_world(root: Path) -> Demo:
