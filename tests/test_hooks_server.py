@@ -16,11 +16,11 @@ import pytest
 from conftest import git, okstra
 from hooks_world import add_verdict, commit, pair, push, remote_ref
 
-from okstra_git import hookinstall
 from okstra_git.records.verdict import VERDICTS_REF
+from okstra_git.resources import installed_executable
 
 CONTRIB = Path(__file__).resolve().parent.parent / "contrib"
-OKSTRA_EXE = hookinstall._installed_exe() or "git-okstra"
+OKSTRA_EXE = installed_executable() or "git-okstra"
 
 
 def serve_hook(remote: Path, name: str = "pre-receive") -> None:
