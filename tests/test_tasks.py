@@ -67,40 +67,15 @@ def test_run_lifecycle_moves_the_workflow(repo: Path) -> None:
     report = start["run"]["paths"]["report"]
     assert (repo / report).parent.is_dir()
     (repo / report).write_text("# plan\n")
-    done = okstra(
-        repo,
-        "run",
-        "finish",
-        "p:g:i",
-        "--type",
-        "implementation-planning",
-        "--seq",
-        "001",
-        "--status",
-        "completed",
-        "--report",
-        report,
-        "--json",
-    )
+    finish = ["run", "finish", "p:g:i", "--type", "implementation-planning", "--seq", "001"]
+    finish += ["--status", "completed", "--report", report]
+    done = okstra(repo, *finish, "--json")
     assert done.returncode == 0, done.stderr
     flow = json.loads(done.stdout)["workflow"]
     assert flow["lastCompletedPhase"] == "implementation-planning"
     assert flow["nextRecommendedPhase"] == "implementation"
     assert flow["awaitingApproval"] is True
-    again = okstra(
-        repo,
-        "run",
-        "finish",
-        "p:g:i",
-        "--type",
-        "implementation-planning",
-        "--seq",
-        "001",
-        "--status",
-        "completed",
-        "--report",
-        report,
-    )
+    again = okstra(repo, *finish)
     assert again.returncode == 1 and "already finished" in again.stderr
     log = okstra(repo, "task", "log", "p:g:i").stdout.splitlines()
     assert [line.split(" ", 2)[2].split("  (")[0] for line in log] == [
