@@ -1,13 +1,18 @@
-"""Files a user hands to a command (briefs, plans, reports, carry sidecars).
+"""Files a user hands to a command (briefs, plans, reports, carry sidecars), and the files a
+command writes back for the user.
 
 Each is read once with a size cap and refused (exit 2) with a message naming the file — and
 the line, where there is one — when it is missing, a folder, too large, binary or malformed.
+Each is written atomically (``write_atomic``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +81,61 @@ def workspace_relative(workdir: Path | None, path: str, what: str) -> str:
     if workdir is not None and resolved.is_relative_to(workdir.resolve()):
         return resolved.relative_to(workdir.resolve()).as_posix()
     return str(resolved)
+
+
+def write_atomic(
+    path: str | os.PathLike[str], data: bytes, what: str, *, new: bool = False
+) -> None:
+    """Write ``path`` so that a crash at any moment leaves the old file or the new one whole.
+
+    The bytes go to a temp file in the same folder, are flushed to disk, then the temp file is
+    renamed over ``path`` (or, with ``new``, linked to it, which fails if ``path`` appeared in
+    the meantime: creation never overwrites). The folder is synced so the rename survives a
+    power cut too. An existing file keeps its permission bits; a new one gets the umask's.
+    """
+    target = Path(path)
+    shown = os.fspath(path)
+    folder = target.parent
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".okstra-tmp", dir=folder)
+    except FileNotFoundError as exc:
+        raise BadInput(f"{what} {shown}: folder {folder} does not exist") from exc
+    except OSError as exc:
+        raise BadInput(f"{what} {shown}: cannot write in {folder} ({exc.strerror})") from exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _mode_for(target))
+        if new:
+            os.link(tmp, target)
+        else:
+            os.replace(tmp, target)
+        _sync_folder(folder)
+    except FileExistsError as exc:
+        raise BadInput(f"{what} {shown}: already exists") from exc
+    except IsADirectoryError as exc:
+        raise BadInput(f"{what} {shown}: is a folder, not a file") from exc
+    except OSError as exc:
+        raise BadInput(f"{what} {shown}: cannot write ({exc.strerror})") from exc
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

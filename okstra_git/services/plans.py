@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -35,7 +34,7 @@ from ..keys import TaskKey
 from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
 from ..records.task import PlanRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from ..stagemap import Finding, StageMap, parse_plan, validate
-from ..userfiles import decode_text, read_capped
+from ..userfiles import decode_text, read_capped, write_atomic
 from .context import Context
 
 MAX_PLAN_BYTES = 2 << 20
@@ -441,19 +440,10 @@ def _point_at(ctx: Context, state: TaskState, plan: PlanFile, relpath: str) -> T
 
 
 def _write_atomic(path: Path, data: bytes, expected: bytes) -> None:
-    """Replace ``path`` by ``data`` (temp file + rename), unless someone changed it meanwhile."""
+    """Replace ``path`` by ``data`` atomically, unless someone changed it meanwhile."""
     if path.read_bytes() != expected:
         raise Conflict(f"{path} changed while okstra was approving it; run the command again")
-    tmp = path.with_name(f".{path.name}.okstra-{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomic(path, data, "plan")
 
 
 @dataclass(frozen=True)
