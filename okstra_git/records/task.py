@@ -116,6 +116,51 @@ class Task:
 
 
 @dataclass
+class Critic:
+    """A run's critic pass opt-in (SPEC §10), chosen at set-up (``run start --critic``)."""
+
+    enabled: bool
+    """Whether the run has a critic pass."""
+    provider: str | None = None
+    """Whose worker plays the critic: ``claude``, ``codex`` or ``gemini``."""
+    model: str | None = None
+    """The critic's model, or ``default`` for the phase's default."""
+    mode: str | None = None
+    """``coverage`` (finding phases) or ``acceptance-devils-advocate`` (final-verification)."""
+
+
+@dataclass
+class Convergence:
+    """How the run's findings converge; for now only the critic opt-in."""
+
+    critic: Critic
+    """The critic pass chosen for the run."""
+
+
+@dataclass
+class IncrementalDecision:
+    """``incremental scope`` for this run (SPEC §9): which stages it re-verifies and which
+    prior results it carries forward, and from which run."""
+
+    mode: str
+    """``incremental`` or ``full``."""
+    reverify_stages: list[int]
+    """Stages this run analyses again (the downstream closure of the impacted ones)."""
+    carry_stages: list[int]
+    """Stages whose prior plan-item verdicts are carried forward unchanged."""
+    reason: str
+    """Why: the base changed, nothing impacted, the closure's share of the map, …"""
+    impacted: list[int]
+    """The impacted stage numbers the decision was asked with."""
+    prev_seq: str | None = None
+    """The earlier run of the same type whose data the decision compared with."""
+    prev_base_sha: str | None = None
+    """That run's base commit."""
+    cur_base_sha: str | None = None
+    """This run's base commit."""
+
+
+@dataclass
 class RunRecord:
     """``runs/<type>/<seq>.json`` in the task tree: one run of one phase."""
 
@@ -139,6 +184,12 @@ class RunRecord:
     """ISO 8601, UTC, once finished."""
     report_path: str | None = None
     """The final report, once finished."""
+    base_commit: str | None = None
+    """The commit the run analysed: its base ref resolved at ``run start``."""
+    convergence: Convergence | None = None
+    """The run's critic opt-in, when it has one."""
+    incremental_decision: IncrementalDecision | None = None
+    """The re-verification scope ``incremental scope KEY`` decided for this run."""
 
 
 @dataclass(frozen=True)

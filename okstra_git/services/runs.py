@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 
+from ..critic import parse_critic
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo
 from ..keys import TaskKey
 from ..phases import FINAL_VERIFICATION, RUN_END_STATUSES, next_phase_after, waits_for_approval
 from ..records.task import (
+    Convergence,
+    Critic,
     RunRecord,
     RunRef,
     Task,
@@ -34,7 +37,13 @@ def next_seq(repo: GitRepo, head: str, task_type: str) -> str:
 
 
 def open_run(
-    task: Task, key: TaskKey, task_type: str, seq: str, started_by: str
+    task: Task,
+    key: TaskKey,
+    task_type: str,
+    seq: str,
+    started_by: str,
+    base_commit: str | None = None,
+    convergence: Convergence | None = None,
 ) -> tuple[RunRecord, dict[str, bytes | None]]:
     """Move ``task``'s workflow to a running ``task_type`` run and give the run record with its
     tree file. Pure bookkeeping: the caller lands it in a task event (``start_run``, or the
@@ -47,6 +56,8 @@ def open_run(
         started_at=now_iso(),
         started_by=started_by,
         paths=run_paths(key, task_type, seq),
+        base_commit=base_commit,
+        convergence=convergence,
     )
     flow = task.workflow
     flow.current_phase = task_type
@@ -57,9 +68,24 @@ def open_run(
     return record, {path: run_record_data(record, f"{task_ref(key)}:{path}")}
 
 
-def start_run(ctx: Context, key: TaskKey, task_type: str) -> tuple[TaskState, RunRecord]:
-    """Allocate the next seq for ``task_type`` and record the run, atomically."""
+def start_run(
+    ctx: Context,
+    key: TaskKey,
+    task_type: str,
+    critic: str | None = None,
+    base: str | None = None,
+) -> tuple[TaskState, RunRecord]:
+    """Allocate the next seq for ``task_type`` and record the run, atomically.
+
+    ``critic`` (``PROVIDER[:MODEL]``) opts the run into a critic pass, kept as its
+    ``convergence.critic``; ``base`` (default HEAD, when there is one) is the commit the run
+    analyses, kept as ``baseCommit`` so a later run can tell whether the code moved (SPEC §9).
+    """
     check_task_type(task_type)
+    convergence = None
+    if critic is not None:
+        convergence = Convergence(Critic(**parse_critic(critic, task_type)))
+    base_commit = _base_commit(ctx, base)
     require_task(ctx.repo, key)
     if task_type == "implementation":
         from .plans import ensure_approved  # SPEC §4: only from an approved plan
@@ -71,13 +97,22 @@ def start_run(ctx: Context, key: TaskKey, task_type: str) -> tuple[TaskState, Ru
     def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
         assert task is not None and head is not None
         seq = next_seq(ctx.repo, head, task_type)
-        records["run"], files = open_run(task, key, task_type, seq, who)
+        records["run"], files = open_run(task, key, task_type, seq, who, base_commit, convergence)
         return task, files
 
     state = write_event(ctx.repo, key, change, f"run start {task_type}")
     record = records["run"]
     make_workspace(ctx, record.paths)
     return state, record
+
+
+def _base_commit(ctx: Context, base: str | None) -> str | None:
+    if base is not None:
+        return ctx.repo.resolve_commit(base)
+    try:
+        return ctx.repo.resolve_commit("HEAD")
+    except BadInput:  # an unborn branch or a bare repository: no base to record
+        return None
 
 
 def make_workspace(ctx: Context, paths: dict[str, str]) -> None:
