@@ -1,0 +1,449 @@
+"""The run set-up wizard (SPEC §12): the pure state machine, its state file, and crashes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okstra_git import wizard
+from okstra_git.errors import BadInput, Refused
+from okstra_git.records.wizard import load_state
+from okstra_git.services import wizard as service
+
+FULL_ROSTER = "claude,codex,gemini"
+
+
+def prompt_of(state: wizard.State) -> dict:
+    return wizard.current(state).prompt
+
+
+def drive(state: wizard.State, *answers: str) -> wizard.State:
+    for text in answers:
+        state = wizard.answer(state, text)
+    return state
+
+
+def customized(task_type: str = "implementation-planning") -> wizard.State:
+    """Up to the models group, with every worker on the roster."""
+    return drive(wizard.start(task_type, "p:g:t"), "", "customize", FULL_ROSTER)
+
+
+def all_defaults(state: wizard.State) -> wizard.State:
+    """Answer every pending prompt with its first option (groups: every member's default)."""
+    for _ in range(50):
+        prompt = prompt_of(state)
+        if prompt["step"] == wizard.CONFIRM:
+            return state
+        if prompt["kind"] == "pick_group":
+            state = wizard.answer(state, "{}")
+        elif prompt["kind"] == "pick":
+            state = wizard.answer(state, prompt["options"][0]["value"])
+        else:
+            state = wizard.answer(state, "" if prompt["step"] == "base_ref" else "some-text")
+    raise AssertionError("the wizard never reached its confirmation")
+
+
+# -- pick_group batching -------------------------------------------------------------------------
+
+
+def test_five_member_models_group_is_asked_as_four_then_one():
+    state = customized()
+    first = prompt_of(state)
+    assert first["kind"] == "pick_group" and first["step"] == "models"
+    assert [q["step"] for q in first["questions"]] == [
+        "lead_model",
+        "claude_model",
+        "codex_model",
+        "gemini_model",
+    ]
+    state = wizard.answer(
+        state, json.dumps({"lead_model": "opus", "gemini_model": "gemini-2.5-pro"})
+    )
+    second = prompt_of(state)
+    assert second["kind"] == "pick_group" and second["step"] == "models"
+    assert [q["step"] for q in second["questions"]] == ["report_writer_model"]
+    # Members routed by key; a member left out takes its default.
+    assert state.answers["lead_model"] == "opus"
+    assert state.answers["gemini_model"] == "gemini-2.5-pro"
+    assert state.answers["claude_model"] == wizard.DEFAULT_MODEL
+
+
+def test_workers_override_comes_before_the_models_group_and_shapes_it():
+    state = drive(wizard.start("error-analysis", "p:g:t"), "", "customize")
+    assert prompt_of(state)["step"] == "workers_override"
+    state = wizard.answer(state, "codex")
+    members = [q["step"] for q in prompt_of(state)["questions"]]
+    assert members == ["lead_model", "codex_model", "report_writer_model"]
+
+
+def test_a_bad_member_value_re_asks_the_whole_group_and_records_nothing():
+    state = customized()
+    before = prompt_of(state)
+    bad = {"lead_model": "opus", "claude_model": "gpt-5", "codex_model": "gpt-5"}
+    with pytest.raises(wizard.Rejected) as caught:
+        wizard.answer(state, json.dumps(bad))
+    assert "claude_model" in str(caught.value) and "nothing recorded" in str(caught.value)
+    # The state is immutable and unchanged, so the same group comes again.
+    assert "lead_model" not in state.answers and "codex_model" not in state.answers
+    assert prompt_of(state) == before
+    for junk in ("opus", "[1]", '{"lead_model": 3}', '{"stranger": "x"}'):
+        with pytest.raises(wizard.Rejected):
+            wizard.answer(state, junk)
+
+
+def test_a_bad_member_value_through_the_state_file_changes_nothing_on_disk(tmp_path: Path):
+    path = str(tmp_path / "wizard.json")
+    service.start(path, "implementation-planning", "p:g:t")
+    for text in ("", "customize", FULL_ROSTER):
+        assert service.step(path, text).error is None
+    before = Path(path).read_bytes()
+    reply = service.step(path, json.dumps({"lead_model": "opus", "codex_model": "nope"}))
+    assert reply.error is not None and "codex_model" in reply.error
+    assert reply.to_data()["ok"] is False
+    assert reply.prompt["step"] == "models" and len(reply.prompt["questions"]) == 4
+    assert Path(path).read_bytes() == before
+
+
+def test_options_group_and_text_follow_ups_asked_alone():
+    state = drive(wizard.start("release-handoff", "p:g:t"), "", "customize")
+    # release-handoff: no roster, no critic; models: lead only (the lead writes the report).
+    assert [q["step"] for q in prompt_of(state)["questions"]] == ["lead_model"]
+    state = wizard.answer(state, "{}")
+    options = prompt_of(state)
+    assert options["kind"] == "pick_group" and options["step"] == "options"
+    assert [q["step"] for q in options["questions"]] == [
+        "directive_pick",
+        "related_tasks_pick",
+        "clarification_pick",
+        "pr_template_pick",
+    ]
+    state = wizard.answer(
+        state, json.dumps({"directive_pick": "custom", "pr_template_pick": "custom"})
+    )
+    for step, text in (("directive", "Keep it small."), ("pr_template", "docs/pr.md")):
+        prompt = prompt_of(state)
+        assert (prompt["kind"], prompt["step"]) == ("text", step)
+        state = wizard.answer(state, text)
+    assert prompt_of(state)["step"] == wizard.CONFIRM
+    setup = prompt_of(state)["summary"]
+    assert setup["options"] == {
+        "directive": "Keep it small.",
+        "relatedTasks": [],
+        "clarification": "none",
+        "prTemplate": "docs/pr.md",
+    }
+
+
+def test_release_handoff_customize_has_no_worker_roster():
+    state = drive(wizard.start("release-handoff", "p:g:t"), "", "customize")
+    assert prompt_of(state)["step"] == "models"
+
+
+# -- the critic opt-in ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task_type", wizard.TASK_TYPES)
+def test_the_critic_is_asked_only_where_it_applies(task_type: str):
+    state = drive(wizard.start(task_type, "p:g:t"))
+    asked = []
+    for _ in range(20):
+        prompt = prompt_of(state)
+        if prompt["step"] == wizard.CONFIRM:
+            break
+        asked.append(prompt["step"])
+        if prompt["step"] == "critic_provider":
+            state = wizard.answer(state, "codex")
+        elif prompt["step"] == "critic_model":
+            state = wizard.answer(state, "default")
+        elif prompt["kind"] == "text":
+            state = wizard.answer(state, "")
+        else:
+            state = wizard.answer(state, "defaults")
+    applies = task_type in wizard.CRITIC_PHASES
+    assert ("critic_provider" in asked) is applies
+    assert ("critic_model" in asked) is applies
+    setup = prompt_of(state)["summary"]
+    if applies:
+        mode = "acceptance-devils-advocate" if task_type == "final-verification" else "coverage"
+        assert setup["convergence"]["critic"] == {
+            "enabled": True,
+            "provider": "codex",
+            "model": "default",
+            "mode": mode,
+        }
+        assert setup["command"].endswith("--critic codex:default")
+    else:
+        assert "convergence" not in setup and "--critic" not in setup["command"]
+
+
+def test_critic_model_options_follow_the_provider():
+    state = drive(wizard.start("final-verification", "p:g:t"), "defaults", "gemini")
+    values = [o["value"] for o in prompt_of(state)["options"]]
+    assert values == ["default", "gemini-2.5-pro", "gemini-2.5-flash"]
+    with pytest.raises(wizard.Rejected):
+        wizard.answer(state, "opus")
+
+
+# -- edit and rewind ------------------------------------------------------------------------------
+
+
+def test_edit_rewind_keeps_later_answers_that_still_apply():
+    state = all_defaults(customized())
+    models = {k: v for k, v in state.answers.items() if k.endswith("_model")}
+    assert "gemini_model" in models
+    state = drive(state, "edit", "workers_override")
+    prompt = prompt_of(state)
+    assert prompt["step"] == "workers_override" and prompt["current"] == FULL_ROSTER
+    before = dict(state.answers)
+    state = wizard.answer(state, "claude,codex")
+    # Gemini's question no longer applies; every other later answer is kept, so the
+    # wizard goes straight back to the confirmation.
+    assert prompt_of(state)["step"] == wizard.CONFIRM
+    expected = {k: v for k, v in before.items() if k != "gemini_model"}
+    expected["workers_override"] = "claude,codex"
+    assert state.answers == expected
+
+
+def test_edit_asks_newly_applicable_steps_and_drops_invalid_choices():
+    state = drive(wizard.start("implementation-planning", "p:g:t"), "", "customize", "claude")
+    state = wizard.answer(state, json.dumps({"lead_model": "haiku"}))
+    state = drive(state, "codex", "gpt-5-codex", "{}")
+    assert prompt_of(state)["step"] == wizard.CONFIRM
+    # Widening the roster adds a member: only that one is asked.
+    state = drive(state, "edit", "workers_override", "claude,codex")
+    prompt = prompt_of(state)
+    assert prompt["kind"] == "pick_group"
+    assert [q["step"] for q in prompt["questions"]] == ["codex_model"]
+    state = wizard.answer(state, '{"codex_model": "gpt-5"}')
+    assert state.answers["lead_model"] == "haiku"
+    # A new critic provider makes the old model an invalid choice: it is asked again.
+    state = drive(state, "edit", "critic_provider", "claude")
+    assert "critic_model" not in state.answers
+    assert prompt_of(state)["step"] == "critic_model"
+    # A phase without a critic drops both critic answers, keeps the rest.
+    state = drive(state, "opus", "edit", "task_type", "implementation")
+    assert not {"critic_provider", "critic_model", "workers_override", "base_ref"} & set(
+        state.answers
+    )
+    assert state.answers["lead_model"] == "haiku"
+    assert prompt_of(state)["questions"][0]["step"] == "executor_model"
+
+
+def test_edit_a_group_member_and_back():
+    state = all_defaults(customized())
+    state = drive(state, "edit", "codex_model")
+    prompt = prompt_of(state)
+    assert prompt["kind"] == "pick_group"
+    assert [q["step"] for q in prompt["questions"]] == ["codex_model"]
+    assert prompt["questions"][0]["current"] == "default"
+    state = wizard.answer(state, '{"codex_model": "gpt-5-codex"}')
+    assert state.answers["codex_model"] == "gpt-5-codex"
+    state = drive(state, "edit", "back")
+    assert prompt_of(state)["step"] == wizard.CONFIRM
+    with pytest.raises(wizard.Rejected):
+        drive(state, "edit", "no_such_step")
+
+
+def test_done_gives_the_setup_and_the_run_start_command():
+    state = drive(
+        wizard.start("final-verification", "p:g:it's"),
+        "customize",
+        "claude",
+        '{"lead_model": "opus"}',
+    )
+    state = all_defaults(state)
+    state = wizard.answer(state, "start")
+    done = prompt_of(state)
+    assert done["kind"] == "done"
+    setup = done["setup"]
+    assert setup["taskKey"] == "p:g:it's" and "baseRef" not in setup
+    assert setup["workers"] == ["claude"]
+    assert setup["models"] == {"lead": "opus", "claude": "default", "reportWriter": "default"}
+    import shlex
+
+    assert shlex.split(setup["command"]) == [
+        "git", "okstra", "run", "start", "p:g:it's", "--type", "final-verification",
+    ]  # fmt: skip
+    with pytest.raises(wizard.Rejected):
+        wizard.answer(state, "start")
+
+
+def test_start_checks_its_preset_answers():
+    with pytest.raises(BadInput, match="--task-type"):
+        wizard.start("planning")
+    with pytest.raises(BadInput, match="--key"):
+        wizard.start("implementation", "only:two")
+    assert prompt_of(wizard.start())["step"] == "task_key"
+    state = drive(wizard.start(), "p:g:t")
+    assert prompt_of(state)["step"] == "task_type"
+
+
+def test_text_answers_are_checked():
+    state = wizard.start("implementation-planning")
+    for bad in ("", "a:b", "a:\x01:c"):
+        with pytest.raises(wizard.Rejected):
+            wizard.answer(state, bad)
+    state = wizard.answer(state, "p:g:t")
+    for bad in ("-rf", "main branch", "a\nb"):
+        with pytest.raises(wizard.Rejected):
+            wizard.answer(state, bad)
+    assert wizard.answer(state, "  ").answers["base_ref"] == "HEAD"
+
+
+# -- the machine's invariants ---------------------------------------------------------------------
+
+VALUES = st.sampled_from(
+    ["", "p:g:t", "customize", "defaults", "custom", "none", "claude", "codex", "gemini",
+     FULL_ROSTER, "opus", "gpt-5", "default", "off", "HEAD", *wizard.TASK_TYPES]
+)  # fmt: skip
+ANSWER_MAPS = st.dictionaries(st.sampled_from([s.id for s in wizard.STEPS]), VALUES)
+
+
+@given(ANSWER_MAPS)
+def test_a_step_reads_only_the_answers_before_it(answers: dict[str, str]):
+    """What edit-rewind relies on: one forward pass re-checks every answer."""
+    for i, step in enumerate(wizard.STEPS):
+        earlier = {s.id: answers[s.id] for s in wizard.STEPS[:i] if s.id in answers}
+        assert step.applies(earlier) == step.applies(answers)
+        if step.applies(answers) and step.kind == "pick":
+            assert step.options(earlier) == step.options(answers)
+
+
+@given(ANSWER_MAPS)
+def test_settle_is_idempotent_and_gives_a_valid_state(answers: dict[str, str]):
+    settled = wizard.settle(answers)
+    assert wizard.settle(settled) == settled
+    wizard.check_state(wizard.State(settled), "state")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(VALUES, st.just("{}"), st.just("edit"), st.just("start")), max_size=40))
+def test_any_answer_sequence_keeps_a_state_the_file_accepts(texts: list[str]):
+    state = wizard.start()
+    for text in texts:
+        with contextlib.suppress(wizard.Rejected):
+            state = wizard.answer(state, text)
+        wizard.check_state(state, "state")
+        asked = wizard.current(state)
+        assert len(asked.steps) <= wizard.GROUP_LIMIT
+
+
+# -- the state file -------------------------------------------------------------------------------
+
+
+def test_start_refuses_an_existing_state_file_unless_restarting(tmp_path: Path):
+    path = str(tmp_path / "w.json")
+    service.start(path, "implementation", "p:g:t")
+    with pytest.raises(Refused, match="wizard step --state-file"):
+        service.start(path, "implementation")
+    reply = service.start(path, "implementation", restart=True)
+    assert reply.prompt["step"] == "task_key"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "not UTF-8 JSON"),
+        ("[]", "expected a JSON object"),
+        ('{"schemaVersion": 2, "answers": {}, "mode": "ask"}', "schemaVersion 2"),
+        ('{"schemaVersion": 1, "answers": {"x": "1"}, "mode": "ask"}', "answers.x: no such"),
+        ('{"schemaVersion": 1, "answers": {"task_type": "nope"}, "mode": "ask"}', "task_type"),
+        (
+            '{"schemaVersion": 1, "answers": {"critic_model": "opus"}, "mode": "ask"}',
+            "does not apply",
+        ),
+        ('{"schemaVersion": 1, "answers": {}, "mode": "done"}', "still unanswered"),
+        ('{"schemaVersion": 1, "answers": {}, "mode": "edit"}', "editing"),
+        ('{"schemaVersion": 1, "answers": {"task_key": 5}, "mode": "ask"}', "expected str"),
+    ],
+)
+def test_a_damaged_state_file_is_named_and_left_alone(tmp_path: Path, content: str, message: str):
+    path = tmp_path / "w.json"
+    path.write_text(content)
+    with pytest.raises(BadInput, match=message) as caught:
+        service.step(str(path), "x")
+    assert str(path) in str(caught.value)
+    assert path.read_text() == content
+
+
+# -- crashes: a real process killed between and during steps -------------------------------------
+
+_KILLABLE = """
+import os, sys, time
+from pathlib import Path
+from okstra_git.services import wizard
+path, marker, mode = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+if mode == "pause-before-rename":
+    real_replace = os.replace
+    def paused(src, dst):
+        marker.touch()
+        time.sleep(120)
+        real_replace(src, dst)
+    os.replace = paused
+    wizard.step(path, sys.argv[4])
+else:  # step forever: edit, back, edit, back ...
+    marker.touch()
+    while True:
+        for text in ("edit", "back"):
+            assert wizard.step(path, text).error is None
+"""
+
+
+def _spawn(*args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", _KILLABLE, *args])
+
+
+def _wait_for(marker: Path, proc: subprocess.Popen[bytes]) -> None:
+    while not marker.exists():
+        assert proc.poll() is None, "the child ended before reaching the kill point"
+        time.sleep(0.01)
+
+
+def test_sigkill_before_the_rename_leaves_the_previous_state(tmp_path: Path):
+    path = tmp_path / "w.json"
+    service.start(str(path), "implementation-planning", "p:g:t")
+    service.step(str(path), "")
+    before = path.read_bytes()
+    marker = tmp_path / "marker"
+    proc = _spawn(str(path), str(marker), "pause-before-rename", "customize")
+    _wait_for(marker, proc)
+    os.kill(proc.pid, signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL
+    # The new state was written to a temp file and never renamed: the old one is intact.
+    assert path.read_bytes() == before
+    assert list(tmp_path.glob(".w.json.*.okstra-tmp")), "the child did reach the write"
+    # … and the wizard carries on from it.
+    assert service.step(str(path)).prompt["step"] == "setup_mode"
+    assert service.step(str(path), "customize").prompt["step"] == "workers_override"
+
+
+def test_sigkill_at_random_moments_always_leaves_a_readable_state(tmp_path: Path):
+    path = tmp_path / "w.json"
+    service.start(str(path), "requirements-discovery", "p:g:t")
+    state = all_defaults(load_state(path))
+    from okstra_git.records.wizard import store_state
+
+    store_state(path, state)
+    rng = random.Random(12)
+    for round_ in range(8):
+        marker = tmp_path / f"marker-{round_}"
+        proc = _spawn(str(path), str(marker), "loop")
+        _wait_for(marker, proc)
+        time.sleep(rng.uniform(0.05, 0.4))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        state = load_state(path)  # whole and valid, whichever step it was killed in
+        assert state.mode in (wizard.ASK, wizard.CHOOSE_EDIT)
+        if state.mode == wizard.CHOOSE_EDIT:
+            service.step(str(path), "back")
