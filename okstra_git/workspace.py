@@ -11,6 +11,7 @@ RUN_FILES = {
     "state": "state/team-state-{t}-{s}.json",
     "prompt": "prompts/claude-execution-prompt-{t}-{s}.md",
     "report": "reports/final-report-{t}-{s}.md",
+    "data": "reports/final-report-{t}-{s}.data.json",
     "status": "status/final-{t}-{s}.status",
     "session": "sessions/claude-resume-{t}-{s}.sh",
     "workerResults": "worker-results/",

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ..critic import parse_critic
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo
+from ..incremental import recorded_decision_problems
 from ..keys import TaskKey
 from ..phases import FINAL_VERIFICATION, RUN_END_STATUSES, next_phase_after, waits_for_approval
+from ..records.base import to_data
 from ..records.task import (
     Convergence,
     Critic,
@@ -23,17 +26,24 @@ from ..records.task import (
     task_ref,
     write_event,
 )
-from ..userfiles import workspace_relative
+from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
 from .context import Context
 from .tasks import check_task_type
 
+MAX_DATA_BYTES = 16 << 20
+
+
+def run_seqs(repo: GitRepo, head: str, task_type: str) -> list[str]:
+    """The run numbers of ``task_type`` in the task tree at ``head``, in order."""
+    names = repo.list_dir(head, f"runs/{task_type}")
+    return sorted((n[:-5] for n in names if n.endswith(".json") and n[:-5].isdigit()), key=int)
+
 
 def next_seq(repo: GitRepo, head: str, task_type: str) -> str:
     """The next 3-digit run number of ``task_type`` in the task tree at ``head``."""
-    names = repo.list_dir(head, f"runs/{task_type}")
-    taken = [int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit()]
-    return f"{max(taken, default=0) + 1:03d}"
+    taken = run_seqs(repo, head, task_type)
+    return f"{int(taken[-1]) + 1 if taken else 1:03d}"
 
 
 def open_run(
@@ -125,8 +135,16 @@ def make_workspace(ctx: Context, paths: dict[str, str]) -> None:
 
 
 def finish_run(
-    ctx: Context, key: TaskKey, task_type: str, seq: str, status: str, report: str | None
+    ctx: Context,
+    key: TaskKey,
+    task_type: str,
+    seq: str,
+    status: str,
+    report: str | None,
+    data: str | None = None,
 ) -> tuple[TaskState, RunRecord]:
+    """Record how a run ended. ``data`` (the run's report data) is checked against the run and
+    kept in the task tree beside the run record, where the next run of the type finds it."""
     check_task_type(task_type)
     if status not in RUN_END_STATUSES:
         raise BadInput(f"--status {status!r}: one of {', '.join(RUN_END_STATUSES)}")
@@ -135,6 +153,9 @@ def finish_run(
     if status == "completed" and report is None:
         raise BadInput("--report is required when a run finishes completed")
     report_path = workspace_relative(ctx.workdir, report, "report") if report else None
+    data_raw, data_obj = (
+        read_json_object(data, "--data", MAX_DATA_BYTES) if data is not None else (None, None)
+    )
     records: dict[str, RunRecord] = {}
 
     def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
@@ -145,6 +166,10 @@ def finish_run(
             raise Refused(f"task {key} has no {task_type} run {seq}")
         if record.status != "running":
             raise Refused(f"{task_type} run {seq} of {key} already finished ({record.status})")
+        files: dict[str, bytes | None] = {}
+        if data_obj is not None:
+            _check_data(data_obj, record, data or "")
+            files[data_snapshot_path(task_type, seq)] = data_raw
         record.status = status
         record.finished_at = now_iso()
         record.report_path = report_path
@@ -190,7 +215,36 @@ def finish_run(
         if report_path is not None:
             task.latest_report_path = report_path
         where = f"{task_ref(key)}:runs/{task_type}/{seq}.json"
-        return task, {f"runs/{task_type}/{seq}.json": run_record_data(record, where)}
+        files[f"runs/{task_type}/{seq}.json"] = run_record_data(record, where)
+        return task, files
 
     state = write_event(ctx.repo, key, change, f"run finish {task_type} {seq} {status}")
     return state, records["run"]
+
+
+def data_snapshot_path(task_type: str, seq: str) -> str:
+    """Where ``run finish --data`` keeps a run's report data in the task tree."""
+    return f"runs/{task_type}/{seq}.data.json"
+
+
+def _check_data(data: dict[str, Any], record: RunRecord, shown: str) -> None:
+    """The report data belongs to this run, and says what the run recorded doing."""
+    problems = []
+    header = data.get("header")
+    if not isinstance(header, dict):
+        problems.append("header: missing or not an object")
+    else:
+        for field, expected in (
+            ("taskKey", record.task_key),
+            ("taskType", record.task_type),
+            ("seq", record.seq),
+        ):
+            if header.get(field) != expected:
+                problems.append(f"header.{field}: {header.get(field)!r}; the run is {expected!r}")
+    recorded = to_data(record.incremental_decision) if record.incremental_decision else None
+    problems += recorded_decision_problems(data, recorded)
+    if problems:
+        raise Refused(
+            f"report data {shown} does not fit {record.task_type} run {record.seq}:\n"
+            + "\n".join(f"  - {p}" for p in problems)
+        )

@@ -1,0 +1,162 @@
+"""``incremental scope KEY`` against a real task: inputs from the task's records, the decision
+recorded on the run, and ``run finish --data`` holding the report to it."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+
+from okstra_git.errors import BadInput, Refused
+from okstra_git.services.context import open_context
+from okstra_git.services.incremental import decide_for_task
+from okstra_git.services.runs import finish_run, start_run
+
+KEY = "p:g:i"
+IP = "implementation-planning"
+# 1 <- 3 <- 4, 2 alone
+DEPS = {1: [], 2: [], 3: [1], 4: [3]}
+
+
+def planning_data(seq: str, items: list[dict], decision: dict | None = None) -> dict:
+    planning: dict = {
+        "stageMap": [
+            {"stage": n, "title": f"stage {n}", "effectiveSteps": 1, "dependsOn": d,
+             "predictedFiles": [f"s{n}.py"]}
+            for n, d in DEPS.items()
+        ],
+        "planBodyVerification": {"planItems": items},
+    }  # fmt: skip
+    if decision is not None:
+        planning["incrementalDecision"] = decision
+    return {
+        "schemaVersion": 1,
+        "header": {"taskKey": KEY, "taskType": IP, "seq": seq, "language": "en"},
+        "implementationPlanning": planning,
+    }
+
+
+def item(n: int, stage: int, verdict: str = "AGREE") -> dict:
+    return {"id": f"P-{n}", "stage": stage, "statement": f"item {n}", "verdict": verdict}
+
+
+FIRST_ITEMS = [item(1, 1), item(2, 2), item(3, 3), item(4, 4)]
+
+
+def finish(repo: Path, seq: str, data: dict | None) -> None:
+    ctx = open_context(repo)
+    report = repo / f"report-{seq}.md"
+    report.write_text("# report\n")
+    path = None
+    if data is not None:
+        path = repo / f"data-{seq}.json"
+        path.write_text(json.dumps(data))
+    finish_run(ctx, ctx.key(KEY), IP, seq, "completed", str(report), str(path) if path else None)
+
+
+@pytest.fixture
+def planned(repo: Path) -> Path:
+    """A task whose first planning run finished with its report data kept, and a second run."""
+    assert okstra(repo, "task", "new", KEY, "--type", IP).returncode == 0
+    ctx = open_context(repo)
+    start_run(ctx, ctx.key(KEY), IP)
+    finish(repo, "001", planning_data("001", FIRST_ITEMS))
+    start_run(ctx, ctx.key(KEY), IP)
+    return repo
+
+
+def run_record(repo: Path, seq: str) -> dict:
+    return json.loads(git(repo, "show", f"refs/okstra/tasks/g/i:runs/{IP}/{seq}.json"))
+
+
+def decide(repo: Path, impacted: list[int], **kw):
+    ctx = open_context(repo)
+    return decide_for_task(ctx, ctx.key(KEY), impacted, Fraction(1, 2), **kw)
+
+
+def test_the_decision_comes_from_the_task_and_is_recorded_on_the_run(planned: Path):
+    kept = git(planned, "show", f"refs/okstra/tasks/g/i:runs/{IP}/001.data.json")
+    assert json.loads(kept)["implementationPlanning"]["planBodyVerification"]["planItems"]
+    scope = decide(planned, [3])
+    out = scope.to_data()
+    assert (out["mode"], out["reverify_stages"], out["carry_stages"]) == (
+        "incremental",
+        [3, 4],
+        [1, 2],
+    )
+    assert (out["seq"], out["prev_seq"]) == ("002", "001")
+    assert (planned / out["prev_data"]).read_text() == kept
+    assert out["carry_command"].startswith("git okstra incremental carry --prev-data ")
+    recorded = run_record(planned, "002")["incrementalDecision"]
+    head = git(planned, "rev-parse", "HEAD")
+    assert recorded == {
+        "mode": "incremental",
+        "reverifyStages": [3, 4],
+        "carryStages": [1, 2],
+        "reason": out["reason"],
+        "impacted": [3],
+        "prevSeq": "001",
+        "prevBaseSha": head,
+        "curBaseSha": head,
+    }
+    log = git(planned, "log", "--format=%s", "-1", "refs/okstra/tasks/g/i")
+    assert log == f"incremental scope {IP} 002: incremental"
+
+
+def test_run_finish_holds_the_report_to_the_recorded_decision(planned: Path):
+    decision = decide(planned, [3]).decision.to_data()
+    before = git(planned, "rev-parse", "refs/okstra/tasks/g/i")
+    with pytest.raises(Refused, match="the run record says this run is incremental"):
+        finish(planned, "002", planning_data("002", [item(3, 3), item(4, 4)]))
+    wrong = {**decision, "carryStages": [2]}
+    with pytest.raises(Refused, match=r"carryStages: \[2\] differs"):
+        finish(planned, "002", planning_data("002", [item(3, 3)], wrong))
+    with pytest.raises(Refused, match=r"header\.seq: '001'; the run is '002'"):
+        finish(planned, "002", planning_data("001", [item(3, 3)], decision))
+    assert git(planned, "rev-parse", "refs/okstra/tasks/g/i") == before
+    finish(planned, "002", planning_data("002", [item(3, 3)], decision))
+    assert run_record(planned, "002")["status"] == "completed"
+
+
+def test_full_when_the_base_moved(planned: Path):
+    (planned / "new.py").write_text("x = 1\n")
+    git(planned, "add", "new.py")
+    git(planned, "commit", "-qm", "new")
+    ctx = open_context(planned)
+    start_run(ctx, ctx.key(KEY), IP)  # run 003 on the new HEAD; run 002 stays running
+    scope = decide(planned, [3])  # the latest running run: 003
+    assert scope.run.seq == "003" and scope.decision.mode == "full"
+    assert "the base changed" in scope.decision.reason
+    assert scope.decision.reverify_stages == (1, 2, 3, 4)
+    assert "carry_command" not in scope.to_data()
+    assert decide(planned, [3], seq="002").decision.mode == "incremental"
+
+
+def test_full_without_a_previous_run_or_its_data(repo: Path):
+    okstra(repo, "task", "new", KEY, "--type", IP)
+    ctx = open_context(repo)
+    start_run(ctx, ctx.key(KEY), IP)
+    scope = decide(repo, [1])
+    assert scope.decision.mode == "full" and scope.prev_seq is None
+    assert "no completed implementation-planning run" in scope.decision.reason
+    finish(repo, "001", None)
+    start_run(ctx, ctx.key(KEY), IP)
+    scope = decide(repo, [1])
+    assert scope.decision.mode == "full" and scope.prev_seq == "001"
+    assert "kept no report data" in scope.decision.reason
+    assert run_record(repo, "002")["incrementalDecision"]["mode"] == "full"
+    finish(repo, "002", planning_data("002", FIRST_ITEMS))  # a full decision needs no block
+
+
+def test_a_finished_or_missing_run_is_refused(planned: Path):
+    with pytest.raises(Refused, match="already finished"):
+        decide(planned, [3], task_type=IP, seq="001")
+    with pytest.raises(Refused, match="no implementation-planning run 009"):
+        decide(planned, [3], task_type=IP, seq="009")
+    with pytest.raises(Refused, match="no running error-analysis run"):
+        decide(planned, [3], task_type="error-analysis")
+    with pytest.raises(BadInput, match="--seq"):
+        decide(planned, [3], seq="../x")
