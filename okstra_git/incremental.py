@@ -199,7 +199,8 @@ def carry_forward(prev: Mapping[str, Any], cur: Mapping[str, Any], prev_seq: str
     """``cur`` with the earlier run's plan items it does not hold added, each tagged
     ``carriedForwardFromSeq`` (an item carried before keeps the run that last verified it),
     and all items sorted by id. Nothing else of ``prev`` — never its verdict card or final
-    verdict — reaches the result. Refused when the two runs' data formats differ."""
+    verdict — reaches the result. Refused when the two runs' data formats differ, or when the
+    current data's decision re-verified a stage and an earlier item of it is gone."""
     if not (prev_seq.isascii() and prev_seq.isdigit() and len(prev_seq) >= 3):
         raise BadInput(f"--prev-seq {prev_seq!r}: a 3-digit run number such as 001")
     versions = prev.get("schemaVersion"), cur.get("schemaVersion")
@@ -214,9 +215,19 @@ def carry_forward(prev: Mapping[str, Any], cur: Mapping[str, Any], prev_seq: str
     earlier = plan_items(prev, "previous data")
     current = plan_items(cur, "current data")
     decision = (cur.get("implementationPlanning") or {}).get("incrementalDecision")
-    if isinstance(decision, dict) and decision.get("mode") == FULL:
+    decision = decision if isinstance(decision, dict) else {}
+    if decision.get("mode") == FULL:
         raise Refused("carry refused: the current data's incrementalDecision is full")
     held = {item["id"] for item in current}
+    reverified = decision.get("reverifyStages") or []
+    dropped = [i["id"] for i in earlier if i["id"] not in held and i.get("stage") in reverified]
+    if dropped:
+        # Carrying would resurrect a verdict this run re-verified away (seed 001: a removed
+        # item means the answer's reach is not local).
+        raise Refused(
+            f"carry refused: plan item(s) {', '.join(dropped)} of re-verified stages are "
+            "missing from the current data; re-verify in full"
+        )
     carried = [
         {**item, CARRY_TAG: item.get(CARRY_TAG, prev_seq)}
         for item in earlier

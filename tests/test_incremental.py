@@ -252,3 +252,17 @@ def test_carry_names_malformed_input(data, message):
         carry_forward(data, report([]), "001")
     with pytest.raises(BadInput, match="--prev-seq"):
         carry_forward(report([]), report([]), "1")
+
+
+def test_carry_refuses_to_resurrect_an_item_of_a_re_verified_stage():
+    decision = {"mode": "incremental", "reverifyStages": [3, 4], "carryStages": [1, 2]}
+    prev = report([{"id": "P-1", "stage": 1}, {"id": "P-3", "stage": 3}, {"id": "P-4", "stage": 4}])
+    cur = report([{"id": "P-3", "stage": 3}])
+    cur["implementationPlanning"]["incrementalDecision"] = decision
+    with pytest.raises(Refused, match=r"plan item\(s\) P-4 of re-verified stages are missing"):
+        carry_forward(prev, cur, "001")
+    cur["implementationPlanning"]["planBodyVerification"]["planItems"].append(
+        {"id": "P-4", "stage": 4}
+    )
+    merged = carry_forward(prev, cur, "001")["implementationPlanning"]["planBodyVerification"]
+    assert [i["id"] for i in merged["planItems"]] == ["P-1", "P-3", "P-4"]
