@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import BadInput
 
@@ -39,12 +40,28 @@ def is_zero(sha: str) -> bool:
     return not sha.strip("0")
 
 
+class ConfigValue(NamedTuple):
+    """One value of a config key as ``git config --show-origin`` reports it."""
+
+    value: str | None
+    """The value; ``None`` for a key written without ``= value`` (git's boolean true)."""
+    origin: str
+    """Where it was set: ``file:<path>``, ``command line:`` …"""
+
+
 @dataclass(frozen=True)
 class GateConfig:
-    """The gate's settings, from the config of the repository where the gate runs."""
+    """The gate's settings, from the config of the repository where the gate runs.
+
+    Every value is checked here, where it is read: the gate fails closed, so a value it cannot
+    read (a glob that would protect nothing, an unknown match mode, an empty signers path)
+    refuses the push with the key, the value, where it was set and the fix — never a gate
+    that silently protects less.
+    """
 
     protect: tuple[str, ...]
-    """``okstra.protect`` globs (``*`` also matches ``/``, so a glob never protects too little)."""
+    """``okstra.protect`` globs as full refs (``*`` also matches ``/``, so a glob never
+    protects too little; a bare branch pattern such as ``main`` is ``refs/heads/main``)."""
     match: str
     """``okstra.gate.match``: ``tree`` (default) or ``commit``."""
     allowed_signers: str | None
@@ -58,7 +75,7 @@ class GateConfig:
         """Read with ``git config`` itself: every scope, includes and conditional includes,
         in ~1 ms and without loading pygit2 (most pushes never need it)."""
         proc = subprocess.run(
-            ["git", "config", "-z", "--get-regexp", r"^okstra\."],
+            ["git", "config", "-z", "--show-origin", "--get-regexp", r"^okstra\."],
             cwd=cwd,
             capture_output=True,
             stdin=subprocess.DEVNULL,
@@ -67,41 +84,102 @@ class GateConfig:
             raise BadInput(
                 "git config could not be read: " + proc.stderr.decode("utf-8", "replace").strip()
             )
-        values: dict[str, list[str | None]] = {}
-        for item in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
-            if item:
-                name, newline, value = item.partition("\n")
-                values.setdefault(name.lower(), []).append(value if newline else None)
+        values: dict[str, list[ConfigValue]] = {}
+        fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+        # origin NUL key LF value NUL, …: the output ends with a NUL, hence strict=False.
+        for origin, item in zip(fields[0::2], fields[1::2], strict=False):
+            name, newline, value = item.partition("\n")
+            if origin.startswith("file:"):  # relative to where git ran: make it absolute
+                origin = "file:" + os.path.join(cwd or os.getcwd(), origin[len("file:") :])
+            values.setdefault(name.lower(), []).append(
+                ConfigValue(value if newline else None, origin)
+            )
         return cls.from_values(values)
 
     @classmethod
-    def from_values(cls, values: Mapping[str, list[str | None]]) -> GateConfig:
-        """From lowercased key → values (``None``: a key written without ``= value``)."""
+    def from_values(cls, values: Mapping[str, Sequence[ConfigValue]]) -> GateConfig:
+        """From lowercased key → its values in config order; every bad value is named at once."""
+        problems: list[str] = []
 
-        def last(name: str) -> str | None:
+        def last(name: str) -> ConfigValue | None:
             found = values.get(name)
             return found[-1] if found else None
 
-        match = (last("okstra.gate.match") or "tree").strip().lower()
-        if match not in MATCH_MODES:
-            raise BadInput(
-                f"config okstra.gate.match = {match!r}: must be 'tree' or 'commit' "
-                "(fix: git config okstra.gate.match tree)"
-            )
-        allow_delete = False
-        if "okstra.allowdelete" in values:
-            raw = last("okstra.allowdelete")
-            word = "true" if raw is None else raw.strip().lower()
-            if word not in _TRUE + _FALSE:
-                raise BadInput(
-                    f"config okstra.allowDelete = {raw!r} is not a boolean (true or false)"
+        match = "tree"
+        found = last("okstra.gate.match")
+        if found is not None:
+            word = (found.value or "").strip().lower()
+            if word in MATCH_MODES:
+                match = word
+            else:
+                problems.append(
+                    _bad(
+                        found,
+                        "okstra.gate.match",
+                        "must be tree or commit",
+                        ("git", "config", "okstra.gate.match", "tree"),
+                    )
                 )
-            allow_delete = word in _TRUE
-        protect = tuple(v for v in values.get("okstra.protect", []) if v)
+        allow_delete = False
+        found = last("okstra.allowdelete")
+        if found is not None:
+            word = "true" if found.value is None else found.value.strip().lower()
+            if word in _TRUE + _FALSE:
+                allow_delete = word in _TRUE
+            else:
+                problems.append(
+                    _bad(
+                        found,
+                        "okstra.allowDelete",
+                        "is not a boolean (true or false)",
+                        ("git", "config", "okstra.allowDelete", "false"),
+                    )
+                )
+        signers = None
+        found = last("okstra.gate.allowedsigners")
+        if found is not None:
+            signers = (found.value or "").strip()
+            from .strict import unknown_home
+
+            why = (
+                unknown_home(signers)
+                if signers
+                else "is empty, so it names no file; to stop requiring signed verdicts, remove it"
+            )
+            if why is not None:
+                problems.append(
+                    _bad(
+                        found,
+                        "okstra.gate.allowedSigners",
+                        why,
+                        ("git", "config", "okstra.gate.allowedSigners", "/PATH/TO/allowed_signers"),
+                    )
+                )
+        protect: list[str] = []
+        for found in values.get("okstra.protect", []):
+            try:
+                protect.append(protect_glob(found.value or ""))
+            except BadInput as exc:
+                problems.append(
+                    _bad(
+                        found,
+                        "okstra.protect",
+                        str(exc),
+                        ("git", "config", "--unset-all", "okstra.protect"),
+                        "; then add each ref to protect: git config --add okstra.protect "
+                        "refs/heads/main",
+                    )
+                )
+        if problems:
+            raise BadInput(
+                "the verification gate cannot read its config, so it fails closed until this "
+                "is fixed (a push of any ref outside refs/okstra/ and refs/notes/ is refused, "
+                "ci check fails):\n" + "\n".join(f"  - {p}" for p in problems)
+            )
         return cls(
-            protect=protect or DEFAULT_PROTECT,
+            protect=tuple(dict.fromkeys(protect)) or DEFAULT_PROTECT,
             match=match,
-            allowed_signers=last("okstra.gate.allowedsigners") or None,
+            allowed_signers=signers,
             allow_delete=allow_delete,
         )
 
@@ -112,8 +190,9 @@ class GateConfig:
     def quick(self, ref: str, old: str, new: str) -> Decision | None:
         """Every decision that needs no repository: okstra data, unprotected refs, deletions.
         ``None`` means a verdict must be looked up."""
-        if ref.startswith(_PASS_PREFIXES):
-            return Decision(ref, new, True, "okstra-data")
+        data = okstra_data(ref, new)
+        if data is not None:
+            return data
         glob = self.protecting_glob(ref)
         if glob is None:
             return Decision(ref, new, True, "unprotected")
@@ -132,12 +211,95 @@ class GateConfig:
         )
 
 
-def signers_path(repo: GitRepo, value: str) -> Path:
-    """A path from config: ``~`` expanded; relative to the work tree (the git dir when bare)."""
-    path = Path(os.path.expanduser(value))
-    if path.is_absolute():
-        return path
-    return (repo.workdir or repo.git_dir) / path
+def okstra_data(ref: str, new: str) -> Decision | None:
+    """The pass for okstra's own refs and every notes ref (they carry the verdicts to the
+    server), decided before the config is read: no ``okstra.protect`` value can cover them."""
+    return Decision(ref, new, True, "okstra-data") if ref.startswith(_PASS_PREFIXES) else None
+
+
+def _bad(found: ConfigValue, key: str, why: str, fix: Sequence[str], more: str = "") -> str:
+    """One config problem: key, value, where it was set, why, and the command that fixes it
+    (in the file that set it, when a file did)."""
+    from .shell import command
+
+    argv = list(fix)
+    if found.origin.startswith("file:"):
+        argv[2:2] = ["--file", found.origin[len("file:") :]]
+    shown = "(no value)" if found.value is None else repr(found.value)
+    return f"{key} = {shown} ({found.origin}): {why}. Fix: {command(*argv)}{more}"
+
+
+# check-ref-format: characters no refname holds, so a glob needing one matches nothing.
+_NEVER_IN_REFNAME = re.compile(r"[\x00-\x20\x7f~^:\\]|\.\.|@\{|//")
+_AMBIGUOUS = ("heads/", "tags/", "remotes/", "notes/")
+
+
+def protect_glob(value: str) -> str:
+    """An ``okstra.protect`` value as a full ref glob, or BadInput saying why it cannot be one.
+
+    ``*`` matches any run of characters (``/`` too), ``?`` one character and ``[…]`` one of a
+    set (``[!…]`` none of it). A value without ``refs/`` is a branch pattern: ``main`` means
+    ``refs/heads/main``; ``tags/v*`` is refused as ambiguous. A glob that could only match an
+    impossible refname (unclosed ``[``, a space, ``..``, a trailing ``/``…) is refused rather
+    than left protecting nothing.
+    """
+    glob = value.strip()
+    if not glob:
+        raise BadInput("is empty; it must name the refs to protect, e.g. refs/heads/main")
+    if not glob.startswith("refs/"):
+        if glob.startswith(_AMBIGUOUS):
+            raise BadInput(f"is ambiguous: write the full ref (refs/{glob} or refs/heads/{glob})")
+        glob = "refs/heads/" + glob
+    literal = _glob_literal(glob)
+    bad = _NEVER_IN_REFNAME.search(literal)
+    if bad is not None:
+        raise BadInput(f"no ref name can hold {bad.group()!r}, so this glob would protect nothing")
+    if literal.endswith("."):
+        raise BadInput("no ref name ends with '.', so this glob would protect nothing")
+    for part in literal.split("/"):
+        if part.startswith(".") or part.endswith(".lock") or not part:
+            raise BadInput(
+                f"the path part {part!r} cannot be in a ref name (check-ref-format), so this "
+                "glob would protect nothing"
+            )
+    return glob
+
+
+def _glob_literal(glob: str) -> str:
+    """``glob`` with each wildcard replaced by a plain ``x``, so what is left can be checked
+    like a refname; an unclosed ``[`` is refused (fnmatch would take it literally)."""
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        ch = glob[i]
+        if ch == "[":
+            end = i + 1
+            if end < len(glob) and glob[end] == "!":
+                end += 1
+            if end < len(glob) and glob[end] == "]":
+                end += 1
+            end = glob.find("]", end)
+            if end < 0:
+                raise BadInput(
+                    f"the '[' at character {i + 1} opens a set that is never closed (a ref "
+                    "name cannot hold '['), so this glob would protect nothing"
+                )
+            out.append("x")
+            i = end + 1
+            continue
+        out.append("x" if ch in "*?" else ch)
+        i += 1
+    return "".join(out)
+
+
+def signers_path(repo: GitRepo, value: str, key: str = "okstra.gate.allowedSigners") -> Path:
+    """A signers file named in config: ``~`` expanded; a relative path is relative to the
+    repository's (common) git dir, on clients as on a bare server — never the work tree,
+    which an agent can edit."""
+    from .strict import home_path
+
+    path = home_path(value, f"config {key}")
+    return path if path.is_absolute() else repo.common_dir / path
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import BadInput, OkstraError
-from .gate import Decision, GateConfig, is_zero
+from .gate import Decision, GateConfig, is_zero, okstra_data
 
 if TYPE_CHECKING:  # loaded only when a verdict is looked up: pygit2 costs ~50 ms
     from .gate import Finding, Gate
@@ -102,7 +102,14 @@ def _stdin_lines(hook: str, shape: str) -> list[list[str]]:
 
 
 def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
-    """Decide every ``(ref, old, new)``; the repository is opened only if a verdict is needed."""
+    """Decide every ``(ref, old, new)``; the repository is opened only if a verdict is needed.
+
+    okstra's own refs pass before the config is read, so a config the gate refuses (it fails
+    closed) still lets ``sync`` publish the verdicts that will be needed.
+    """
+    data = [okstra_data(ref, new) for ref, _old, new in updates]
+    if all(decision is not None for decision in data):
+        return [d for d in data if d is not None]
     config = GateConfig.load()
     quick = [config.quick(ref, old, new) for ref, old, new in updates]
     if all(decision is not None for decision in quick):

@@ -23,6 +23,11 @@ _DOT_RUNS = re.compile(r"\.{2,}")
 _SLUG_MAX = 64
 
 
+# Line separators str.splitlines breaks at, and the surrogates of undecodable bytes: a key
+# holding one could not be printed on one line or stored as UTF-8.
+_NOT_TEXT = frozenset("\u2028\u2029") | frozenset(map(chr, range(0xD800, 0xE000)))
+
+
 def _is_control(ch: str) -> bool:
     code = ord(ch)
     return code < 0x20 or 0x7F <= code <= 0x9F
@@ -56,14 +61,41 @@ class TaskKey:
         return f"{self.group_slug}/{self.id_slug}"
 
 
-def check_part(part: str, what: str, key_text: str) -> None:
+def part_problem(part: str) -> str | None:
+    """Why ``part`` cannot be one part of a task key (SPEC §1), or ``None``."""
     if part == "":
-        raise BadInput(f"task key {key_text!r}: {what} is empty")
-    bad = next((ch for ch in part if _is_control(ch)), None)
+        return "is empty"
+    if ":" in part:
+        return "contains ':', the separator of the key's parts"
+    bad = next((ch for ch in part if _is_control(ch) or ch in _NOT_TEXT), None)
     if bad is not None:
-        raise BadInput(f"task key {key_text!r}: {what} contains control character U+{ord(bad):04X}")
+        kind = (
+            "a lone surrogate (not UTF-8 text)"
+            if 0xD800 <= ord(bad) <= 0xDFFF
+            else ("control character" if _is_control(bad) else "line separator")
+        )
+        return f"contains {kind} U+{ord(bad):04X}"
     if part.strip(". \t\u3000") == "" or part.strip() == "":
-        raise BadInput(f"task key {key_text!r}: {what} {part!r} is made only of dots or whitespace")
+        return "is made only of dots or whitespace"
+    return None
+
+
+def check_part(part: str, what: str, key_text: str) -> None:
+    problem = part_problem(part)
+    if problem is not None:
+        raise BadInput(f"task key {key_text!r}: {what} {problem}")
+
+
+def check_project_id(value: str, where: str) -> str:
+    """A configured or default project id, refused (naming ``where`` and the fix) when no task
+    key could hold it: every later command would fail to parse the task's key."""
+    problem = part_problem(value)
+    if problem is not None:
+        raise BadInput(
+            f"{where} = {value!r} cannot be the project-id of a task key (it {problem}). "
+            "Fix: git config okstra.projectId NAME (no ':', no control characters)"
+        )
+    return value
 
 
 def parse_task_key(text: str, default_project: str | None = None) -> TaskKey:

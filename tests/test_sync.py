@@ -170,7 +170,7 @@ def test_init_remote_makes_plain_fetch_bring_okstra_data_and_bad_input_writes_no
     git(b, "config", "--add", "okstra.protect", "refs/heads/keep")
     before = git(b, "config", "--list", "--local")
     for args in (
-        ("--protect", "refs/heads/x", "--protect", "main"),  # the second glob is bad
+        ("--protect", "refs/heads/x", "--protect", "refs/heads/mai["),  # the second is bad
         ("--project-id", "p", "--remote", "nowhere"),  # the remote is bad
     ):
         proc = okstra(b, "init", *args)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..gitlayer import GitRepo
-from ..keys import TaskKey, parse_task_key
+from ..keys import TaskKey, check_project_id, parse_task_key
 
 
 @dataclass(frozen=True)
@@ -19,16 +19,19 @@ class Context:
 
     @property
     def default_project(self) -> str:
-        """``okstra.projectId``, else the main worktree's folder name (SPEC §1)."""
+        """``okstra.projectId``, else the main worktree's folder name (SPEC §1); refused with
+        the fix when no task key could hold it."""
         configured = self.repo.config_get("okstra.projectId")
-        if configured:
-            return configured
+        if configured is not None:
+            return check_project_id(configured, "config okstra.projectId")
         common = self.repo.common_dir
         folder = common.parent if common.name == ".git" else common
-        return folder.name.removesuffix(".git") or "project"
+        name = folder.name.removesuffix(".git") or "project"
+        return check_project_id(name, f"the repository folder name (no okstra.projectId), {folder}")
 
     def key(self, text: str) -> TaskKey:
-        return parse_task_key(text, self.default_project)
+        """The key typed; a two-part ``group:id`` takes the default project (read only then)."""
+        return parse_task_key(text, self.default_project if text.count(":") == 1 else None)
 
     @property
     def workdir(self) -> Path | None:

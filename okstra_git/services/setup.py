@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from ..errors import BadInput
+from ..gate import protect_glob
+from ..keys import check_project_id
 from .context import Context
 from .sync import fetch_refspecs
+from .worktrees import checked_root
 
 
 def init(
@@ -19,11 +22,16 @@ def init(
 
     Every value is checked before anything is written, so bad input changes nothing.
     """
-    if project_id is not None and (":" in project_id or not project_id.strip()):
-        raise BadInput(f"--project-id {project_id!r}: must be non-empty and without ':'")
-    for glob in protect:
-        if not glob.startswith("refs/"):
-            raise BadInput(f"--protect {glob!r}: a full ref glob such as refs/heads/main")
+    if project_id is not None:
+        check_project_id(project_id, "--project-id")
+    globs = []
+    for value in protect:
+        try:
+            globs.append(protect_glob(value))  # stored as the full ref glob the gate reads
+        except BadInput as exc:
+            raise BadInput(f"--protect {value!r}: {exc}") from None
+    if worktree_root is not None:
+        checked_root(ctx, worktree_root, "--worktree-root")
     if remote is not None and ctx.repo.config_get(f"remote.{remote}.url") is None:
         raise BadInput(f"--remote {remote!r}: no such remote (see git remote -v)")
 
@@ -33,12 +41,12 @@ def init(
         config["okstra.projectId"] = changes["okstra.projectId"] = project_id
     if worktree_root is not None:
         config["okstra.worktreeRoot"] = changes["okstra.worktreeRoot"] = worktree_root
-    if protect:
+    if globs:
         if ctx.repo.config_get_all("okstra.protect"):
             config.delete_multivar("okstra.protect", ".*")
-        for glob in protect:
+        for glob in globs:
             config.set_multivar("okstra.protect", "^$", glob)
-        changes["okstra.protect"] = ", ".join(protect)
+        changes["okstra.protect"] = ", ".join(globs)
     if remote is not None:
         have = ctx.repo.config_get_all(f"remote.{remote}.fetch")
         added = [spec for spec in fetch_refspecs(remote) if spec not in have]

@@ -441,7 +441,7 @@ def _allowed_signers(repo: GitRepo) -> str | None:
     for name in ("okstra.gate.allowedSigners", "gpg.ssh.allowedSignersFile"):
         value = repo.config_get(name)
         if value:
-            return str(signers_path(repo, value))
+            return str(signers_path(repo, value, name))
     return None
 
 

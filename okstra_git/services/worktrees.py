@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import Conflict, Refused
+from ..errors import BadInput, Conflict, Refused
 from ..gitlayer import (
     RefMoved,
     add_worktree,
@@ -31,6 +31,7 @@ from ..gitlayer import (
 )
 from ..keys import TaskKey, slug
 from ..records.claim import load_claims
+from ..strict import unknown_home
 from .context import Context
 
 ROOT_CONFIG = "okstra.worktreeRoot"
@@ -72,15 +73,50 @@ class Layout:
 
 
 def layout(ctx: Context, key: TaskKey) -> Layout:
-    configured = ctx.repo.config_get(ROOT_CONFIG)
-    if configured:
-        root = Path(configured).expanduser()
-        if not root.is_absolute():
-            root = main_worktree(ctx.repo)[0] / root  # relative to the main worktree, like git
-    else:
-        root = Path.home() / ".okstra" / "worktrees"
-    folder = root / slug(key.project) / key.group_slug / key.id_slug
+    folder = worktree_root(ctx) / slug(key.project) / key.group_slug / key.id_slug
     return Layout(key, Path(os.path.abspath(folder)))
+
+
+def worktree_root(ctx: Context) -> Path:
+    """``okstra.worktreeRoot`` (``~`` expanded; relative to the main worktree, like git), else
+    ``~/.okstra/worktrees``. A value that cannot hold folders — empty, ``~nosuchuser``, or a
+    path through a file — is refused here with the fix, before anything is made under it."""
+    configured = ctx.repo.config_get(ROOT_CONFIG)
+    if configured is None:
+        return Path.home() / ".okstra" / "worktrees"
+    return checked_root(ctx, configured, f"config {ROOT_CONFIG}")
+
+
+def checked_root(ctx: Context, value: str, where: str) -> Path:
+    """``value`` as a worktree root, or BadInput naming ``where`` and the fix."""
+    fix = "Fix: git config okstra.worktreeRoot PATH (a folder you can write)"
+    if not value.strip():
+        raise BadInput(f"{where} is empty, so it names no folder. {fix}")
+    why = unknown_home(value)
+    if why is not None:
+        raise BadInput(f"{where} = {value!r}: {why}. {fix}")
+    root = Path(os.path.expanduser(value))
+    if not root.is_absolute():
+        root = main_worktree(ctx.repo)[0] / root
+    existing = next((p for p in (root, *root.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise BadInput(
+            f"{where} = {value!r}: {existing} is a file, not a folder, so no worktree can be "
+            f"made under it. {fix}"
+        )
+    return root
+
+
+def make_task_folder(lay: Layout) -> None:
+    """Make the folder every worktree of the task goes in; refuse clearly when the root
+    cannot hold it (``/proc/…``, a read-only disk), before any claim or branch is written."""
+    try:
+        lay.folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(
+            f"cannot make the worktree folder {lay.folder} ({exc.strerror}); point "
+            "okstra.worktreeRoot at a folder you can write: git config okstra.worktreeRoot PATH"
+        ) from exc
 
 
 def task_head(ctx: Context, lay: Layout) -> str:
@@ -100,6 +136,7 @@ def ensure_task_worktree(ctx: Context, lay: Layout) -> Path:
     found = ctx.repo.worktree_for_branch(lay.task_branch)
     if found is not None and found.exists():
         return found
+    make_task_folder(lay)
     add_worktree(ctx.repo, lay.task_name, lay.task_path, lay.task_branch, task_head(ctx, lay))
     return lay.task_path
 

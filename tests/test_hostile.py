@@ -1,0 +1,262 @@
+"""Hostile input and fail-closed configuration, each case met as a user or agent meets it: the
+real CLI (``python -m okstra_git``), real hooks run by a real ``git push``, and a check that
+nothing stored changed (every okstra ref and note identical before and after).
+
+Exit codes: 2 for bad input or a config the gate refuses to read, 1 for a gate refusal.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+from hooks_world import add_verdict, commit, pair, push, remote_ref
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_claims import approved_task
+
+from okstra_git import signing
+from okstra_git.errors import BadInput
+from okstra_git.gate import GateConfig, _glob_literal, protect_glob
+from okstra_git.gitlayer import GitRepo
+from okstra_git.records.verdict import VERDICTS_REF, append_verdict
+from okstra_git.resources import installed_executable
+
+CONTRIB = Path(__file__).resolve().parent.parent / "contrib"
+
+
+def everything(repo: Path) -> str:
+    """Every ref (okstra's, notes, branches) with its value: "nothing stored changed"."""
+    return git(repo, "for-each-ref", "--format=%(refname) %(objectname)")
+
+
+# ---------------------------------------------------------------------------------------------
+# The gate's config fails closed, the same in pre-push, pre-receive/update and ci check
+
+
+@pytest.fixture
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A clone with our pre-push hook and a bare remote running contrib/pre-receive."""
+    monkeypatch.setenv("OKSTRA_EXE", installed_executable() or "git-okstra")
+    work, remote = pair(tmp_path)
+    shutil.copy(CONTRIB / "pre-receive", remote / "hooks" / "pre-receive")
+    assert okstra(work, "hooks", "install").returncode == 0
+    return work, remote
+
+
+def test_a_bare_branch_name_in_okstra_protect_protects_that_branch(served):
+    work, remote = served
+    git(remote, "config", "okstra.protect", "main")  # plain git config, not init --protect
+    git(work, "config", "okstra.protect", "main")
+    before = remote_ref(remote, "main")
+    head = commit(work, "unverified")
+    for args in (("origin", "main"), ("--no-verify", "origin", "main")):
+        proc = push(work, *args)
+        assert proc.returncode != 0
+        assert f"refusing to update refs/heads/main to {head[:12]}" in proc.stderr
+    assert remote_ref(remote, "main") == before
+    assert okstra(work, "ci", "check").returncode == 1
+    # Another branch is not protected by `main`: it passes both hooks.
+    assert push(work, "origin", "HEAD:refs/heads/topic").returncode == 0
+
+
+BAD_PROTECT = [
+    ("refs/heads/mai[", "never closed"),
+    ("mai[n", "never closed"),
+    ("", "is empty"),
+    ("tags/v*", "ambiguous"),
+    ("refs/heads/a b", "no ref name can hold ' '"),
+    ("refs/heads/main/", "cannot be in a ref name"),
+    ("refs/heads/..x", "no ref name can hold '..'"),
+    ("refs/heads/x.lock", "cannot be in a ref name"),
+]
+
+
+@pytest.mark.parametrize(("value", "why"), BAD_PROTECT)
+def test_an_unreadable_protect_glob_refuses_every_push_on_both_sides(served, value, why):
+    work, remote = served
+    for repo in (work, remote):
+        git(repo, "config", "--add", "okstra.protect", "refs/heads/prod")
+        git(repo, "config", "--add", "okstra.protect", value)
+    head = commit(work, "unverified")
+    before = everything(remote)
+    for args in (("origin", "main"), ("--no-verify", "origin", "main")):
+        for ref in ("main", "HEAD:refs/heads/topic"):  # even an unprotected-looking branch
+            proc = push(work, *args[:-1], ref)
+            assert proc.returncode != 0, proc.stderr
+            assert "cannot read its config, so it fails closed" in proc.stderr
+            assert f"okstra.protect = {value!r}" in proc.stderr and why in proc.stderr
+            assert "Fix: git config --file" in proc.stderr
+    assert everything(remote) == before
+    proc = okstra(work, "ci", "check")
+    assert proc.returncode == 2 and f"okstra.protect = {value!r}" in proc.stderr
+    # okstra's own data still travels (the verdict that will be needed must reach the server).
+    add_verdict(work)
+    assert push(work, "origin", VERDICTS_REF).returncode == 0
+    assert remote_ref(remote, VERDICTS_REF) == git(work, "rev-parse", VERDICTS_REF)
+    assert remote_ref(remote, "main") != head
+
+
+def test_the_update_hook_reads_the_same_config(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("OKSTRA_EXE", installed_executable() or "git-okstra")
+    work, remote = pair(tmp_path)
+    shutil.copy(CONTRIB / "update", remote / "hooks" / "update")
+    git(remote, "config", "okstra.protect", "main")
+    commit(work, "unverified")
+    proc = push(work, "origin", "main")
+    assert proc.returncode != 0 and "refusing to update refs/heads/main" in proc.stderr
+    git(remote, "config", "okstra.protect", "refs/heads/mai[")
+    proc = push(work, "origin", "HEAD:refs/heads/topic")
+    assert proc.returncode != 0 and "okstra.protect = 'refs/heads/mai['" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "why"),
+    [
+        ("okstra.gate.match", "nearly", "must be tree or commit"),
+        ("okstra.gate.match", "", "must be tree or commit"),
+        ("okstra.allowDelete", "maybe", "is not a boolean"),
+        ("okstra.gate.allowedSigners", "", "is empty"),
+        ("okstra.gate.allowedSigners", "~nosuchuser/allowed", "no user 'nosuchuser'"),
+    ],
+)
+def test_every_gate_key_is_checked_where_it_is_read(repo: Path, key: str, value: str, why: str):
+    git(repo, "config", key, value)
+    head = git(repo, "rev-parse", "HEAD")
+    add_verdict(repo)  # a verdict that would open the gate: the config must still refuse
+    line = f"refs/heads/main {head} refs/heads/main {'0' * 40}\n"
+    proc = okstra(repo, "hooks", "run", "pre-push", "origin", "url", input=line)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{key} = {value!r}" in proc.stderr and why in proc.stderr
+    assert f"file:{repo}/.git/config" in proc.stderr
+    proc = okstra(repo, "ci", "check")
+    assert proc.returncode == 2 and f"{key} = {value!r}" in proc.stderr
+    # A key with no "= value" at all is git's boolean true: no match mode, no signer file.
+    if key.startswith("okstra.gate."):
+        git(repo, "config", "--unset-all", key)
+        with (repo / ".git" / "config").open("a") as fh:
+            fh.write(f'[okstra "gate"]\n\t{key.rsplit(".", 1)[1]}\n')
+        proc = okstra(repo, "hooks", "run", "pre-push", "origin", "url", input=line)
+        assert proc.returncode == 2 and f"{key} = (no value)" in proc.stderr
+
+
+def ssh_key(folder: Path, name: str) -> Path:
+    key = folder / name
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
+    )
+    return key
+
+
+def test_a_relative_signers_file_is_read_from_the_git_dir_never_the_work_tree(
+    tmp_path: Path,
+):
+    """An agent can write the work tree; it must not be able to name its own key as allowed."""
+    work, _ = pair(tmp_path)
+    assert okstra(work, "hooks", "install").returncode == 0
+    reviewer, agent = ssh_key(tmp_path, "reviewer"), ssh_key(tmp_path, "agent")
+    git(work, "config", "okstra.gate.allowedSigners", "allowed_signers")
+    (work / "allowed_signers").write_text(  # the agent's own list, in the work tree
+        f"test@example.invalid {agent.with_suffix('.pub').read_text()}"
+    )
+    commit(work, "work")
+    unsigned = add_verdict(work)
+    by_agent = replace(unsigned, recorded_at="2026-06-06T12:01:00+00:00")
+    by_agent = replace(by_agent, signature=signing.sign(by_agent.signed_payload(), str(agent)))
+    append_verdict(GitRepo.open(work), by_agent)
+    git_dir_file = work / ".git" / "allowed_signers"
+    for command in (("ci", "check"),):
+        proc = okstra(work, *command)
+        assert proc.returncode == 1 and str(git_dir_file) in proc.stdout
+    proc = push(work, "origin", "main")
+    assert proc.returncode != 0 and str(git_dir_file) in proc.stderr
+
+    git_dir_file.write_text(f"test@example.invalid {reviewer.with_suffix('.pub').read_text()}")
+    assert okstra(work, "ci", "check").returncode == 1  # still only the agent's signature
+    signed = replace(unsigned, recorded_at="2026-06-06T12:02:00+00:00")
+    signed = replace(signed, signature=signing.sign(signed.signed_payload(), str(reviewer)))
+    append_verdict(GitRepo.open(work), signed)
+    assert okstra(work, "ci", "check").returncode == 0
+    assert push(work, "origin", "main").returncode == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.sampled_from("ab/.*?[]! ~^:\\@{-lock"), max_size=16))
+def test_the_protect_glob_check_agrees_with_git_check_ref_format(value: str):
+    """What the glob leaves after its wildcards is a refname exactly when git says so, so no
+    accepted glob needs a refname git would never make, and none is refused that could match."""
+    try:
+        glob = protect_glob(value)
+    except BadInput as exc:
+        if "never closed" in str(exc) or "ambiguous" in str(exc) or "is empty" in str(exc):
+            return
+        glob = ("refs/heads/" + value.strip()) if not value.strip().startswith("refs/") else value
+        literal = _glob_literal(glob.strip())
+        ok = subprocess.run(["git", "check-ref-format", literal], capture_output=True)
+        assert ok.returncode != 0, (value, literal)
+        return
+    literal = _glob_literal(glob)
+    ok = subprocess.run(["git", "check-ref-format", literal], capture_output=True)
+    assert ok.returncode == 0, (value, literal)
+    assert glob.startswith("refs/")
+
+
+def test_a_glob_set_and_a_star_keep_their_meaning():
+    config = GateConfig.from_values({})
+    assert config.protect == ("refs/heads/main", "refs/heads/master", "refs/heads/release/*")
+    assert protect_glob("release/[0-9]*") == "refs/heads/release/[0-9]*"
+    assert protect_glob(" refs/tags/v* ") == "refs/tags/v*"
+    assert protect_glob("refs/heads/a./b") == "refs/heads/a./b"  # only a whole name ends in .
+
+
+# ---------------------------------------------------------------------------------------------
+# Config outside the gate: the project id and the worktree root
+
+
+def test_a_project_id_no_key_can_hold_is_refused_before_anything_is_written(repo: Path):
+    git(repo, "config", "okstra.projectId", "a:b")
+    before = everything(repo)
+    proc = okstra(repo, "task", "new", "g:i", "--type", "implementation-planning")
+    assert proc.returncode == 2
+    assert "config okstra.projectId = 'a:b' cannot be the project-id" in proc.stderr
+    assert "Fix: git config okstra.projectId NAME" in proc.stderr
+    assert everything(repo) == before
+    # A full key does not need the default, so it is not read.
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    git(repo, "config", "okstra.projectId", "ok")
+    for bad in ("a:b", "x\ny", "..."):
+        proc = okstra(repo, "init", "--project-id", bad)
+        assert proc.returncode == 2 and "--project-id" in proc.stderr
+    assert git(repo, "config", "okstra.projectId") == "ok"
+
+
+@pytest.mark.parametrize(
+    ("root", "why"),
+    [
+        ("{file}", "is a file, not a folder"),
+        ("{file}/below", "is a file, not a folder"),
+        ("/proc/okstra-no-such/wt", "cannot make the worktree folder"),
+        ("~nosuchuser/wt", "no user 'nosuchuser'"),
+        ("", "is empty"),
+    ],
+)
+def test_a_worktree_root_that_cannot_hold_folders_is_refused_before_the_claim(
+    repo: Path, root: str, why: str
+):
+    approved_task(repo)
+    afile = repo.parent / "afile"
+    afile.write_text("not a folder\n")
+    git(repo, "config", "okstra.worktreeRoot", root.format(file=afile))
+    before = everything(repo)
+    proc = okstra(repo, "stage", "claim", "p:g:i")
+    assert proc.returncode == 2, proc.stderr
+    assert why in proc.stderr and "git config okstra.worktreeRoot PATH" in proc.stderr
+    assert everything(repo) == before  # no claim, no task event, no branch
+    if "proc" not in root:  # a root that is readable, only not writable, lists fine
+        assert "okstra.worktreeRoot" in okstra(repo, "worktree", "list", "p:g:i").stderr
+        proc = okstra(repo, "init", "--worktree-root", root.format(file=afile))
+        assert proc.returncode == 2 and "--worktree-root" in proc.stderr
