@@ -6,7 +6,7 @@ import typer
 
 from ..clarify import UNRESOLVED, parse_clarification_items, unresolved_approval_blockers
 from ..records.base import to_data
-from ..services.plans import read_plan_file
+from ..planfile import read_plan_file
 from .output import JSON_OPTION, emit
 
 app = typer.Typer(help="Clarification items (§5) of a report.", no_args_is_help=True)

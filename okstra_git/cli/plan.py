@@ -6,6 +6,7 @@ from typing import Any
 
 import typer
 
+from ..planfile import validate_plan_file
 from ..records.base import to_data
 from ..services import plans
 from ..services.context import open_context
@@ -31,7 +32,7 @@ def validate(
     file: str = typer.Argument(..., help="The plan (Markdown)."), as_json: bool = JSON_OPTION
 ) -> None:
     """Check the plan's Stage Map (S1–S7, S9); exit 1 listing every failure."""
-    result = plans.validate_plan_file(file)
+    result = validate_plan_file(file)
     stage_map = result.stage_map
     if result.valid:
         text = f"{file}: valid — {len(stage_map.stages)} stage(s)"

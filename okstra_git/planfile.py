@@ -1,0 +1,80 @@
+"""Reading and validating plan files (SPEC §3). Pure: no git here, so ``plan validate`` and
+``clarify status`` never load pygit2."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from .errors import BadInput
+from .stagemap import Finding, StageMap, parse_plan, validate
+from .userfiles import decode_text, read_capped
+
+MAX_PLAN_BYTES = 2 << 20
+"""Plans and reports are documents people read; anything larger is refused (exit 2)."""
+
+
+@dataclass(frozen=True)
+class PlanFile:
+    """A plan's exact bytes, its text and its git blob id."""
+
+    path: str
+    """How messages name the file."""
+    raw: bytes
+    """The bytes on disk: the blob id and every rewrite start from these."""
+    text: str
+    """``raw`` decoded as UTF-8."""
+
+    @property
+    def blob(self) -> str:
+        return blob_id(self.raw)
+
+
+def blob_id(raw: bytes) -> str:
+    """The id git gives ``raw`` as a blob (``git hash-object``), without writing it."""
+    return hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()
+
+
+def decode_plan(raw: bytes, path: str, what: str = "plan") -> PlanFile:
+    """Check that ``raw`` is a text document; BadInput names the file and the line."""
+    if len(raw) > MAX_PLAN_BYTES:
+        line = raw[:MAX_PLAN_BYTES].count(b"\n") + 1
+        raise BadInput(
+            f"{what} {path}: larger than the {MAX_PLAN_BYTES >> 20} MiB cap (reached on line "
+            f"{line}); a {what} is a document people read — move bulk data out of it"
+        )
+    return PlanFile(path, raw, decode_text(raw, path, what))
+
+
+def read_plan_file(path: str | os.PathLike[str], what: str = "plan") -> PlanFile:
+    """Read a plan (or report) from disk, refusing missing, binary and oversized files."""
+    return decode_plan(read_capped(path, what, MAX_PLAN_BYTES), os.fspath(path), what)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The Stage Map of a plan and every failed check (SPEC §3)."""
+
+    path: str
+    """The plan, as messages name it."""
+    stage_map: StageMap
+    """What was read."""
+    findings: list[Finding]
+    """Failed checks, in check order; empty when valid."""
+
+    @property
+    def valid(self) -> bool:
+        return not self.findings
+
+    def report(self) -> str:
+        return "\n".join("  " + f.render(self.path) for f in self.findings)
+
+
+def validate_text(text: str, path: str) -> Validation:
+    stage_map = parse_plan(text, path)
+    return Validation(path, stage_map, validate(stage_map))
+
+
+def validate_plan_file(path: str) -> Validation:
+    return validate_text(read_plan_file(path).text, path)
