@@ -8,6 +8,11 @@ class OkstraError(Exception):
 
     exit_code = 2
 
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
+        """The command that fixes it, one shell-quoted line (``okstra_git.shell``), or None."""
+
 
 class BadInput(OkstraError):
     """Bad usage or bad input: a malformed key, plan, JSON file or stored record (exit 2)."""
