@@ -1,57 +1,54 @@
-"""The ``git-okstra`` executable: error formatting, exit codes and the lean fast paths.
+"""The ``git-okstra`` executable: error formatting and exit codes (SPEC §13).
 
-The pre-push hook and ``ci check`` run on every push and every build, and agents poll
-``task show``/``task list`` and run ``verify target``/``verify show``, so these are
-dispatched here before typer (which imports pydantic, ~+70 ms) is ever imported. ``--help``
-always goes to typer.
+Commands are declared in ``okstra_git/cli/`` (see ``cli/declare.py``); running one imports only
+its group's module, which imports its services only when the command runs. With ``--json`` a
+failure is one JSON object on stdout too, and the message a person reads still goes to stderr.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 
 from .errors import OkstraError
 
-_LEAN_READS = {("task", "show"), ("task", "list"), ("verify", "target"), ("verify", "show")}
 
-
-def _fast_path(argv: list[str]) -> Callable[[list[str]], int] | None:
-    if "--help" in argv or "-h" in argv:
-        return None
-    if argv[:2] == ["hooks", "run"] or argv[:2] == ["ci", "check"]:
-        from . import gate_cli
-
-        return gate_cli.main
-    if tuple(argv[:2]) in _LEAN_READS:
-        from . import lean
-
-        return lean.main
-    return None
+def wants_json(argv: list[str]) -> bool:
+    """``--json`` among the options (not after ``--``)."""
+    return "--json" in (argv[: argv.index("--")] if "--" in argv else argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    as_json = wants_json(args)
     try:
-        fast = _fast_path(args)
-        if fast is not None:
-            return fast(args)
-        from .cli.app import app
+        from .cli.declare import dispatch
 
-        app(args=args, prog_name="git okstra")
-        return 0
+        return dispatch(args, as_json)
     except OkstraError as exc:
-        print(f"git okstra: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return _fail(str(exc), exc.exit_code, exc.hint, as_json)
     except KeyboardInterrupt:
+        if as_json:
+            _fail("interrupted", 130, None, as_json)
         return 130
     except Exception as exc:
         if os.environ.get("OKSTRA_DEBUG") == "1":
             raise
-        print(
-            f"git okstra: internal error ({type(exc).__name__}: {exc}); "
+        return _fail(
+            f"internal error ({type(exc).__name__}: {exc}); "
             "rerun with OKSTRA_DEBUG=1 for the traceback",
-            file=sys.stderr,
+            2,
+            None,
+            as_json,
         )
-        return 2
+
+
+def _fail(message: str, code: int, hint: str | None, as_json: bool) -> int:
+    """Say why on stderr (and as the one ``--json`` object on stdout); return ``code``."""
+    text = f"git okstra: {message}\n" + (f"hint: {hint}\n" if hint else "")
+    sys.stderr.write(text)
+    if as_json:
+        from .cli.declare import failure_json
+
+        sys.stdout.write(failure_json(message, code, hint))
+    return code

@@ -2,7 +2,7 @@
 
 One decision shared by the pre-push hook, the server-side pre-receive/update hooks and
 ``git okstra ci check``. It runs on every push, so it is lean on purpose: stdlib, pygit2 through
-the git layer and the verdict record only — never typer, jsonschema or jinja2.
+the git layer and the verdict record only — never jsonschema or jinja2.
 
 A protected ref may only move to a commit carrying an ``accepted`` whole-task verdict. Verdicts
 are JSON Lines in ``refs/notes/okstra/verdicts``, written on the verified commit and on that

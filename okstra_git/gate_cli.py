@@ -1,16 +1,16 @@
-"""The lean entry of ``git okstra hooks run …`` and ``git okstra ci check …``.
+"""What ``git okstra hooks run …`` and ``git okstra ci check …`` do.
 
-``entry.py`` dispatches here before typer is imported: these run on every push and every CI
-build, so argparse and the gate (pygit2 + the verdict record) are all they load. The typer
-commands in ``cli/hooks.py`` and ``cli/ci.py`` only declare the same options for ``--help``.
+These run on every push and every CI build, so this module and the gate load only the stdlib
+until a verdict must be looked up (pygit2 then). Their declarations are in ``cli/hooks.py`` and
+``cli/ci.py``.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,52 +30,24 @@ _PUSH_LINE = "<local ref> <local sha> <remote ref> <remote sha>"
 _RECEIVE_LINE = "<old> <new> <ref>"
 
 
-def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
-    func: Callable[[argparse.Namespace], int] = args.func
-    return func(args)
+@dataclass(frozen=True)
+class Outcome:
+    """What a hook run decided and said."""
 
-
-def _parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="git okstra")
-    groups = root.add_subparsers(required=True)
-
-    hooks = groups.add_parser("hooks").add_subparsers(required=True)
-    run = hooks.add_parser("run", help="The entry the installed hook scripts call.")
-    kinds = run.add_subparsers(required=True)
-    push = kinds.add_parser("pre-push", help="Check the refs git is about to push (stdin lines).")
-    push.add_argument("remote", nargs="?", default="")
-    push.add_argument("url", nargs="?", default="")
-    push.add_argument(
-        "--from-env",
-        action="store_true",
-        help="Read the one pushed ref from pre-commit's PRE_COMMIT_* variables, not stdin.",
-    )
-    push.set_defaults(func=_pre_push)
-    receive = kinds.add_parser("pre-receive", help="Server side: '<old> <new> <ref>' lines.")
-    receive.set_defaults(func=_pre_receive)
-    update = kinds.add_parser("update", help="Server side, one ref: REF OLD NEW.")
-    update.add_argument("ref")
-    update.add_argument("old")
-    update.add_argument("new")
-    update.set_defaults(func=_update)
-
-    ci = groups.add_parser("ci").add_subparsers(required=True)
-    check = ci.add_parser("check", help="Exit 0 only for an accepted whole-task verdict on REV.")
-    check.add_argument("rev", nargs="?", default="HEAD")
-    check.add_argument("--format", choices=CI_FORMATS, default="text")
-    check.add_argument("--fetch", metavar="REMOTE", default=None)
-    check.add_argument("--task", metavar="KEY", default=None)
-    check.add_argument("--output", metavar="FILE", default=None)
-    check.set_defaults(func=_ci_check)
-    return root
+    code: int
+    """The hook's exit code: 0 lets the push through."""
+    decisions: list[Decision]
+    """The gate's answer for every ref update (empty when the input was unusable)."""
+    error: str | None = None
+    """Why the push was refused, as the last line on stderr says."""
 
 
 # -- client side ------------------------------------------------------------------------------
 
 
-def _pre_push(args: argparse.Namespace) -> int:
-    if args.from_env:
+def pre_push(from_env: bool) -> Outcome:
+    """Client side: the refs git is about to push (stdin lines, or pre-commit's variables)."""
+    if from_env:
         updates = _pre_commit_update()
     else:
         updates = [
@@ -192,18 +164,18 @@ def _rev_parse(rev: str) -> str:
 # -- server side ------------------------------------------------------------------------------
 
 
-def _pre_receive(args: argparse.Namespace) -> int:
+def pre_receive() -> Outcome:
     def updates() -> list[tuple[str, str, str]]:
         return [(ref, old, new) for old, new, ref in _stdin_lines("pre-receive", _RECEIVE_LINE)]
 
     return _server_hook("pre-receive", updates)
 
 
-def _update(args: argparse.Namespace) -> int:
-    return _server_hook("update", lambda: [(args.ref, args.old, args.new)])
+def update(ref: str, old: str, new: str) -> Outcome:
+    return _server_hook("update", lambda: [(ref, old, new)])
 
 
-def _server_hook(kind: str, read: Callable[[], list[tuple[str, str, str]]]) -> int:
+def _server_hook(kind: str, read: Callable[[], list[tuple[str, str, str]]]) -> Outcome:
     """Server side, every error is reported as the hook's own output (GitLab shows only
     ``GL-HOOK-ERR:`` lines), not only the gate's refusals."""
     gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
@@ -212,14 +184,14 @@ def _server_hook(kind: str, read: Callable[[], list[tuple[str, str, str]]]) -> i
         decisions = _decide(read(), "server")
     except OkstraError as exc:
         _say(prefix, f"git okstra: {exc}", gitlab)
-        return exc.exit_code
+        return Outcome(exc.exit_code, [], str(exc))
     return _report_hook(prefix, decisions, gitlab)
 
 
 # -- hook output ------------------------------------------------------------------------------
 
 
-def _report_hook(prefix: str, decisions: list[Decision], gitlab: bool) -> int:
+def _report_hook(prefix: str, decisions: list[Decision], gitlab: bool) -> Outcome:
     refused = [d for d in decisions if not d.allowed]
     for decision in decisions:
         if decision.allowed and decision.reason == "verdict":
@@ -227,14 +199,13 @@ def _report_hook(prefix: str, decisions: list[Decision], gitlab: bool) -> int:
     for decision in refused:
         _say(prefix, decision.message, gitlab)
     if refused:
-        _say(
-            prefix,
+        error = (
             f"push refused: {len(refused)} of {len(decisions)} ref update(s) failed the "
-            "verification gate; nothing was pushed.",
-            gitlab,
+            "verification gate; nothing was pushed."
         )
-        return 1
-    return 0
+        _say(prefix, error, gitlab)
+        return Outcome(1, decisions, error)
+    return Outcome(0, decisions)
 
 
 def _passed(decision: Decision) -> str:
@@ -267,29 +238,32 @@ def _say(prefix: str, text: str, gitlab: bool) -> None:
 # -- ci check ---------------------------------------------------------------------------------
 
 
-def _ci_check(args: argparse.Namespace) -> int:
+def ci_report(rev: str, fetch: str | None, task_text: str | None) -> dict[str, Any]:
+    """Whether ``rev`` carries an accepted whole-task verdict (``passed``), and why."""
     from .gate import Gate
     from .gitlayer import GitRepo
 
     repo = GitRepo.open(".")
-    if args.fetch:
+    if fetch:
         from .services.sync import fetch_notes
 
-        fetch_notes(repo, args.fetch)
-    commit = repo.resolve_commit(args.rev)
-    task = _task_filter(repo, args.task) if args.task else None
+        fetch_notes(repo, fetch)
+    commit = repo.resolve_commit(rev)
+    task = _task_filter(repo, task_text) if task_text else None
     gate = Gate(repo, side="ci")
     finding = gate.find(commit, task=task)
-    report = _ci_report(gate, args.rev, finding, task)
-    output = Path(args.output) if args.output else None
-    writers: dict[str, Callable[[dict[str, Any], Path | None], None]] = {
+    return _ci_report(gate, rev, finding, task)
+
+
+def ci_write(report: dict[str, Any], fmt: str, output: str | None) -> str:
+    """Write ``report`` in ``fmt`` to ``output`` (a file) and return what goes on stdout."""
+    writers: dict[str, Callable[[dict[str, Any], Path | None], str]] = {
         "text": _write_text,
         "json": _write_json,
         "junit": _write_junit,
         "github": _write_github,
     }
-    writers[args.format](report, output)
-    return 0 if report["passed"] else 1
+    return writers[fmt](report, Path(output) if output else None)
 
 
 def _task_filter(repo: GitRepo, text: str) -> str:
@@ -322,25 +296,25 @@ def _ci_report(gate: Gate, rev: str, finding: Finding, task: str | None) -> dict
     }
 
 
-def _emit(text: str, output: Path | None) -> None:
+def _emit(text: str, output: Path | None) -> str:
     if output is None:
-        sys.stdout.write(text)
-    else:
-        output.write_text(text, "utf-8")
+        return text
+    output.write_text(text, "utf-8")
+    return ""
 
 
-def _write_text(report: dict[str, Any], output: Path | None) -> None:
+def _write_text(report: dict[str, Any], output: Path | None) -> str:
     state = "passed" if report["passed"] else "FAILED"
-    _emit(f"okstra gate {state}: {report['message']}\n", output)
+    return _emit(f"okstra gate {state}: {report['message']}\n", output)
 
 
-def _write_json(report: dict[str, Any], output: Path | None) -> None:
-    import json
+def _write_json(report: dict[str, Any], output: Path | None) -> str:
+    from .views import dump
 
-    _emit(json.dumps(report, ensure_ascii=False, sort_keys=True, indent=2) + "\n", output)
+    return _emit(dump(report), output)
 
 
-def _write_junit(report: dict[str, Any], output: Path | None) -> None:
+def _write_junit(report: dict[str, Any], output: Path | None) -> str:
     import xml.etree.ElementTree as ET
 
     failures = "0" if report["passed"] else "1"
@@ -370,13 +344,12 @@ def _write_junit(report: dict[str, Any], output: Path | None) -> None:
         failure.text = report["message"]
     ET.SubElement(case, "system-out").text = report["message"]
     ET.indent(suites)
-    _emit(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n", output)
+    return _emit(ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n", output)
 
 
-def _write_github(report: dict[str, Any], output: Path | None) -> None:
+def _write_github(report: dict[str, Any], output: Path | None) -> str:
     """``::error``/``::notice`` workflow commands on stdout; Markdown to the step summary."""
     level = "notice" if report["passed"] else "error"
-    sys.stdout.write(f"::{level} title=okstra verification gate::{_gh_escape(report['message'])}\n")
     markdown = _markdown(report)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
@@ -384,6 +357,7 @@ def _write_github(report: dict[str, Any], output: Path | None) -> None:
             fh.write(markdown)
     if output is not None:
         output.write_text(markdown, "utf-8")
+    return f"::{level} title=okstra verification gate::{_gh_escape(report['message'])}\n"
 
 
 def _gh_escape(text: str) -> str:

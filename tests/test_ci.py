@@ -46,6 +46,20 @@ def test_exit_0_only_for_an_accepted_whole_task_verdict(repo: Path):
     assert KEY in proc.stdout
 
 
+def test_json_flag_gives_the_report_as_one_object_with_ok(repo: Path):
+    """`ci check --json` is the CLI-wide --json: the report plus ok, and on failure the error
+    fields; --format json keeps the report's own shape."""
+    proc = check(repo, "--json")
+    assert proc.returncode == 1
+    failed = json.loads(proc.stdout)
+    assert failed["ok"] is False and failed["passed"] is False and failed["exitCode"] == 1
+    assert failed["error"] == failed["message"] and "hint" in failed
+    add_verdict(repo)
+    passed = json.loads(check(repo, "--json").stdout)
+    assert passed["ok"] is True and passed["passed"] is True and "exitCode" not in passed
+    assert "ok" not in json.loads(check(repo, "--format", "json").stdout)
+
+
 def test_json_report(repo: Path):
     add_verdict(repo, verdict="blocked")
     proc = check(repo, "--format", "json")

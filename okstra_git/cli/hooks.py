@@ -1,51 +1,62 @@
 """``git okstra hooks``: install, remove and inspect the pre-push hook; ``run`` is its entry.
 
-``hooks run …`` never reaches typer in practice (``entry.py`` sends it to ``gate_cli`` before
-typer is imported); it is declared here so ``--help`` documents it.
+``hooks run …`` runs on every push: it imports the gate alone (``gate_cli``), and pygit2 only
+when a protected ref needs its verdict looked up.
 """
 
 from __future__ import annotations
 
-import typer
+from typing import TYPE_CHECKING
 
-from .. import gate_cli, hookinstall
-from ..gate import GateConfig
-from ..services.context import open_context
-from .output import JSON_OPTION, emit
+from ..views import Output
+from .declare import Arg, command, group
 
-app = typer.Typer(
-    help="The pre-push hook that enforces the verification gate.", no_args_is_help=True
-)
+if TYPE_CHECKING:
+    from ..gate_cli import Outcome
+    from ..hookinstall import HookState
+
+group("hooks", "The pre-push hook that enforces the verification gate.")
 
 
-@app.command("install")
-def install(
-    force: bool = typer.Option(
-        False,
+@command(
+    "hooks install",
+    "Install the pre-push hook (core.hooksPath, else the common git dir's hooks/).",
+    Arg(
         "--force",
-        help="When a foreign hook AND an earlier kept-aside hook both exist, chain the current "
-        "one and keep the older under a timestamped name.",
+        "When a foreign hook AND an earlier kept-aside hook both exist, chain the current one "
+        "and keep the older under a timestamped name.",
+        flag=True,
     ),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Install the pre-push hook (core.hooksPath, else the common git dir's hooks/).
+    about="An existing foreign hook is kept as pre-push.okstra-chained and runs first, with "
+    "the same arguments and stdin.",
+)
+def install(force: bool) -> Output:
+    from .. import hookinstall
+    from ..services.context import open_context
 
-    An existing foreign hook is kept as pre-push.okstra-chained and runs first.
-    """
     action, state = hookinstall.install(open_context().repo, force)
-    emit(as_json, {"action": action, **state.to_data()}, _describe(action, state))
+    return Output({"action": action, **state.to_data()}, _describe(action, state))
 
 
-@app.command("uninstall")
-def uninstall(as_json: bool = JSON_OPTION) -> None:
-    """Remove okstra's pre-push hook and put back the hook it chained, unchanged."""
+@command(
+    "hooks uninstall", "Remove okstra's pre-push hook and put back the hook it chained, unchanged."
+)
+def uninstall() -> Output:
+    from .. import hookinstall
+    from ..services.context import open_context
+
     action, state = hookinstall.uninstall(open_context().repo)
-    emit(as_json, {"action": action, **state.to_data()}, f"pre-push hook {action}: {state.path}")
+    return Output({"action": action, **state.to_data()}, f"pre-push hook {action}: {state.path}")
 
 
-@app.command("status")
-def status(as_json: bool = JSON_OPTION) -> None:
-    """Where the hook is, whether okstra's is installed, and the gate's settings."""
+@command(
+    "hooks status", "Where the hook is, whether okstra's is installed, and the gate's settings."
+)
+def status() -> Output:
+    from .. import hookinstall
+    from ..gate import GateConfig
+    from ..services.context import open_context
+
     repo = open_context().repo
     state = hookinstall.state(repo)
     config = GateConfig.load(repo.workdir or repo.git_dir)
@@ -70,36 +81,80 @@ def status(as_json: bool = JSON_OPTION) -> None:
         f"allowed signers: {config.allowed_signers or '(any verdict counts)'}",
         f"deleting protected refs: {'allowed' if config.allow_delete else 'refused'}",
     ]
-    emit(
-        as_json,
-        {**state.to_data(), "gate": gate},
-        "\n".join(line for line in lines if line is not None),
+    return Output(
+        {**state.to_data(), "gate": gate}, "\n".join(line for line in lines if line is not None)
     )
 
 
-@app.command(
-    "run",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-)
-def run(
-    ctx: typer.Context,
-    kind: str = typer.Argument(
-        ...,
-        help="pre-push REMOTE URL (stdin: '<local ref> <sha> <remote ref> <sha>' lines), "
-        "pre-receive (stdin: '<old> <new> <ref>' lines) or update REF OLD NEW.",
-    ),
-) -> None:
-    """The entry the hook scripts call; exits 1 when a ref update fails the gate.
-
-    pre-push also takes --from-env: the one ref pre-commit's pre-push stage names in
-    PRE_COMMIT_TO_REF / PRE_COMMIT_REMOTE_BRANCH.
-    """
-    raise typer.Exit(gate_cli.main(["hooks", "run", kind, *ctx.args]))
-
-
-def _describe(action: str, state: hookinstall.HookState) -> str:
+def _describe(action: str, state: HookState) -> str:
     lines = [f"pre-push hook {action}: {state.path}"]
     if state.has_chained:
         lines.append(f"runs first, with the same arguments and stdin: {state.chained}")
     lines.append(f"runs: {state.executable or 'git-okstra on PATH'}")
     return "\n".join(lines)
+
+
+# -- the hook entries: stdin in, exit 1 when a ref update fails the gate --------------------
+
+
+@command(
+    "hooks run pre-push",
+    "Check the refs git is about to push; exit 1 when one fails the gate.",
+    Arg(
+        "remote",
+        "The remote's name, as git passes it.",
+        metavar="REMOTE",
+        optional=True,
+        default="",
+    ),
+    Arg("url", "The remote's URL, as git passes it.", metavar="URL", optional=True, default=""),
+    Arg(
+        "--from-env",
+        "Read the one pushed ref from pre-commit's PRE_COMMIT_* variables, not stdin.",
+        flag=True,
+    ),
+    about="stdin: '<local ref> <local sha> <remote ref> <remote sha>' lines. The entry the "
+    "installed hook script calls.",
+)
+def pre_push(remote: str, url: str, from_env: bool) -> Output:
+    from .. import gate_cli
+
+    return _hook(gate_cli.pre_push(from_env))
+
+
+@command(
+    "hooks run pre-receive",
+    "Server side: check every ref update of a push being received.",
+    about="stdin: '<old> <new> <ref>' lines. On GitLab, messages start with GL-HOOK-ERR:.",
+)
+def pre_receive() -> Output:
+    from .. import gate_cli
+
+    return _hook(gate_cli.pre_receive())
+
+
+@command(
+    "hooks run update",
+    "Server side, one ref: the update hook's REF OLD NEW.",
+    Arg("ref", "The ref being updated.", metavar="REF"),
+    Arg("old", "Its current value (zeros: created).", metavar="OLD"),
+    Arg("new", "Its new value (zeros: deleted).", metavar="NEW"),
+)
+def update(ref: str, old: str, new: str) -> Output:
+    from .. import gate_cli
+
+    return _hook(gate_cli.update(ref, old, new))
+
+
+def _hook(outcome: Outcome) -> Output:
+    decisions = [
+        {
+            "ref": d.ref,
+            "commit": d.commit,
+            "allowed": d.allowed,
+            "reason": d.reason,
+            "message": d.message,
+        }
+        for d in outcome.decisions
+    ]
+    return Output({"decisions": decisions}, code=outcome.code, error=outcome.error)

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import typer
+from ..views import Output
+from .declare import KEY, Arg, command, group
 
-from ..planfile import validate_plan_file
-from ..records.base import to_data
-from ..services import plans
-from ..services.context import open_context
-from ..stagemap import Finding
-from .output import JSON_OPTION, emit, finish
+if TYPE_CHECKING:
+    from ..stagemap import Finding
 
-app = typer.Typer(
-    help="Plans: Stage Map validation, submission and the approval gate.", no_args_is_help=True
-)
+group("plan", "Plans: Stage Map validation, submission and the approval gate.")
 
 
 def _finding(finding: Finding) -> dict[str, Any]:
@@ -27,52 +22,58 @@ def _finding(finding: Finding) -> dict[str, Any]:
     }
 
 
-@app.command("validate")
-def validate(
-    file: str = typer.Argument(..., help="The plan (Markdown)."), as_json: bool = JSON_OPTION
-) -> None:
-    """Check the plan's Stage Map (S1–S7, S9); exit 1 listing every failure."""
+@command(
+    "plan validate",
+    "Check the plan's Stage Map (S1–S7, S9); exit 1 listing every failure.",
+    Arg("file", "The plan (Markdown).", metavar="FILE", complete="file"),
+    about="Needs no repository: the checks read the file alone.",
+)
+def validate(file: str) -> Output:
+    from ..planfile import validate_plan_file
+
     result = validate_plan_file(file)
     stage_map = result.stage_map
+    data = {
+        "file": file,
+        "valid": result.valid,
+        "stageMap": stage_map.to_data(),
+        "findings": [_finding(f) for f in result.findings],
+    }
     if result.valid:
-        text = f"{file}: valid — {len(stage_map.stages)} stage(s)"
-    else:
-        text = f"{result.report()}\n{file}: {len(result.findings)} failed check(s)"
-    emit(
-        as_json,
-        {
-            "file": file,
-            "valid": result.valid,
-            "stageMap": stage_map.to_data(),
-            "findings": [_finding(f) for f in result.findings],
-        },
-        text,
+        return Output(data, f"{file}: valid — {len(stage_map.stages)} stage(s)")
+    summary = f"{file}: {len(result.findings)} failed check(s)"
+    return Output(
+        data, f"{result.report()}\n{summary}", code=1, error=f"{summary}:\n{result.report()}"
     )
-    finish(0 if result.valid else 1)
 
 
-@app.command("submit")
-def submit(
-    key: str = typer.Argument(...),
-    file: str = typer.Argument(..., help="The plan (Markdown), inside the work tree."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Validate the plan, snapshot it into the task and wait for the user's approval."""
+@command(
+    "plan submit",
+    "Validate the plan, snapshot it into the task and wait for the user's approval.",
+    KEY,
+    Arg("file", "The plan (Markdown), inside the work tree.", metavar="FILE", complete="file"),
+)
+def submit(key: str, file: str) -> Output:
+    from ..records.base import to_data
+    from ..services import plans
+    from ..services.context import open_context
+    from ..shell import okstra
+
     ctx = open_context()
     done = plans.submit_plan(ctx, ctx.key(key), file)
     plan = done.plan
+    task_key = done.state.task.task_key
     snapshot = plans.snapshot_path(plan.seq)
     text = (
-        f"submitted {plan.path} as {snapshot} of {done.state.task.task_key} (blob {plan.blob[:12]})"
+        f"submitted {plan.path} as {snapshot} of {task_key} (blob {plan.blob[:12]})"
         if done.created
-        else f"{plan.path} is already the plan of {done.state.task.task_key} ({snapshot})"
+        else f"{plan.path} is already the plan of {task_key} ({snapshot})"
     )
     if done.created and done.state.task.workflow.awaiting_approval:
-        text += f"\nawaiting approval: git okstra plan approve '{done.state.task.task_key}'"
-    emit(
-        as_json,
+        text += f"\nawaiting approval: {okstra('plan', 'approve', task_key)}"
+    return Output(
         {
-            "taskKey": done.state.task.task_key,
+            "taskKey": task_key,
             "plan": to_data(plan),
             "snapshot": snapshot,
             "created": done.created,
@@ -83,13 +84,25 @@ def submit(
     )
 
 
-@app.command("approve")
-def approve(
-    key: str = typer.Argument(...),
-    file: str | None = typer.Argument(None, help="The plan; default: the task's latest plan."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Check §5, tick `- [x] Approved`, add the audit line and record the approval note."""
+@command(
+    "plan approve",
+    "Check §5, tick `- [x] Approved`, add the audit line and record the approval note.",
+    KEY,
+    Arg(
+        "file",
+        "The plan; default: the task's latest plan.",
+        metavar="FILE",
+        optional=True,
+        complete="file",
+    ),
+    about="The approval is a note on the plan's blob in refs/notes/okstra/approvals: editing "
+    "the plan afterwards leaves it unapproved.",
+)
+def approve(key: str, file: str | None) -> Output:
+    from ..records.base import to_data
+    from ..services import plans
+    from ..services.context import open_context
+
     ctx = open_context()
     done = plans.approve_plan(ctx, ctx.key(key), file)
     if done.already:
@@ -104,8 +117,7 @@ def approve(
             f"note in refs/notes/okstra/approvals"
             + ("; ticked the marker and added the audit line" if done.changed_file else "")
         )
-    emit(
-        as_json,
+    return Output(
         {
             "taskKey": done.approval.task_key,
             "path": done.path,
@@ -119,40 +131,41 @@ def approve(
     )
 
 
-@app.command("status")
-def status(key: str = typer.Argument(...), as_json: bool = JSON_OPTION) -> None:
-    """Say whether the task's plan is approved, and why not; exit 1 when it is not."""
+@command(
+    "plan status",
+    "Say whether the task's plan is approved, and why not; exit 1 when it is not.",
+    KEY,
+)
+def status(key: str) -> Output:
+    from ..records.base import to_data
+    from ..services import plans
+    from ..services.context import open_context
+
     ctx = open_context()
     result = plans.plan_status(ctx, ctx.key(key))
     plan = result.plan
+    data = {
+        "taskKey": str(result.key),
+        "approved": result.approved,
+        "reasons": result.reasons,
+        "messages": result.messages,
+        "path": result.relpath,
+        "readFrom": result.source,
+        "blob": plan.blob if plan else None,
+        "approvedBlob": result.approved_blob,
+        "approvals": [to_data(a) for a in result.approvals],
+        "blockers": [
+            {"id": item.id, "status": item.status, "line": item.line} for item in result.blockers
+        ],
+        "latestPlan": to_data(result.state.task.latest_plan),
+    }
     if result.approved:
         first = result.approvals[0]
-        text = (
+        return Output(
+            data,
             f"{result.key}: approved — {result.relpath} (blob {plan.blob[:12] if plan else ''}; "
-            f"method {first.method}, by {first.approved_by} at {first.approved_at})"
+            f"method {first.method}, by {first.approved_by} at {first.approved_at})",
         )
-    else:
-        text = f"{result.key}: not approved ({', '.join(result.reasons)})\n" + "\n".join(
-            result.messages
-        )
-    emit(
-        as_json,
-        {
-            "taskKey": str(result.key),
-            "approved": result.approved,
-            "reasons": result.reasons,
-            "messages": result.messages,
-            "path": result.relpath,
-            "readFrom": result.source,
-            "blob": plan.blob if plan else None,
-            "approvedBlob": result.approved_blob,
-            "approvals": [to_data(a) for a in result.approvals],
-            "blockers": [
-                {"id": item.id, "status": item.status, "line": item.line}
-                for item in result.blockers
-            ],
-            "latestPlan": to_data(result.state.task.latest_plan),
-        },
-        text,
-    )
-    finish(0 if result.approved else 1)
+    summary = f"{result.key}: not approved ({', '.join(result.reasons)})"
+    text = "\n".join([summary, *result.messages])
+    return Output(data, text, code=1, error=text)

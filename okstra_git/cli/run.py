@@ -2,45 +2,56 @@
 
 from __future__ import annotations
 
-import typer
+from ..keys import TASK_TYPES
+from ..phases import RUN_END_STATUSES
+from ..views import Output
+from .declare import KEY, Arg, command, group
 
-from ..records.base import to_data
-from ..services import runs
-from ..services.context import open_context
-from .output import JSON_OPTION, emit
-
-app = typer.Typer(help="Runs: one execution of a phase for a task.", no_args_is_help=True)
+group("run", "Runs: one execution of a phase for a task, numbered 001, 002… per phase.")
 
 
-@app.command("start")
-def start(
-    key: str = typer.Argument(...),
-    task_type: str = typer.Option(..., "--type", help="The phase to run."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Allocate the next run number for a phase and record the run."""
+def _phase(help: str) -> Arg:
+    return Arg("--type", help, metavar="TYPE", choices=TASK_TYPES, required=True, dest="task_type")
+
+
+@command(
+    "run start",
+    "Allocate the next run number for a phase and record the run.",
+    KEY,
+    _phase("The phase to run."),
+)
+def start(key: str, task_type: str) -> Output:
+    from ..records.base import to_data
+    from ..services import runs
+    from ..services.context import open_context
+
     ctx = open_context()
     state, record = runs.start_run(ctx, ctx.key(key), task_type)
     lines = [f"started {record.task_type} run {record.seq} of {record.task_key}"]
     lines += [f"  {kind}: {path}" for kind, path in record.paths.items()]
-    emit(as_json, {"run": to_data(record), "commit": state.head}, "\n".join(lines))
+    return Output({"run": to_data(record), "commit": state.head}, "\n".join(lines))
 
 
-@app.command("finish")
-def finish(
-    key: str = typer.Argument(...),
-    task_type: str = typer.Option(..., "--type"),
-    seq: str = typer.Option(..., "--seq", help="The run number, e.g. 001."),
-    status: str = typer.Option(..., "--status", help="completed, error or timeout."),
-    report: str | None = typer.Option(None, "--report", help="The run's final report."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Record how a run ended and move the task's workflow."""
+@command(
+    "run finish",
+    "Record how a run ended and move the task's workflow.",
+    KEY,
+    _phase("The phase of the run."),
+    Arg("--seq", "The run number, e.g. 001.", metavar="SEQ", required=True),
+    Arg(
+        "--status", "How the run ended.", metavar="STATUS", choices=RUN_END_STATUSES, required=True
+    ),
+    Arg("--report", "The run's final report.", metavar="FILE", complete="file"),
+)
+def finish(key: str, task_type: str, seq: str, status: str, report: str | None) -> Output:
+    from ..records.base import to_data
+    from ..services import runs
+    from ..services.context import open_context
+
     ctx = open_context()
     state, record = runs.finish_run(ctx, ctx.key(key), task_type, seq, status, report)
     flow = state.task.workflow
-    emit(
-        as_json,
+    return Output(
         {"run": to_data(record), "workflow": to_data(flow), "commit": state.head},
         f"{record.task_type} run {record.seq}: {record.status}; next: "
         f"{flow.next_recommended_phase} ({flow.routing_status})",

@@ -2,37 +2,28 @@
 
 from __future__ import annotations
 
-import typer
+from ..views import Output
+from .declare import KEY, Arg, auto_or_number, command, group, number
 
-from ..batch import RUN_STEP_BUDGET
-from ..errors import BadInput
-from ..records.base import to_data
-from ..services import claims
-from ..services.context import open_context
-from .output import JSON_OPTION, emit
-
-app = typer.Typer(
-    help="Stage claims: refs/okstra/claims/<group>/<id>/stage-<N>.", no_args_is_help=True
+group(
+    "stage",
+    "Stage claims: refs/okstra/claims/<group>/<id>/stage-<N>.",
+    about="A claim holds one or more ready stages for one run; the batch is claimed "
+    "atomically (all stages or none), on one machine or through a shared remote.",
 )
 
 
-def _stage_choice(text: str) -> int | None:
-    if text == "auto":
-        return None
-    if text.isdigit() and int(text) > 0:
-        return int(text)
-    raise BadInput(f"--stage {text!r}: 'auto' or a stage number such as 2")
+@command(
+    "stage ready",
+    "Show the ready set and the batch a claim would take, without claiming.",
+    KEY,
+    Arg("--take-over-expired", "Count stages whose claim lease expired as ready.", flag=True),
+)
+def ready(key: str, take_over_expired: bool) -> Output:
+    from ..batch import RUN_STEP_BUDGET
+    from ..services import claims
+    from ..services.context import open_context
 
-
-@app.command("ready")
-def ready(
-    key: str = typer.Argument(...),
-    take_over_expired: bool = typer.Option(
-        False, "--take-over-expired", help="Count stages whose claim lease expired as ready."
-    ),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Show the ready set and the batch a claim would take, without claiming."""
     ctx = open_context()
     found = claims.readiness(ctx, ctx.key(key), take_over_expired)
     sel = found.selection
@@ -44,8 +35,7 @@ def ready(
     if sel.blocked:
         lines.append("not ready:")
         lines += [f"  stage {n}: {why}" for n, why in sorted(sel.blocked.items())]
-    emit(
-        as_json,
+    return Output(
         {
             "ready": list(sel.ready),
             "batch": list(sel.batch),
@@ -59,35 +49,51 @@ def ready(
     )
 
 
-@app.command("claim")
-def claim(
-    key: str = typer.Argument(...),
-    stage: str = typer.Option("auto", "--stage", help="'auto' (the batch) or one stage number."),
-    lease: str | None = typer.Option(
-        None, "--lease", help="Lease duration (90s, 30m, 2h, 1d); past it others may take over."
+@command(
+    "stage claim",
+    "Claim the ready batch (all stages or none) and print the run directive.",
+    KEY,
+    Arg(
+        "--stage",
+        "'auto' claims the batch; N claims stage N alone, if it is ready.",
+        metavar="auto|N",
+        default="auto",
+        convert=auto_or_number,
     ),
-    take_over_expired: bool = typer.Option(
-        False, "--take-over-expired", help="Take stages whose claim lease expired (recorded)."
+    Arg(
+        "--lease",
+        "Lease duration (90s, 30m, 2h, 1d); past it others may take over.",
+        metavar="DURATION",
     ),
-    no_worktree: bool = typer.Option(
-        False, "--no-worktree", help="Claim only; make no task or stage worktree."
-    ),
-    resume: str | None = typer.Option(
-        None,
+    Arg("--take-over-expired", "Take stages whose claim lease expired (recorded).", flag=True),
+    Arg("--no-worktree", "Claim only; make no task or stage worktree.", flag=True),
+    Arg(
         "--resume",
+        "Make the missing worktrees of RUN's claims (after an interrupted claim).",
         metavar="RUN",
-        help="Make the missing worktrees of RUN's claims (after an interrupted claim).",
     ),
-    remote: str | None = typer.Option(
-        None,
+    Arg(
         "--remote",
+        "Claim through this shared remote: fetch, claim, push atomically with leases; if "
+        "another machine won, undo, re-fetch and choose again.",
         metavar="REMOTE",
-        help="Claim through this shared remote: fetch, claim, push atomically with leases; "
-        "if another machine won, undo, re-fetch and choose again.",
+        complete="remote",
     ),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Claim the ready batch (all stages or none) and print the run directive."""
+    about="Each claimed stage gets its own worktree and branch okstra/<group>/<id>/stage-<N>, "
+    "based on the task worktree HEAD.",
+)
+def claim(
+    key: str,
+    stage: int | None,
+    lease: str | None,
+    take_over_expired: bool,
+    no_worktree: bool,
+    resume: str | None,
+    remote: str | None,
+) -> Output:
+    from ..services import claims
+    from ..services.context import open_context
+
     ctx = open_context()
     task_key = ctx.key(key)
     if resume is not None:
@@ -96,40 +102,41 @@ def claim(
         from ..services.sync import claim_via_remote
 
         result = claim_via_remote(
-            ctx,
-            remote,
-            task_key,
-            _stage_choice(stage),
-            lease,
-            take_over_expired,
-            worktrees=not no_worktree,
+            ctx, remote, task_key, stage, lease, take_over_expired, worktrees=not no_worktree
         )
     else:
         result = claims.claim(
-            ctx,
-            task_key,
-            _stage_choice(stage),
-            lease,
-            take_over_expired,
-            worktrees=not no_worktree,
+            ctx, task_key, stage, lease, take_over_expired, worktrees=not no_worktree
         )
-    emit(as_json, result.to_data(), result.directive())
+    return Output(result.to_data(), result.directive())
 
 
-@app.command("done")
-def done(
-    key: str = typer.Argument(...),
-    stage: int = typer.Option(..., "--stage", min=1, help="The stage to mark done."),
-    report: str | None = typer.Option(None, "--report", help="The stage's report file."),
-    carry: str | None = typer.Option(
-        None, "--carry", help="The stage carry sidecar (a JSON object, e.g. carry/stage-N.json)."
+STAGE_NUMBER = Arg("--stage", "The stage.", metavar="N", required=True, convert=number)
+
+
+@command(
+    "stage done",
+    "Record a stage done with its worktree HEAD, report and carry sidecar.",
+    KEY,
+    STAGE_NUMBER,
+    Arg("--report", "The stage's report file.", metavar="FILE", complete="file"),
+    Arg(
+        "--carry",
+        "The stage carry sidecar (a JSON object, e.g. carry/stage-N.json).",
+        metavar="FILE",
+        complete="file",
     ),
-    head: str | None = typer.Option(
-        None, "--head", help="The head commit you expect; it must match the stage worktree."
+    Arg(
+        "--head",
+        "The head commit you expect; it must match the stage worktree's HEAD.",
+        metavar="SHA",
     ),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Record a stage done with its worktree HEAD, report and carry sidecar."""
+)
+def done(key: str, stage: int, report: str | None, carry: str | None, head: str | None) -> Output:
+    from ..records.base import to_data
+    from ..services import claims
+    from ..services.context import open_context
+
     ctx = open_context()
     result = claims.done(ctx, ctx.key(key), stage, report, carry, head)
     c = result.claim
@@ -138,37 +145,43 @@ def done(
         lines.append(f"every stage of {c.run_id} is done: the run is finished (completed)")
     if result.run_note:
         lines.append(result.run_note)
-    emit(
-        as_json,
+    return Output(
         {"claim": to_data(c), "runFinished": result.run_finished, "runNote": result.run_note},
         "\n".join(lines),
     )
 
 
-@app.command("release")
-def release(
-    key: str = typer.Argument(...),
-    stage: int = typer.Option(..., "--stage", min=1),
-    reason: str = typer.Option(..., "--reason", help="Why (kept in the claim for audit)."),
-    run: str | None = typer.Option(
-        None, "--run", help="The run releasing its own claim, e.g. implementation-002."
+@command(
+    "stage release",
+    "End a started claim without done; the stage becomes ready again.",
+    KEY,
+    STAGE_NUMBER,
+    Arg("--reason", "Why (kept in the claim for audit).", metavar="TEXT", required=True),
+    Arg(
+        "--run",
+        "The run releasing its own claim, e.g. implementation-002.",
+        metavar="RUN",
     ),
-    force: bool = typer.Option(False, "--force", help="Release another run's claim (recorded)."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """End a started claim without done; the stage becomes ready again."""
+    Arg("--force", "Release another run's claim (recorded).", flag=True),
+)
+def release(key: str, stage: int, reason: str, run: str | None, force: bool) -> Output:
+    from ..records.base import to_data
+    from ..services import claims
+    from ..services.context import open_context
+
     ctx = open_context()
     c = claims.release(ctx, ctx.key(key), stage, reason, run, force)
-    emit(
-        as_json,
+    return Output(
         {"claim": to_data(c)},
         f"stage {c.stage} released ({c.run_id}) by {c.released_by}: {c.release_reason}",
     )
 
 
-@app.command("list")
-def list_(key: str = typer.Argument(...), as_json: bool = JSON_OPTION) -> None:
-    """The consumers view: stage, status, run, head, report, lease."""
+@command("stage list", "The consumers view: stage, status, run, head, lease, report.", KEY)
+def list_(key: str) -> Output:
+    from ..services import claims
+    from ..services.context import open_context
+
     ctx = open_context()
     rows = claims.list_claims(ctx, ctx.key(key))
     header = f"{'stage':>5}  {'status':<8}  {'run':<18}  {'head':<12}  {'lease':<25}  report"
@@ -181,4 +194,4 @@ def list_(key: str = typer.Argument(...), as_json: bool = JSON_OPTION) -> None:
         )
     if not rows:
         lines = ["no stage of this task is claimed yet"]
-    emit(as_json, {"stages": [row.to_data() for row in rows]}, "\n".join(lines))
+    return Output({"stages": [row.to_data() for row in rows]}, "\n".join(lines))

@@ -2,52 +2,57 @@
 
 from __future__ import annotations
 
-import typer
+from typing import TYPE_CHECKING
 
-from ..errors import BadInput
-from ..services import sync as sync_service
-from ..services.context import open_context
-from .output import JSON_OPTION, emit, finish
+from ..views import Output
+from .declare import Arg, command
+
+if TYPE_CHECKING:
+    from ..services.sync import SyncReport
 
 
-def sync(
-    remote: str | None = typer.Argument(
-        None, help="The remote (default: the branch's remote, else origin, else the only one)."
+@command(
+    "sync",
+    "Fetch refs/okstra/* and refs/notes/okstra/*, fast-forward or merge, push with leases.",
+    Arg(
+        "remote",
+        "The remote (default: the branch's remote, else origin, else the only one).",
+        metavar="REMOTE",
+        optional=True,
+        complete="remote",
     ),
-    fetch_only: bool = typer.Option(
-        False, "--fetch-only", help="Fetch and merge into local refs; push nothing."
-    ),
-    push_only: bool = typer.Option(
-        False, "--push-only", help="Push with leases from the last fetch; fetch nothing."
-    ),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Fetch refs/okstra/* and refs/notes/okstra/*, fast-forward or merge, push with leases.
+    Arg("--fetch-only", "Fetch and merge into local refs; push nothing.", flag=True),
+    Arg("--push-only", "Push with leases from the last fetch; fetch nothing.", flag=True),
+    about="Notes merge line by line (cat_sort_uniq), task and claim refs only fast-forward (a "
+    "divergence is reported and exits 1); the push is atomic and leased on what was fetched.",
+)
+def sync(remote: str | None, fetch_only: bool, push_only: bool) -> Output:
+    from ..errors import BadInput
+    from ..services import sync as sync_service
+    from ..services.context import open_context
 
-    Notes merge line by line (cat_sort_uniq), task and claim refs only fast-forward (a
-    divergence is reported and exits 1); the push is atomic and leased on what was fetched.
-    """
     if fetch_only and push_only:
         raise BadInput("--fetch-only and --push-only exclude each other; give at most one")
     report = sync_service.sync(
         open_context(), remote, do_fetch=not push_only, do_push=not fetch_only
     )
-    emit(as_json, report.to_data(), _text(report))
-    if report.diverged:
-        names = ", ".join(r.ref for r in report.diverged)
-        first = report.diverged[0]
-        track = sync_service.tracking_name(report.remote, first.ref)
-        typer.echo(
-            f"git okstra: {names} diverged from {report.remote} (both sides have commits the "
-            f"other lacks); nothing was overwritten and they were not pushed. Compare with "
-            f"`git log --oneline {first.ref}...{track}`; to take the remote's side: "
-            f"`git update-ref {first.ref} {first.remote} {first.local}`",
-            err=True,
-        )
-        finish(1)
+    if not report.diverged:
+        return Output(report.to_data(), _text(report))
+    names = ", ".join(r.ref for r in report.diverged)
+    first = report.diverged[0]
+    track = sync_service.tracking_name(report.remote, first.ref)
+    error = (
+        f"{names} diverged from {report.remote} (both sides have commits the other lacks); "
+        f"nothing was overwritten and they were not pushed. Compare with "
+        f"`git log --oneline {first.ref}...{track}`; to take the remote's side: "
+        f"`git update-ref {first.ref} {first.remote} {first.local}`"
+    )
+    return Output(
+        report.to_data(), _text(report), err=f"git okstra: {error}\n", code=1, error=error
+    )
 
 
-def _text(report: sync_service.SyncReport) -> str:
+def _text(report: SyncReport) -> str:
     how = "fetched" if report.fetched else "no fetch"
     tries = f"{report.attempts} attempt" + ("s" if report.attempts != 1 else "")
     lines = [f"okstra sync with {report.remote} ({how}, {tries})"]

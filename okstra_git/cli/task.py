@@ -2,66 +2,79 @@
 
 from __future__ import annotations
 
-import typer
+from ..keys import TASK_TYPES
+from ..views import Output
+from .declare import KEY, Arg, command, group
 
-from ..records.task import task_ref
-from ..services import tasks
-from ..services.context import open_context
-from ..views import task as taskviews
-from .output import JSON_OPTION, emit
-
-app = typer.Typer(help="Tasks, stored as refs/okstra/tasks/<group>/<id>.", no_args_is_help=True)
+group("task", "Tasks, stored as refs/okstra/tasks/<group>/<id>: one commit per event.")
 
 
-@app.command("new")
-def new(
-    key: str = typer.Argument(..., help="project:group:id (or group:id)"),
-    task_type: str = typer.Option(..., "--type", help="The task's entry phase."),
-    brief: str | None = typer.Option(None, "--brief", help="A Markdown brief to snapshot."),
-    category: str = typer.Option("feature", "--category", help="Work category."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Create a task."""
+@command(
+    "task new",
+    "Create a task.",
+    KEY,
+    Arg(
+        "--type",
+        "The task's entry phase.",
+        metavar="TYPE",
+        choices=TASK_TYPES,
+        required=True,
+        dest="task_type",
+    ),
+    Arg("--brief", "A Markdown brief to snapshot into the task.", metavar="FILE", complete="file"),
+    Arg(
+        "--category",
+        "The work category, recorded on the task.",
+        metavar="CATEGORY",
+        default="feature",
+    ),
+)
+def new(key: str, task_type: str, brief: str | None, category: str) -> Output:
+    from ..records.task import task_ref
+    from ..services import tasks
+    from ..services.context import open_context
+
     ctx = open_context()
     state = tasks.new_task(ctx, ctx.key(key), task_type, category, brief)
-    emit(
-        as_json,
+    return Output(
         {"taskKey": state.task.task_key, "ref": task_ref(state.key), "commit": state.head},
         f"created task {state.task.task_key} at {task_ref(state.key)} ({state.head[:12]})",
     )
 
 
-@app.command("list")
-def list_(
-    group: str | None = typer.Option(None, "--group", help="Only this task group."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """List tasks."""
-    typer.echo(taskviews.list_(open_context(), group, as_json), nl=False)
+@command(
+    "task list",
+    "List tasks: key, status, phase and the next recommended phase.",
+    Arg("--group", "Only tasks of this task group.", metavar="GROUP"),
+)
+def list_(group: str | None) -> Output:
+    from ..services.context import open_context
+    from ..views import task as views
+
+    return views.list_(open_context(), group)
 
 
-@app.command("show")
-def show(
-    key: str = typer.Argument(...),
-    write_index: bool = typer.Option(
-        False, "--write-index", help="Also write .okstra/tasks/<group>/<id>/task-index.md."
-    ),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Show a task's manifest (Markdown summary, or the manifest itself with --json)."""
-    out, note = taskviews.show(open_context(), key, write_index, as_json)
-    typer.echo(out, nl=False)
-    if note:
-        typer.echo(note, nl=False, err=True)
+@command(
+    "task show",
+    "Show a task's manifest (a Markdown summary; the manifest itself with --json).",
+    KEY,
+    Arg("--write-index", "Also write .okstra/tasks/<group>/<id>/task-index.md.", flag=True),
+)
+def show(key: str, write_index: bool) -> Output:
+    from ..services.context import open_context
+    from ..views import task as views
+
+    return views.show(open_context(), key, write_index)
 
 
-@app.command("log")
-def log(key: str = typer.Argument(...), as_json: bool = JSON_OPTION) -> None:
-    """The task's timeline, newest first."""
+@command("task log", "The task's timeline, newest first.", KEY)
+def log(key: str) -> Output:
+    from ..services import tasks
+    from ..services.context import open_context
+
     ctx = open_context()
     events = tasks.task_log(ctx, ctx.key(key))
-    emit(
-        as_json,
+    return Output(
         {"events": [e.__dict__ for e in events]},
         "\n".join(f"{e.commit[:12]} {e.time} {e.summary}  ({e.author})" for e in events),
     )

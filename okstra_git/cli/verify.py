@@ -2,88 +2,97 @@
 
 from __future__ import annotations
 
-import sys
+from ..verify_rules import VERDICTS
+from ..views import Output
+from .declare import KEY, Arg, auto_or_number, command, group
 
-import typer
-
-from ..records.base import to_data
-from ..services import verify
-from ..services.context import open_context
-from ..views import verify as views
-from .output import JSON_OPTION, emit, finish
-
-app = typer.Typer(
-    help="Final verification: resolve the target, record verdicts, show them.",
-    no_args_is_help=True,
+group(
+    "verify",
+    "Final verification: resolve the target, record verdicts, show them.",
+    about="Verdicts are JSON lines in the note on the verified commit (and on its tree) in "
+    "refs/notes/okstra/verdicts.",
 )
 
-STAGE_OPTION = typer.Option(
-    "auto", "--stage", help="'auto' verifies the whole task; N verifies stage N alone."
+STAGE = Arg(
+    "--stage",
+    "'auto' verifies the whole task; N verifies stage N alone.",
+    metavar="auto|N",
+    default="auto",
+    convert=auto_or_number,
 )
-WORKTREE_OPTION = typer.Option(
-    None, "--worktree", help="Verify this work tree instead of the resolved one."
+WORKTREE = Arg(
+    "--worktree",
+    "Verify this work tree instead of the resolved one.",
+    metavar="PATH",
+    complete="dir",
 )
 
 
-def _write(out: str, err: str) -> None:
-    sys.stderr.write(err)
-    sys.stdout.write(out)
+@command(
+    "verify target",
+    "Resolve what a final-verification run verifies; exit 1 if the gate is not met.",
+    KEY,
+    STAGE,
+    WORKTREE,
+    about="Whole-task: every stage done, every done commit merged into the task worktree HEAD, "
+    "the tree clean outside .okstra/. Single-stage: stage N done and its worktree clean. "
+    "Prints the VERIFICATION_TARGET block (or its data with --json).",
+)
+def target(key: str, stage: int | None, worktree: str | None) -> Output:
+    from ..services.context import open_context
+    from ..views import verify as views
+
+    return views.target(open_context(), key, stage, worktree)
 
 
-@app.command("target")
-def target(
-    key: str = typer.Argument(..., help="project:group:id (or group:id)"),
-    stage: str = STAGE_OPTION,
-    worktree: str | None = WORKTREE_OPTION,
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Resolve what a final-verification run verifies; exit 1 if the gate is not met."""
-    out, err, code = views.target(open_context(), key, stage, worktree, as_json)
-    _write(out, err)
-    finish(code)
-
-
-@app.command("record")
+@command(
+    "verify record",
+    "Re-check the gate and the report, then add the verdict to the note on HEAD.",
+    KEY,
+    Arg("--verdict", "The run's verdict.", metavar="VERDICT", choices=VERDICTS, required=True),
+    Arg(
+        "--report",
+        "The run's report data (data.json).",
+        metavar="FILE",
+        required=True,
+        complete="file",
+    ),
+    STAGE,
+    WORKTREE,
+    Arg("--expect-head", "Refuse unless the target HEAD is still this commit.", metavar="SHA"),
+    Arg("--sign", "Sign the record with git's user.signingKey (ssh).", flag=True),
+)
 def record(
-    key: str = typer.Argument(..., help="project:group:id (or group:id)"),
-    verdict: str = typer.Option(..., "--verdict", help="accepted, conditional-accept or blocked."),
-    report: str = typer.Option(..., "--report", help="The run's report data (data.json)."),
-    stage: str = STAGE_OPTION,
-    worktree: str | None = WORKTREE_OPTION,
-    expect_head: str | None = typer.Option(
-        None, "--expect-head", help="Refuse unless the target HEAD is still this commit."
-    ),
-    sign: bool = typer.Option(
-        False, "--sign", help="Sign the record with git's user.signingKey (ssh)."
-    ),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Re-check the gate and the report, then add the verdict to the note on HEAD."""
+    key: str,
+    verdict: str,
+    report: str,
+    stage: int | None,
+    worktree: str | None,
+    expect_head: str | None,
+    sign: bool,
+) -> Output:
+    from ..records.base import to_data
+    from ..services import verify
+    from ..services.context import open_context
+    from ..shell import okstra
+    from ..views import verify as views
+
     ctx = open_context()
     try:
         done = verify.record_verdict(
-            ctx,
-            ctx.key(key),
-            verdict,
-            report,
-            verify.parse_stage(stage),
-            worktree,
-            expect_head,
-            sign,
+            ctx, ctx.key(key), verdict, report, stage, worktree, expect_head, sign
         )
     except verify.GateRefused as exc:
-        _write(*views.refusal(exc.lines, as_json))
-        raise typer.Exit(1) from None
+        return views.refusal(exc)
     v = done.verdict
     what = "recorded" if done.added else "already recorded"
     text = (
         f"{what}: {v.verdict} ({v.scope}, stages {', '.join(map(str, v.stages))}) on "
         f"{v.head[:12]} (tree {v.head_tree[:12]}){' — signed' if v.signature else ''}\n"
         f"routing: {v.routing}; next phase: {done.next_phase}\n"
-        f"see: git okstra verify show {v.head[:12]}"
+        f"see: {okstra('verify', 'show', v.head[:12])}"
     )
-    emit(
-        as_json,
+    return Output(
         {
             "added": done.added,
             "verdict": to_data(v),
@@ -94,10 +103,13 @@ def record(
     )
 
 
-@app.command("show")
-def show(
-    rev: str = typer.Argument("HEAD", help="The commit (default HEAD)."),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Verdicts on a commit and on commits with the same tree, newest first."""
-    _write(*views.show(open_context(), rev, as_json))
+@command(
+    "verify show",
+    "Verdicts on a commit and on commits with the same tree, newest first.",
+    Arg("rev", "The commit.", metavar="REV", optional=True, default="HEAD"),
+)
+def show(rev: str) -> Output:
+    from ..services.context import open_context
+    from ..views import verify as views
+
+    return views.show(open_context(), rev)

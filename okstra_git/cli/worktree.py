@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-import typer
+from ..views import Output
+from .declare import KEY, Arg, command, group
 
-from ..services import worktrees
-from ..services.context import open_context
-from .output import JSON_OPTION, emit
+group(
+    "worktree",
+    "The task worktree and the per-stage worktrees (under okstra.worktreeRoot).",
+)
 
-app = typer.Typer(help="The task worktree and the per-stage worktrees.", no_args_is_help=True)
 
+@command(
+    "worktree list",
+    "The task worktree and every claimed stage's worktree, with HEAD and uncommitted files.",
+    KEY,
+)
+def list_(key: str) -> Output:
+    from ..services import worktrees
+    from ..services.context import open_context
 
-@app.command("list")
-def list_(key: str = typer.Argument(...), as_json: bool = JSON_OPTION) -> None:
-    """The task worktree and every claimed stage's worktree, with HEAD and uncommitted files."""
     ctx = open_context()
     entries = worktrees.list_worktrees(ctx, ctx.key(key))
     lines = []
@@ -25,24 +31,24 @@ def list_(key: str = typer.Argument(...), as_json: bool = JSON_OPTION) -> None:
         lines.append(
             f"{what:<9} {e.path}  {e.branch}  {(e.head or '-')[:12]}  ({state}{extra}){claim}"
         )
-    emit(as_json, {"worktrees": [e.to_data() for e in entries]}, "\n".join(lines))
+    return Output({"worktrees": [e.to_data() for e in entries]}, "\n".join(lines))
 
 
-@app.command("prune")
-def prune(
-    key: str = typer.Argument(...),
-    force: bool = typer.Option(
-        False, "--force", help="Remove even with uncommitted changes or unmerged commits."
-    ),
-    as_json: bool = JSON_OPTION,
-) -> None:
-    """Remove worktrees and branches of done stages; refuse when that would lose work."""
+@command(
+    "worktree prune",
+    "Remove worktrees and branches of done stages; refuse when that would lose work.",
+    KEY,
+    Arg("--force", "Remove even with uncommitted changes or unmerged commits.", flag=True),
+)
+def prune(key: str, force: bool) -> Output:
+    from ..services import worktrees
+    from ..services.context import open_context
+
     ctx = open_context()
     result = worktrees.prune(ctx, ctx.key(key), force)
     lines = [f"removed the worktree and branch of stage {n}" for n in result.removed]
     lines += [f"removed despite: {p}" for p in result.problems]
-    emit(
-        as_json,
+    return Output(
         {"removed": result.removed, "forcedOver": result.problems},
         "\n".join(lines) or "nothing to prune",
     )

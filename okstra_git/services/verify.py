@@ -108,16 +108,6 @@ class Target:
         }
 
 
-def parse_stage(text: str) -> int | None:
-    """``auto`` (whole-task) → None; ``N`` → N."""
-    value = text.strip()
-    if value == "auto":
-        return None
-    if value.isdigit() and int(value) >= 1:
-        return int(value)
-    raise BadInput(f"--stage {text!r}: 'auto' (the whole task) or a stage number such as 2")
-
-
 def resolve_target(
     ctx: Context, key: TaskKey, stage: int | None, worktree: str | None = None
 ) -> Target:

@@ -6,27 +6,28 @@ from ..records.base import to_data
 from ..records.task import require_task, task_ref
 from ..services import tasks
 from ..services.context import Context
-from . import dump
+from . import Output
 
 
-def show(ctx: Context, key_text: str, write_index: bool, as_json: bool) -> tuple[str, str]:
-    """(stdout, stderr note) for ``task show``."""
+def show(ctx: Context, key_text: str, write_index: bool) -> Output:
+    """The manifest as JSON; as text, the task index (a Jinja template, rendered only then)."""
     state = require_task(ctx.repo, ctx.key(key_text))
-    data = to_data(state.task)
+    task = to_data(state.task)
+    ref = task_ref(state.key)
+    data = {"ref": ref, "commit": state.head, "task": task}
     index_path = tasks.write_index(ctx, state) if write_index else None
-    note = f"wrote {index_path}\n" if index_path else ""
-    if as_json:
-        out = {"ref": task_ref(state.key), "commit": state.head, "task": data}
-        if index_path:
-            out["indexPath"] = str(index_path)
-        return dump(out), ""
-    from ..render import render
+    if index_path:
+        data["indexPath"] = str(index_path)
 
-    return render("task-index.md.j2", task=data, ref=task_ref(state.key)), note
+    def text() -> str:
+        from ..render import render
+
+        return render("task-index.md.j2", task=task, ref=ref)
+
+    return Output(data, text, err=f"wrote {index_path}\n" if index_path else "")
 
 
-def list_(ctx: Context, group: str | None, as_json: bool) -> str:
-    """stdout for ``task list``."""
+def list_(ctx: Context, group: str | None) -> Output:
     rows = [
         {
             "taskKey": s.task.task_key,
@@ -38,10 +39,8 @@ def list_(ctx: Context, group: str | None, as_json: bool) -> str:
         }
         for s in tasks.list_tasks(ctx, group)
     ]
-    if as_json:
-        return dump({"tasks": rows})
     lines = [
         f"{r['taskKey']}\t{r['currentStatus']}\t{r['currentPhase']} → {r['nextRecommendedPhase']}"
         for r in rows
     ]
-    return "\n".join(lines or ["no tasks"]) + "\n"
+    return Output({"tasks": rows}, "\n".join(lines or ["no tasks"]))

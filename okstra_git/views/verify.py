@@ -1,60 +1,59 @@
-"""What ``verify target`` and ``verify show`` print."""
+"""What ``verify target``, ``verify record`` and ``verify show`` print."""
 
 from __future__ import annotations
 
 from ..records.base import to_data
 from ..services import verify
 from ..services.context import Context
-from . import dump
+from . import Output
 
 
-def refusal(lines: list[str], as_json: bool) -> tuple[str, str]:
-    """(stdout, stderr) for a refused gate: every line exactly as written."""
-    if as_json:
-        return dump({"ok": False, "refusals": lines}), ""
-    return "", "".join(line + "\n" for line in lines)
+def refusal(exc: verify.GateRefused) -> Output:
+    """A refused gate: every line exactly as written, on stderr (and in ``refusals``)."""
+    return Output(
+        {"refusals": exc.lines},
+        err="".join(line + "\n" for line in exc.lines),
+        code=1,
+        error=str(exc),
+        hint=exc.hint,
+    )
 
 
-def target(
-    ctx: Context, key_text: str, stage: str, worktree: str | None, as_json: bool
-) -> tuple[str, str, int]:
-    """(stdout, stderr, exit code) for ``verify target``."""
+def target(ctx: Context, key_text: str, stage: int | None, worktree: str | None) -> Output:
     try:
-        resolved = verify.resolve_target(
-            ctx, ctx.key(key_text), verify.parse_stage(stage), worktree
-        )
+        resolved = verify.resolve_target(ctx, ctx.key(key_text), stage, worktree)
     except verify.GateRefused as exc:
-        return (*refusal(exc.lines, as_json), 1)
+        return refusal(exc)
     diff = verify.diff_stat(ctx, resolved)
-    if as_json:
-        return dump({"ok": True, "target": resolved.to_data(diff)}), "", 0
-    return verify.render_target(resolved, diff), "", 0
+    return Output(
+        {"ok": True, "target": resolved.to_data(diff)},
+        lambda: verify.render_target(resolved, diff),
+    )
 
 
-def show(ctx: Context, rev: str, as_json: bool) -> tuple[str, str]:
-    """(stdout, stderr) for ``verify show``."""
+def show(ctx: Context, rev: str) -> Output:
     shown = verify.show_verdicts(ctx, rev)
     err = "".join(f"git okstra: warning: {problem}\n" for problem in shown.problems)
-    if as_json:
-        rows = [
-            {
-                **to_data(s.verdict),
-                "sameCommit": s.same_commit,
-                "signatureStatus": s.signature,
-                "signer": s.principal,
-            }
-            for s in shown.verdicts
-        ]
-        data = {
-            "commit": shown.commit,
-            "tree": shown.tree,
-            "allowedSigners": shown.allowed_signers,
-            "verdicts": rows,
-            "problems": shown.problems,
+    rows = [
+        {
+            **to_data(s.verdict),
+            "sameCommit": s.same_commit,
+            "signatureStatus": s.signature,
+            "signer": s.principal,
         }
-        return dump(data), err
+        for s in shown.verdicts
+    ]
+    data = {
+        "commit": shown.commit,
+        "tree": shown.tree,
+        "allowedSigners": shown.allowed_signers,
+        "verdicts": rows,
+        "problems": shown.problems,
+    }
     if not shown.verdicts:
-        return f"no verdicts on {shown.commit[:12]} or on any commit with its tree\n", err
+        return Output(
+            data, f"no verdicts on {shown.commit[:12]} or on any commit with its tree", err=err
+        )
     lines = [f"verdicts for {shown.commit[:12]} (tree {shown.tree[:12]}), newest first:"]
     for s in shown.verdicts:
         v = s.verdict
@@ -66,7 +65,7 @@ def show(ctx: Context, rev: str, as_json: bool) -> tuple[str, str]:
             f"{v.blocker_count} blocker(s); report {v.report_digest[:19]}…",
             f"  signature: {_signature_text(s)}",
         ]
-    return "\n".join(lines) + "\n", err
+    return Output(data, "\n".join(lines), err=err)
 
 
 def _signature_text(s: verify.ShownVerdict) -> str:

@@ -1,0 +1,279 @@
+"""The command line as declared in ``okstra_git/cli/``: every declaration is complete, help
+reads well, usage errors are one line, and ``--json`` gives exactly one object on stdout —
+for every command, on failure too. The commands are iterated from the declarations, so a new
+command is checked without anyone adding it here."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import git, make_repo, okstra
+from verify_world import KEY, make_world
+
+from okstra_git import cli, entry
+from okstra_git.cli import declare
+from okstra_git.errors import Refused
+from okstra_git.keys import TASK_TYPES
+from okstra_git.views import Output
+
+COMMANDS = declare.load_all()
+NAMES = [cmd.name for cmd in COMMANDS]
+FRAMEWORK = {"__init__", "declare"}
+"""Modules of okstra_git/cli/ that declare no commands."""
+
+
+def run(*argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = entry.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_group_module_is_listed_and_declares_commands():
+    folder = Path(cli.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py")} - FRAMEWORK
+    assert modules == set(cli.GROUP_MODULES)
+    assert {cmd.path[0] for cmd in COMMANDS} == set(cli.GROUP_MODULES)
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=NAMES)
+def test_the_declaration_is_complete(cmd: declare.Command):
+    """Help on every argument, KEY-style placeholders, handler parameters = the arguments."""
+    assert cmd.help and "\n" not in cmd.help
+    for arg in cmd.all_args:
+        assert arg.help.strip(), (cmd.name, arg.name)
+        assert re.fullmatch(r"[A-Z][A-Z0-9_]*|auto\|N", arg.placeholder), arg.placeholder
+        assert arg.complete in ("", "task", "file", "dir", "remote"), arg.complete
+        if arg.choices and arg.default is not None:
+            assert arg.default in arg.choices
+    names = [a.name for a in cmd.all_args]
+    assert len(names) == len(set(names)), names
+    params = list(inspect.signature(cmd.handler).parameters)
+    assert params == [a.key for a in cmd.args], cmd.name
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=NAMES)
+def test_command_help_documents_every_argument(cmd: declare.Command, capsys):
+    code, out, err = run(*cmd.path, "-h", capsys=capsys)
+    assert (code, err) == (0, "")
+    assert out.startswith(f"usage: git okstra {cmd.name}")
+    flat = " ".join(out.split())
+    for arg in cmd.all_args:
+        assert arg.spelling in out, arg.name
+        assert " ".join(arg.help.split()) in flat, arg.name
+        for choice in arg.choices:
+            assert choice in flat
+    assert not re.search(r"\{\w+\}|<str>|<list|\[x>=|required\]", out), out
+
+
+def test_type_lists_the_six_task_types(capsys):
+    code, out, _ = run("task", "new", "--help", capsys=capsys)
+    assert code == 0
+    assert f"One of: {', '.join(TASK_TYPES)}." in " ".join(out.split())
+
+
+def test_root_and_group_help_list_the_commands(capsys):
+    code, out, _ = run("-h", capsys=capsys)
+    assert code == 0 and out.startswith("usage: git okstra COMMAND")
+    for name in NAMES:
+        assert f"  {name} " in out or f"  {name}\n" in out, name
+    code, out, _ = run("stage", "--help", capsys=capsys)
+    assert code == 0 and "stage claim" in out and "task new" not in out
+    code, out, _ = run("hooks", "run", "-h", capsys=capsys)
+    assert code == 0 and "hooks run update" in out and "hooks install" not in out
+    # A bare group or no command at all is incomplete usage: the help, exit 2.
+    assert run("stage", capsys=capsys)[:2] == (2, run("stage", "-h", capsys=capsys)[1])
+    assert run(capsys=capsys)[0] == 2
+
+
+def test_version_comes_from_the_package_metadata(capsys):
+    from importlib.metadata import version
+
+    for flag in ("--version", "-V"):
+        assert run(flag, capsys=capsys) == (0, f"okstra-git {version('okstra-git')}\n", "")
+    out = run("--version", "--json", capsys=capsys)[1]
+    assert json.loads(out) == {"ok": True, "version": version("okstra-git")}
+
+
+USAGE_ERRORS = [
+    ("stage claim", "stage claim: the following arguments are required: KEY", "stage claim"),
+    ("task new p:g:i --type nope", "task new: --type 'nope': expected one of", "task new"),
+    ("stage done k --stage two", "stage done: --stage 'two': expected a stage", "stage done"),
+    ("verify show --bogus", "verify show: unrecognized arguments: --bogus", "verify show"),
+    ("stag", "'stag' is not a git okstra command; did you mean 'stage'?", ""),
+    ("stage clam", "stage: 'clam' is not a git okstra stage command; did you mean", "stage"),
+    ("hooks run", "hooks run: which command? one of pre-push, pre-receive, update", "hooks run"),
+]
+
+
+@pytest.mark.parametrize(("line", "message", "hint"), USAGE_ERRORS)
+def test_usage_errors_are_one_line_with_the_help_command(line, message, hint, capsys):
+    """One line naming the command, exit 2; the hint (its own line) is the help to read."""
+    code, out, err = run(*line.split(), "--json", capsys=capsys)
+    first, second = err.splitlines()
+    assert code == 2 and first.startswith(f"git okstra: {message}")
+    assert second == " ".join(["hint: git okstra", *hint.split(), "-h"])
+    expected = {"ok": False, "exitCode": 2, "hint": second.removeprefix("hint: ")}
+    assert json.loads(out) == {**expected, "error": first.removeprefix("git okstra: ")}
+    if line != "hooks run":  # without --json, a bare group prints its help instead
+        assert run(*line.split(), capsys=capsys) == (2, "", err)
+
+
+# -- --json on every command, on failure -----------------------------------------------------
+
+
+def _failing_argv(cmd: declare.Command, tmp: Path) -> list[str]:
+    """Arguments that make ``cmd`` fail outside a repository (or on a missing file)."""
+    special = {
+        ("demo",): ["--dir", str(tmp)],  # not empty: refused
+        ("hooks", "run", "update"): ["refs/heads/main", "0" * 40, "1" * 40],
+    }
+    if cmd.path in special:
+        return [*cmd.path, *special[cmd.path]]
+    argv = list(cmd.path)
+    for arg in cmd.args:
+        if not (arg.positional and arg.needed) and not arg.required:
+            continue
+        value = (
+            arg.choices[0]
+            if arg.choices
+            else {"KEY": "p:g:i", "N": "1", "FILE": "missing.md", "REPORT": "missing.md"}.get(
+                arg.placeholder, "x"
+            )
+        )
+        argv += [value] if arg.positional else [arg.name, value]
+    return argv
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=NAMES)
+def test_every_command_fails_with_one_json_object(cmd: declare.Command, tmp_path: Path):
+    """Outside a repository (or on a missing file, a non-empty demo folder, garbage on a
+    hook's stdin) every command fails; with --json stdout holds exactly one object."""
+    (tmp_path / "occupied").write_text("x")
+    argv = [*_failing_argv(cmd, tmp_path), "--json"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "okstra_git", *argv],
+        cwd=tmp_path,
+        text=True,
+        capture_output=True,
+        input="garbage\n",
+        env={**os.environ, "OKSTRA_DEBUG": "", "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)},
+    )
+    assert proc.returncode in (1, 2, 3), (argv, proc.returncode, proc.stderr)
+    data = json.loads(proc.stdout)  # the whole of stdout: one object and nothing else
+    assert isinstance(data, dict), proc.stdout
+    assert data["ok"] is False and data["exitCode"] == proc.returncode, data
+    assert isinstance(data["error"], str) and data["error"].strip(), data
+    assert "hint" in data and "internal error" not in data["error"], data
+    assert proc.stderr.strip(), "the human message still goes to stderr"
+
+
+def probe(monkeypatch: pytest.MonkeyPatch, name: str, handler: Callable[[], Output]) -> None:
+    """Declare ``git okstra task NAME`` for one test."""
+    path = ("task", name)
+    monkeypatch.setitem(declare.COMMANDS, path, declare.Command(path, "A probe.", (), handler))
+
+
+def test_a_refusal_with_a_hint_shows_it(capsys, monkeypatch):
+    """OkstraError.hint: its own line in text mode, "hint" in --json."""
+
+    def handler() -> Output:
+        raise Refused("not now", hint="git okstra task show p:g:i")
+
+    probe(monkeypatch, "probe", handler)
+    assert run("task", "probe", capsys=capsys) == (
+        1,
+        "",
+        "git okstra: not now\nhint: git okstra task show p:g:i\n",
+    )
+    out = run("task", "probe", "--json", capsys=capsys)[1]
+    hint = "git okstra task show p:g:i"
+    assert json.loads(out) == {"ok": False, "error": "not now", "exitCode": 1, "hint": hint}
+
+
+def test_under_json_a_handler_printing_cannot_break_stdout(capsys, monkeypatch):
+    def handler() -> Output:
+        print("chatter")
+        return Output({"n": 1}, "text")
+
+    probe(monkeypatch, "probe", handler)
+    code, out, err = run("task", "probe", "--json", capsys=capsys)
+    assert (code, json.loads(out), err) == (0, {"n": 1, "ok": True}, "chatter\n")
+    assert run("task", "probe", capsys=capsys) == (0, "chatter\ntext\n", "")
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_interrupt_is_130_and_internal_errors_keep_tracebacks_on_demand(
+    as_json, capsys, monkeypatch
+):
+    def interrupted() -> Output:
+        raise KeyboardInterrupt
+
+    def broken() -> Output:
+        raise ZeroDivisionError("boom")
+
+    flag = ["--json"] if as_json else []
+    for name, handler in (("interrupted", interrupted), ("broken", broken)):
+        probe(monkeypatch, name, handler)
+    code, out, _ = run("task", "interrupted", *flag, capsys=capsys)
+    assert code == 130 and (json.loads(out)["exitCode"] == 130 if as_json else out == "")
+    monkeypatch.setenv("OKSTRA_DEBUG", "")
+    code, out, err = run("task", "broken", *flag, capsys=capsys)
+    assert code == 2 and "internal error (ZeroDivisionError: boom)" in err
+    assert json.loads(out)["error"].startswith("internal error") if as_json else out == ""
+    monkeypatch.setenv("OKSTRA_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        entry.main(["task", "broken", *flag])
+
+
+# -- what each command imports ----------------------------------------------------------------
+
+
+def loaded(cwd: Path, *argv: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "okstra_git", *argv],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+    )
+    names = {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if "|" in ln}
+    return proc, {name.split(".")[0] for name in names} | names
+
+
+def test_read_commands_stay_lean(tmp_path: Path):
+    """Agents poll these: with --json none loads jinja2 or jsonschema, and plan validate and
+    clarify status (files alone) do not load pygit2. Each really ran (its JSON is there)."""
+    repo = make_repo(tmp_path / "repo")
+    world = make_world(repo, 2)
+    world.do_stage(1)
+    head = world.do_stage(2)
+    world.merge(1, 2)
+    assert okstra(repo, "plan", "approve", KEY).returncode == 0
+    reads = [
+        ("task", "show", KEY),
+        ("task", "list"),
+        ("stage", "ready", KEY),
+        ("stage", "list", KEY),
+        ("verify", "target", KEY),
+        ("verify", "show", head),
+        ("plan", "status", KEY),
+        ("plan", "validate", "docs/plan.md"),
+        ("clarify", "status", "docs/plan.md"),
+        ("ci", "check"),
+    ]
+    for argv in reads:
+        proc, names = loaded(repo, *argv, "--json")
+        assert "ok" in json.loads(proc.stdout), (argv, proc.stdout)
+        assert not {"jinja2", "jsonschema", "typer", "click", "pydantic"} & names, argv
+        wanted = {"pygit2"} <= names
+        assert wanted == (argv[:2] not in (("plan", "validate"), ("clarify", "status"))), argv
+    proc, names = loaded(repo, "--help")
+    assert proc.returncode == 0 and not {"pygit2", "jinja2", "jsonschema"} & names
+    git(repo, "status")  # the repository is still usable
