@@ -9,6 +9,7 @@ import inspect
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from okstra_git.views import Output
 
 COMMANDS = declare.load_all()
 NAMES = [cmd.name for cmd in COMMANDS]
-FRAMEWORK = {"__init__", "declare"}
+FRAMEWORK = {"__init__", "declare", "manpage"}
 """Modules of okstra_git/cli/ that declare no commands."""
 
 
@@ -134,6 +135,8 @@ def _failing_argv(cmd: declare.Command, tmp: Path) -> list[str]:
     special = {
         ("demo",): ["--dir", str(tmp)],  # not empty: refused
         ("hooks", "run", "update"): ["refs/heads/main", "0" * 40, "1" * 40],
+        ("completion",): ["tcsh"],  # not a shell it knows
+        ("completion", "words"): ["ls"],  # not a git okstra command line
     }
     if cmd.path in special:
         return [*cmd.path, *special[cmd.path]]
@@ -155,7 +158,8 @@ def _failing_argv(cmd: declare.Command, tmp: Path) -> list[str]:
 @pytest.mark.parametrize("cmd", COMMANDS, ids=NAMES)
 def test_every_command_fails_with_one_json_object(cmd: declare.Command, tmp_path: Path):
     """Outside a repository (or on a missing file, a non-empty demo folder, garbage on a
-    hook's stdin) every command fails; with --json stdout holds exactly one object."""
+    hook's stdin, an unknown shell) every command fails; with --json stdout holds exactly one
+    object."""
     (tmp_path / "occupied").write_text("x")
     argv = [*_failing_argv(cmd, tmp_path), "--json"]
     proc = subprocess.run(
@@ -277,3 +281,48 @@ def test_read_commands_stay_lean(tmp_path: Path):
     proc, names = loaded(repo, "--help")
     assert proc.returncode == 0 and not {"pygit2", "jinja2", "jsonschema"} & names
     git(repo, "status")  # the repository is still usable
+
+
+# -- the man page -----------------------------------------------------------------------------
+
+MAN_PAGE = Path(__file__).resolve().parent.parent / "man" / "git-okstra.1"
+
+
+def test_the_committed_man_page_is_the_generated_one():
+    """Regenerate with: python -m okstra_git.cli.manpage > man/git-okstra.1"""
+    from okstra_git.cli import manpage
+
+    page = manpage.render()
+    assert MAN_PAGE.read_bytes() == page.encode("utf-8"), "the man page is stale: regenerate it"
+    for cmd in COMMANDS:
+        assert f"\\fBgit okstra {manpage._escape(cmd.name)}\\fR" in page, cmd.name
+        for arg in cmd.args:
+            assert manpage._escape(arg.name if not arg.positional else arg.placeholder) in page
+
+
+@pytest.mark.skipif(not (shutil.which("man") and shutil.which("groff")), reason="no man/groff")
+def test_git_okstra_help_shows_the_page_from_a_prefix_on_path(tmp_path: Path):
+    """Where the wheel puts it (<prefix>/share/man/man1) man-db finds it from a bin/ on PATH,
+    with MANPATH unset: `git okstra --help` (git runs `man git-okstra`) shows it, and groff
+    renders it without a warning."""
+    lint = subprocess.run(
+        ["groff", "-man", "-ww", "-z", "-k", str(MAN_PAGE)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LC_ALL": "C.UTF-8"},
+    )
+    assert (lint.returncode, lint.stderr) == (0, "")
+    (tmp_path / "share" / "man" / "man1").mkdir(parents=True)
+    shutil.copy(MAN_PAGE, tmp_path / "share" / "man" / "man1" / "git-okstra.1")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "git-okstra").write_text(
+        f'#!/bin/sh\nexec {sys.executable} -m okstra_git "$@"\n'
+    )
+    (tmp_path / "bin" / "git-okstra").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "MANPATH"}
+    env.update(
+        PATH=f"{tmp_path / 'bin'}:{env['PATH']}", MANPAGER="cat", PAGER="cat", MANWIDTH="100"
+    )
+    proc = subprocess.run(["git", "okstra", "--help"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "GIT-OKSTRA(1)" in proc.stdout and "git okstra stage claim KEY" in proc.stdout

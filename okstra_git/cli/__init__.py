@@ -14,6 +14,7 @@ GROUP_MODULES = (
     "hooks",
     "ci",
     "demo",
+    "completion",
 )
 """The modules ``okstra_git/cli/<name>.py`` that declare commands, in the order help lists
 them; the first word of ``git okstra WORD …`` must be one of these."""

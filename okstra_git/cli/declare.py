@@ -43,9 +43,10 @@ its group's module, and ``--help`` imports them all, so module level stays cheap
   that still prints its data. During the handler stdout is stderr under ``--json``, so a
   stray ``print`` can never break the one JSON object.
 - ``Output.text`` may be a callable: it runs only without ``--json`` (e.g. Jinja rendering).
-- Tests (``tests/test_cli.py``) check every declaration: help on every argument, handlers'
-  parameters matching the arguments, ``--json`` failures, and the committed man page
-  (regenerate it with ``python -m okstra_git.cli.manpage > man/git-okstra.1``).
+- After adding or changing a declaration, regenerate the committed man page:
+  ``python -m okstra_git.cli.manpage > man/git-okstra.1``. ``tests/test_cli.py`` checks every
+  declaration (help on every argument, handler parameters = the arguments, a ``--json``
+  failure of every command, the man page current); completion needs nothing more.
 """
 
 from __future__ import annotations

@@ -1,0 +1,165 @@
+"""Shell completion from the command declarations: the answers, and the bash/zsh/fish scripts
+run by the real shells (git's own bash completion included)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+
+from okstra_git import shell
+from okstra_git.cli.completion import candidates
+from okstra_git.keys import TASK_TYPES
+from okstra_git.resources import okstra_command
+
+GIT_BASH_COMPLETION = Path("/usr/share/bash-completion/completions/git")
+
+
+def words(line: str) -> list[str]:
+    """The words ``candidates`` offers for ``line`` (a trailing space starts a new word)."""
+    found = candidates([*line.split(), *([""] if line.endswith(" ") else [])])
+    return found if isinstance(found, str) else [word for word, _ in found]
+
+
+def test_groups_commands_options_and_choices():
+    assert words("git-okstra st") == ["stage"]
+    assert words("git okstra stage cl") == ["claim"]
+    assert words("git -C somewhere okstra stage cl") == ["claim"]
+    assert set(words("git okstra hooks run ")) == {"pre-push", "pre-receive", "update"}
+    assert words("git okstra task new p:g:i --ty") == ["--type"]
+    assert words("git okstra task new p:g:i --type ") == list(TASK_TYPES)
+    assert words("git okstra task new p:g:i --type impl") == ["implementation-planning",
+                                                              "implementation"]  # fmt: skip
+    assert words("git okstra ci check --format j") == ["json", "junit"]
+    assert words("git okstra completion ") == ["bash", "zsh", "fish"]
+    # Options already given are not offered again, repeatable ones are.
+    offered = words("git okstra init --hooks --protect x -")
+    assert "--hooks" not in offered and "--protect" in offered and "--json" in offered
+    assert words("git-okstra --v") == ["--version"]
+
+
+def test_paths_remotes_and_task_keys(repo: Path, monkeypatch):
+    assert words("git okstra plan validate ") == "file"
+    assert words("git okstra demo --dir ") == "dir"
+    assert words("git okstra task show p:g:i ") == []  # no second positional
+    monkeypatch.chdir(repo)
+    git(repo, "remote", "add", "upstream", "https://example.invalid/r.git")
+    assert words("git okstra sync up") == ["upstream"]
+    for key in ("p:Grp:one", "p:grp:two"):
+        assert okstra(repo, "task", "new", key, "--type", "implementation").returncode == 0
+    assert sorted(words("git okstra task show ")) == ["p:Grp:one", "p:grp:two"]
+    assert words("git okstra stage claim p:grp:t") == ["p:grp:two"]
+
+
+def test_completion_words_is_a_command_with_json(repo: Path):
+    proc = okstra(repo, "completion", "words", "--", "git-okstra", "stage", "cl")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("claim\tClaim the ready batch")
+    assert okstra(repo, "completion", "words", "--", "git-okstra", "plan", "validate",
+                  "").stdout == ":file\n"  # fmt: skip
+
+
+def script(name: str) -> str:
+    """The script as printed, calling the code under test (not whatever is on PATH)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "okstra_git", "completion", name],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    baked = shell.command(*okstra_command())
+    assert baked in proc.stdout  # the script runs the installation that printed it
+    return proc.stdout.replace(baked, shell.command(sys.executable, "-m", "okstra_git"))
+
+
+@pytest.mark.parametrize(
+    ("name", "check"),
+    [("bash", ["bash", "-n"]), ("zsh", ["zsh", "-n"]), ("fish", ["fish", "--no-execute"])],
+)
+def test_each_script_passes_its_shells_syntax_check(name: str, check: list[str], tmp_path):
+    if shutil.which(check[0]) is None:
+        pytest.skip(f"{check[0]} is not installed (apt-get install {check[0]})")
+    path = tmp_path / f"okstra.{name}"
+    path.write_text(script(name))
+    proc = subprocess.run([*check, str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+BASH_DRIVER = """
+source {git_completion}
+eval "$(cat {ours})"
+complete_line() {{  # what bash does on TAB: $1 the function, $2 the line, then its words
+	local func=$1
+	COMP_LINE=$2 COMP_POINT=${{#2}}
+	shift 2
+	COMP_WORDS=("$@") COMP_CWORD=$(($# - 1)) COMPREPLY=()
+	"$func"
+	printf '%s|' "${{COMPREPLY[@]}}"
+	echo
+}}
+"""
+
+
+def bash_words(line: str) -> list[str]:
+    """``line`` split as bash splits it for completion (``:`` is a word of its own)."""
+    return re.findall(r"[^\s:]+|:", line) + ([""] if line.endswith((" ", ":")) else [])
+
+
+def test_bash_completes_git_okstra_through_gits_own_completion(repo: Path):
+    """`git okstra st<TAB>` through git's completion (which calls _git_okstra), and the
+    git-okstra executable; a task key's colons are kept whole."""
+    if not GIT_BASH_COMPLETION.is_file():
+        pytest.skip(f"git's bash completion is not installed ({GIT_BASH_COMPLETION})")
+    assert okstra(repo, "task", "new", "p:grp:two", "--type", "implementation").returncode == 0
+    ours = repo.parent / "okstra.bash"
+    ours.write_text(script("bash"))
+    (repo / "plan.md").write_text("# plan\n")
+    cases = {
+        "git okstra st": "__git_wrap__git_main",
+        "git okstra stage cl": "__git_wrap__git_main",
+        "git okstra task new k --type final": "__git_wrap__git_main",
+        "git okstra task show p:gr": "__git_wrap__git_main",
+        "git-okstra stage cl": "_git_okstra_main",
+        "git-okstra plan validate pl": "_git_okstra_main",
+        "git-okstra task show p:grp:": "_git_okstra_main",
+    }
+    driver = BASH_DRIVER.format(git_completion=GIT_BASH_COMPLETION, ours=ours) + "".join(
+        f"complete_line {func} {shlex.quote(line)} {shell.command(*bash_words(line))}\n"
+        for line, func in cases.items()
+    )
+    proc = subprocess.run(["bash", "-c", driver], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "stage |",  # git's completion runs -o nospace: whole words carry their space
+        "claim |",
+        "final-verification |",
+        "grp:two |",  # bash replaces only the word after the last ':'
+        "claim|",
+        "plan.md|",
+        "two|",
+    ]
+
+
+def test_fish_completes_git_okstra(tmp_path: Path):
+    if shutil.which("fish") is None:
+        pytest.skip("fish is not installed (apt-get install fish)")
+    ours = tmp_path / "okstra.fish"
+    ours.write_text(script("fish"))
+    proc = subprocess.run(
+        ["fish", "--no-config", "-c",
+         f"source {ours}; complete -C 'git-okstra stage cl'; complete -C 'git okstra st'"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("claim\tClaim the ready batch"), lines
+    assert any(line.startswith("stage\tStage claims") for line in lines), lines
