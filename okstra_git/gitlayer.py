@@ -8,6 +8,7 @@ Network work (fetch/push) is not here: it uses the ``git`` CLI for the user's cr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
@@ -21,6 +22,8 @@ import pygit2
 from .errors import BadInput, Conflict, Refused
 
 ZERO_OID = "0" * 40
+OLD_LOCK_SECONDS = 10.0
+"""A live writer holds a ref lock for milliseconds; one this old was very likely left behind."""
 OKSTRA_DIR = ".okstra"
 _FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
 _FILEMODE_BLOB = pygit2.enums.FileMode.BLOB
@@ -32,9 +35,12 @@ T = TypeVar("T")
 class RefMoved(Exception):
     """A compare-and-swap saw another value than expected, or could not take a ref lock."""
 
-    def __init__(self, refname: str, detail: str) -> None:
+    def __init__(self, refname: str, detail: str, lock_failed: bool = False) -> None:
         super().__init__(f"{refname}: {detail}")
         self.refname = refname
+        self.lock_failed = lock_failed
+        """True when a lock on ``refname`` could not be taken (held, or left by a killed
+        writer), rather than the value having changed."""
 
 
 @dataclass(frozen=True)
@@ -169,14 +175,29 @@ class GitRepo:
         instead of each building a whole transaction's objects only to lose the compare-and-swap.
         ``build`` may raise to refuse; the locks are released and nothing is written.
         """
+        from .reflocks import writer_record
+
+        locked: list[str] = []
+
+        def lock(tx: pygit2.transaction.ReferenceTransaction, name: str) -> None:
+            try:
+                tx.lock_ref(name)
+            except pygit2.GitError as exc:
+                raise RefMoved(name, str(exc), lock_failed=True) from exc
+            locked.append(name)
+
         try:
-            with self.repo.transaction() as tx:
-                tx.lock_ref(guard)
+            # The writer record outlives the transaction block: it is dropped once the
+            # transaction has committed (or aborted) and released its locks.
+            with contextlib.ExitStack() as record, self.repo.transaction() as tx:
+                lock(tx, guard)
                 updates, value = build()
                 ordered = sorted(updates, key=lambda u: u.name)
                 for update in ordered:
                     if update.name != guard:
-                        tx.lock_ref(update.name)
+                        lock(tx, update.name)
+                lock_files = [self.common_dir / f"{name}.lock" for name in locked]
+                record.enter_context(writer_record(self.common_dir, lock_files))
                 for update in ordered:
                     current = self.read_ref(update.name)
                     if current != update.expected:
@@ -190,30 +211,13 @@ class GitRepo:
             raise RefMoved(guard, str(exc)) from exc
         return value
 
-    def stale_lock_hint(self, refnames: Iterable[str], older_than: float = 10.0) -> str | None:
-        """Name every ``<ref>.lock`` left by a killed writer, with one command that clears them.
-
-        A writer killed inside a transaction leaves one lock per ref it held; naming only the
-        first would make the user clear them one failed retry at a time.
+    def lock_hint(self, refnames: Iterable[str], older_than: float | None = 0.0) -> str | None:
+        """Name the lock files blocking ``refnames`` that are provably stale or at least
+        ``older_than`` seconds old (None: only the provable), with the ``rm`` that clears them.
         """
-        now = time.time()
-        stale: list[tuple[Path, float]] = []
-        for name in dict.fromkeys(refnames):
-            lock = self.common_dir / f"{name}.lock"
-            try:
-                age = now - lock.stat().st_mtime
-            except FileNotFoundError:
-                continue
-            if age >= older_than:
-                stale.append((lock, age))
-        if not stale:
-            return None
-        names = ", ".join(f"{lock} ({age:.0f}s old)" for lock, age in stale)
-        command = " ".join(f"'{lock}'" for lock, _ in stale)
-        return (
-            f"stale lock file(s) block the update: {names}; a writer was killed while holding "
-            f"them. If no git or okstra process is running, remove them: rm {command}"
-        )
+        from .reflocks import blocking_hint
+
+        return blocking_hint(self.common_dir, refnames, older_than)
 
     # -- objects ---------------------------------------------------------------------------
 
@@ -460,22 +464,24 @@ def cas_retry(
     """Run ``attempt`` until its compare-and-swap lands; each try re-reads from scratch.
 
     Backoff is jittered so racers spread out; after ``attempts`` the loss is a Conflict,
-    naming a stale lock file when one is what blocks us.
+    naming the lock files that blocked it, if any.
     """
     names = list(refnames)
     delay = 0.002
     for tries in range(1, attempts + 1):
         try:
             return attempt()
-        except RefMoved:
-            # A lock left by a killed writer never clears: say so now rather than after
-            # every attempt has waited on it (a live writer holds a lock for milliseconds).
-            hint = repo.stale_lock_hint(names) if tries % 8 == 0 else None
-            if hint is not None:
-                raise Conflict(hint) from None
+        except RefMoved as moved:
+            if moved.lock_failed:
+                # A lock left by a killed writer never clears: name it at once when its writer
+                # is provably gone, or once it is old (a live writer holds one for milliseconds).
+                old = OLD_LOCK_SECONDS if tries % 8 == 0 else None
+                hint = repo.lock_hint([*names, moved.refname], old)
+                if hint is not None:
+                    raise Conflict(hint) from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.6, 0.1)
-    hint = repo.stale_lock_hint(names)
+    hint = repo.lock_hint(names)
     raise Conflict(
         hint or f"lost the race to update {', '.join(names)} after {attempts} attempts; retry"
     )

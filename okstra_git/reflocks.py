@@ -1,0 +1,177 @@
+"""Who left a ref lock: okstra's writers say so, so a lock left by a killed writer is named at
+the first failed try (SPEC §15: a stale ref lock is never removed automatically).
+
+git and libgit2 lock a ref by creating ``<ref>.lock`` and renaming it over the ref; the file
+says nothing about its writer, so on its own a lock can only be judged by its age. An okstra
+transaction, once it holds its locks, writes a writer file
+(``<common dir>/okstra-locks/writers/<host>-<pid>-<n>.json``) naming its process and the
+identity (inode, mtime) of each lock file, and holds an exclusive ``flock`` on it until the
+transaction is over; then it deletes it. The kernel drops the ``flock`` when the process dies,
+however it dies. So a lock file whose identity a writer file records, where that writer file's
+``flock`` can be taken and its host is this one, was left by an okstra process that is gone:
+provably stale. Any other lock (git's own, or one okstra was killed holding before it could
+record it) is named only once it is old, or after every retry failed.
+
+Plain files and ``fcntl``; no git.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import os
+import socket
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .shell import command
+
+WRITERS_DIR = "okstra-locks/writers"
+_count = itertools.count()
+
+
+def _host() -> str:
+    return socket.gethostname()
+
+
+def _host_tag() -> str:
+    return hashlib.sha1(_host().encode("utf-8", "surrogateescape")).hexdigest()[:8]
+
+
+def _identity(st: os.stat_result) -> list[int]:
+    return [st.st_dev, st.st_ino, st.st_mtime_ns]
+
+
+@contextlib.contextmanager
+def writer_record(common_dir: Path, lock_paths: Iterable[Path]) -> Iterator[None]:
+    """Declare, while the block runs, that this process holds ``lock_paths``.
+
+    Called once every lock is taken (a lock file's identity exists only then). A process
+    killed inside the block leaves the record behind, unlocked: :func:`held_locks` reads it.
+    """
+    import fcntl
+
+    locks = {}
+    for path in lock_paths:
+        with contextlib.suppress(FileNotFoundError):
+            locks[str(path)] = _identity(path.stat())
+    folder = common_dir / WRITERS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    record = folder / f"{_host_tag()}-{os.getpid()}-{next(_count)}.json"
+    fd = os.open(record, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        body = {"pid": os.getpid(), "host": _host(), "locks": locks}
+        os.write(fd, json.dumps(body).encode("utf-8", "surrogateescape"))
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            record.unlink()
+        os.close(fd)  # drops the flock
+
+
+@dataclass(frozen=True)
+class HeldLock:
+    """A ``<ref>.lock`` file present now."""
+
+    path: Path
+    """The lock file."""
+    age: float
+    """Seconds since it was last written."""
+    gone_writer: str | None
+    """``okstra process <pid> on <host>`` when that writer provably died holding it."""
+
+
+def held_locks(common_dir: Path, refnames: Iterable[str]) -> list[HeldLock]:
+    """The lock files of ``refnames`` (and of ``packed-refs``) that exist, each with whether a
+    writer record proves its writer gone."""
+    now = time.time()
+    found: list[tuple[Path, os.stat_result]] = []
+    for name in dict.fromkeys([*refnames, "packed-refs"]):
+        lock = common_dir / f"{name}.lock"
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            found.append((lock, lock.stat()))
+    if not found:
+        return []
+    dead = _dead_writers(common_dir / WRITERS_DIR)
+    return [
+        HeldLock(lock, max(0.0, now - st.st_mtime), dead.get((str(lock), *_identity(st))))
+        for lock, st in found
+    ]
+
+
+def _dead_writers(folder: Path) -> dict[tuple[object, ...], str]:
+    """(lock path, dev, inode, mtime) → writer, for every record whose writer is gone.
+
+    A record's ``flock`` taken without waiting means its process is dead — on this host only,
+    so a record written by another host through a shared folder proves nothing.
+    """
+    import fcntl
+
+    found: dict[tuple[object, ...], str] = {}
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    mine = _host_tag() + "-"
+    for name in names:
+        if not name.startswith(mine):
+            continue
+        try:
+            fd = os.open(folder / name, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                continue  # its writer is alive
+            try:
+                body = json.loads(os.read(fd, 1 << 16).decode("utf-8", "surrogateescape"))
+                who = f"okstra process {int(body['pid'])} on {body['host']}"
+                for path, ident in body["locks"].items():
+                    found[(path, *ident)] = who
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue  # half-written by a writer killed while writing it: proves nothing
+        finally:
+            os.close(fd)
+    return found
+
+
+def age_text(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f}{unit}"
+    return f"{seconds:.0f}s"
+
+
+def stale_hint(locks: list[HeldLock]) -> str:
+    """One paragraph naming every lock, its age and writer, and the one ``rm`` that clears
+    them (a killed transaction leaves one lock per ref it held)."""
+    gone = sorted({h.gone_writer for h in locks if h.gone_writer})
+    names = ", ".join(f"{h.path} ({age_text(h.age)} old)" for h in locks)
+    rm = command("rm", *[h.path for h in locks])
+    if gone and all(h.gone_writer for h in locks):
+        return (
+            f"stale lock file(s) block the update: {names}; they were left by "
+            f"{' and '.join(gone)}, which was killed before it finished (it wrote nothing). "
+            f"Remove them: {rm}"
+        )
+    return (
+        f"lock file(s) block the update: {names}; a git or okstra process holds them, or was "
+        f"killed holding them. If none is running, remove them: {rm}"
+    )
+
+
+def blocking_hint(
+    common_dir: Path, refnames: Iterable[str], older_than: float | None = 0.0
+) -> str | None:
+    """:func:`stale_hint` for the locks of ``refnames`` that are provably stale, or (unless
+    ``older_than`` is None) at least ``older_than`` seconds old; None when there is none."""
+    held = held_locks(common_dir, refnames)
+    named = [h for h in held if h.gone_writer or (older_than is not None and h.age >= older_than)]
+    return stale_hint(named) if named else None
