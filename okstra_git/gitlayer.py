@@ -20,6 +20,7 @@ from typing import TypeVar
 import pygit2
 
 from .errors import BadInput, Conflict, Refused
+from .fsutil import write_atomic
 
 ZERO_OID = "0" * 40
 OLD_LOCK_SECONDS = 10.0
@@ -419,7 +420,9 @@ class GitRepo:
                 return Path(main)
         for name in self.repo.list_worktrees():
             if _head_file(self.common_dir / "worktrees" / name) == wanted:
-                return Path(self.repo.lookup_worktree(name).path)
+                path = Path(self.repo.lookup_worktree(name).path)
+                if not is_aside(path):  # one being made or removed is not checked out yet
+                    return path
         return None
 
 
@@ -430,13 +433,20 @@ def note_paths(target: str) -> tuple[str, ...]:
 
 def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -> str | None:
     """The commit checked out in a work tree; None when the folder is gone or not a work tree
-    (of ``of``'s repository, when given), or its branch has no commit yet."""
+    (of ``of``'s repository, when given), or its branch has no commit yet.
+
+    A folder ``of`` has registered as a worktree but whose ``.git`` file was deleted raises
+    BadInput naming the repair: treating it as gone would record the branch head instead of
+    the files in it, and its uncommitted work could be thrown away as "missing".
+    """
     try:
         repo = pygit2.Repository(str(worktree))
     except pygit2.GitError:
-        return None
-    if repo.workdir is None or Path(repo.workdir).resolve() != Path(worktree).resolve():
-        return None  # a plain folder inside some other repository
+        repo = None
+    if repo is None or repo.workdir is None or not _same_path(Path(repo.workdir), Path(worktree)):
+        if of is not None:
+            require_intact(of, Path(worktree))
+        return None  # gone, or a plain folder inside some other repository
     if of is not None and _common_dir(Path(repo.path)).resolve() != of.common_dir.resolve():
         return None  # a work tree of another clone (worktree roots can be shared)
     if repo.head_is_unborn:
@@ -449,7 +459,13 @@ def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
 
     Ignored files do not count; an untracked folder is reported once, as git status does.
     """
-    repo = pygit2.Repository(str(worktree))
+    try:
+        repo = pygit2.Repository(str(worktree))
+    except pygit2.GitError as exc:
+        raise BadInput(
+            f"{worktree} is not a git work tree any more ({exc}); if it was one, its .git file "
+            "was removed: see git worktree repair"
+        ) from exc
     ignored = pygit2.enums.FileStatus.IGNORED
     return sorted(
         path
@@ -559,12 +575,21 @@ def _common_dir(git_dir: Path) -> Path:
 # =============================================================================================
 
 CRASH_ENV = "OKSTRA_TEST_CRASH_AT"
-"""Names a crash point (``in-transaction``, ``after-refs``) where the process kills itself."""
+"""Names a crash point where the process kills itself: ``NAME`` (its first pass) or
+``NAME#N`` (its N-th pass in the process, e.g. the second transaction of a command)."""
+_crash_passes: dict[str, int] = {}
 
 
 def crash_point(name: str) -> None:
     """Die by SIGKILL when ``OKSTRA_TEST_CRASH_AT`` names this point: the kill -9 tests' hook."""
-    if os.environ.get(CRASH_ENV) == name:
+    wanted = os.environ.get(CRASH_ENV)
+    if not wanted:
+        return
+    point, _, nth = wanted.partition("#")
+    if point != name:
+        return
+    _crash_passes[name] = _crash_passes.get(name, 0) + 1
+    if _crash_passes[name] == int(nth or 1):
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
@@ -580,6 +605,11 @@ class WorktreeInfo:
     """Where its files are."""
     prunable: bool
     """True when its folder is gone (removed by hand or by a crash mid-teardown)."""
+    locked: str | None
+    """Why it is locked (``git worktree lock [--reason]``; empty without a reason), else None."""
+    broken: bool
+    """Its folder is there but its ``.git`` file is gone or points elsewhere: git cannot read
+    it until ``git worktree repair`` rewrites the file."""
 
 
 def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
@@ -589,9 +619,42 @@ def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
             found = repo.repo.lookup_worktree(name)
         except (KeyError, pygit2.GitError):
             continue
-        if _same_path(Path(found.path), path):
-            return WorktreeInfo(name, Path(found.path), bool(found.is_prunable))
+        where = Path(found.path)
+        if _same_path(where, path):
+            admin = repo.common_dir / "worktrees" / name
+            try:
+                locked: str | None = (admin / "locked").read_text("utf-8", "replace").strip()
+            except (FileNotFoundError, NotADirectoryError):
+                locked = None
+            broken = where.is_dir() and not _gitfile_points_to(where / ".git", admin)
+            return WorktreeInfo(name, where, bool(found.is_prunable), locked, broken)
     return None
+
+
+def _gitfile_points_to(gitfile: Path, admin: Path) -> bool:
+    try:
+        text = gitfile.read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not text.startswith("gitdir:"):
+        return False
+    target = Path(text[len("gitdir:") :].strip())
+    return _same_path(gitfile.parent / target, admin)
+
+
+def require_intact(repo: GitRepo, path: Path) -> None:
+    """BadInput when ``path`` is a worktree of ``repo`` whose ``.git`` file was deleted."""
+    found = worktree_at(repo, path)
+    if found is None or not found.broken:
+        return
+    from .shell import command
+
+    main = repo.common_dir.parent if repo.common_dir.name == ".git" else repo.common_dir
+    raise BadInput(
+        f"{found.path} is registered as git worktree {found.name!r} of {main}, but its .git "
+        "file is missing or points elsewhere, so git cannot read the files in it (nothing was "
+        f"changed). Repair it with: {command('git', '-C', main, 'worktree', 'repair', found.path)}"
+    )
 
 
 def _name_taken(repo: GitRepo, name: str) -> bool:
@@ -620,6 +683,18 @@ def _same_path(a: Path, b: Path) -> bool:
 
 WORKTREE_LOCK_TIMEOUT = 300.0
 """Seconds to wait for another process making the same worktree (a checkout can be slow)."""
+_MAKING, _REMOVING = "okstra-new", "okstra-old"
+
+
+def _aside(path: Path, what: str) -> Path:
+    """The hidden sibling where a worktree is built (``okstra-new``) or taken apart
+    (``okstra-old``): on the same filesystem, so moving it into or out of place is a rename."""
+    return path.with_name(f".{path.name}.{what}")
+
+
+def is_aside(path: Path) -> bool:
+    """A worktree folder okstra is making or removing, never one to use."""
+    return path.name.startswith(".") and path.name.endswith((f".{_MAKING}", f".{_REMOVING}"))
 
 
 def add_worktree(
@@ -630,8 +705,13 @@ def add_worktree(
     Idempotent: the worktree already registered for ``path`` is reused as it is. ``name`` is
     the git worktree name; when another path holds it (two task keys whose slugs join to the
     same name), a suffix from the path keeps both. Returns ``(made_worktree, made_branch)`` so
-    a caller rolling back removes only what it made. On failure nothing this call made is left
-    behind (libgit2 writes the admin folder before the files).
+    a caller rolling back removes only what it made.
+
+    All or nothing, even under kill -9: the checkout is made at a hidden sibling
+    (``.<leaf>.okstra-new``), then the worktree's admin entry is pointed at ``path`` and the
+    folder renamed there. libgit2 checks out after registering the worktree, so a kill
+    mid-checkout leaves only the hidden sibling, which the next call discards and redoes;
+    ``path`` itself only ever holds a complete checkout.
 
     Makers of one branch's worktree queue on a lock file: racing claims of one task all make
     the task worktree, and without it the second fails inside the first one's half-made branch
@@ -639,6 +719,7 @@ def add_worktree(
     """
     existing = worktree_at(repo, path)
     if existing is not None and not existing.prunable:
+        require_intact(repo, path)
         return False, False
     import filelock
 
@@ -662,9 +743,12 @@ def add_worktree(
 def _add_worktree_locked(
     repo: GitRepo, name: str, path: Path, branch: str, start: str
 ) -> tuple[bool, bool]:
+    staging = _aside(path, _MAKING)
+    _discard(repo, staging)  # a maker killed half-way: its checkout is redone, never reused
     existing = worktree_at(repo, path)  # again: the lock's previous holder may have made it
     if existing is not None:
         if not existing.prunable:
+            require_intact(repo, path)
             return False, False
         repo.repo.lookup_worktree(existing.name).prune(True)
     if path.exists() and any(path.iterdir()):
@@ -688,8 +772,17 @@ def _add_worktree_locked(
             raise Refused(f"cannot create branch {branch} at {start}: {exc}") from exc
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        repo.repo.add_worktree(name, str(path), repo.repo.lookup_reference(refname))
+        repo.repo.add_worktree(name, str(staging), repo.repo.lookup_reference(refname))
+        crash_point("worktree-checked-out")
+        # The commit point: the admin entry names the final place, then the folder goes there.
+        # Killed between the two, the entry is prunable (its folder is missing) and the next
+        # call redoes the worktree.
+        admin = repo.common_dir / "worktrees" / name
+        write_atomic(admin / "gitdir", f"{path / '.git'}\n".encode())
+        crash_point("worktree-registered")
+        os.rename(staging, path)  # replaces an empty folder; fails on a non-empty one
     except (pygit2.GitError, OSError) as exc:
+        _discard(repo, staging)
         if _name_taken(repo, name) and repo.repo.lookup_worktree(name).is_prunable:
             repo.repo.lookup_worktree(name).prune(True)
         if made_branch:
@@ -698,17 +791,41 @@ def _add_worktree_locked(
     return True, made_branch
 
 
-def remove_worktree(repo: GitRepo, path: Path) -> None:
-    """Delete the worktree at ``path``: its folder, then its admin entry (a crash between
-    leaves it prunable, which the next call finishes)."""
+def _discard(repo: GitRepo, aside: Path) -> None:
+    """Remove a hidden sibling folder okstra was making or taking apart, and its admin entry.
+
+    Only okstra writes these names, and only once it has decided the folder may go: a half-made
+    checkout, or a worktree whose work is already safe elsewhere.
+    """
     import shutil
 
+    found = worktree_at(repo, aside)
+    if aside.exists():
+        shutil.rmtree(aside)
+    if found is not None:
+        repo.repo.lookup_worktree(found.name).prune(True)
+
+
+def remove_worktree(repo: GitRepo, path: Path) -> None:
+    """Delete the worktree at ``path``; the caller has made sure no work is lost by it.
+
+    The folder is first renamed aside (``.<leaf>.okstra-old``), then the admin entry pruned,
+    then the renamed folder deleted. Killed at any point, ``path`` holds either the whole
+    worktree or nothing, and the next call finishes the teardown (never a half-deleted tree
+    that looks like a mass of uncommitted deletions). A locked worktree is refused.
+    """
     found = worktree_at(repo, path)
-    if found is None:
-        return
-    if found.path.exists():
-        shutil.rmtree(found.path)
-    repo.repo.lookup_worktree(found.name).prune(True)
+    trash = _aside(path, _REMOVING)
+    if found is not None:
+        if found.locked is not None:
+            raise Refused(f"the worktree {found.path} is locked ({found.locked or 'no reason'})")
+        if found.path.exists():
+            _discard(repo, trash)
+            os.rename(found.path, trash)
+            crash_point("worktree-moved-aside")
+        repo.repo.lookup_worktree(found.name).prune(True)
+        crash_point("worktree-unregistered")
+    _discard(repo, trash)
 
 
 def delete_branch(repo: GitRepo, branch: str, expected: str) -> None:
@@ -718,10 +835,13 @@ def delete_branch(repo: GitRepo, branch: str, expected: str) -> None:
     )
 
 
-def commits_not_in(repo: GitRepo, head: str, base: str, limit: int = 20) -> list[tuple[str, str]]:
+def commits_not_in(
+    repo: GitRepo, head: str, base: str | None, limit: int = 20
+) -> list[tuple[str, str]]:
     """Commits reachable from ``head`` but not from ``base``: (id, subject), newest first."""
     walker = repo.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.TOPOLOGICAL)
-    walker.hide(pygit2.Oid(hex=base))
+    if base is not None:
+        walker.hide(pygit2.Oid(hex=base))
     found = []
     for commit in walker:
         found.append((str(commit.id), commit.message.split("\n", 1)[0]))

@@ -51,14 +51,21 @@ def test_prune_refuses_an_unmerged_commit_then_removes_after_merge(repo: Path) -
         f"stage 1: branch okstra/g/i/stage-1 has 1 commit(s) not in the task worktree HEAD "
         f"{git(repo, 'rev-parse', 'main')[:12]}: {head[:12]} add src/schema.py" in proc.stderr
     )
-    assert f"git okstra worktree prune '{KEY}' --force" in proc.stderr
+    assert f"git okstra worktree prune {KEY} --force" in proc.stderr
     assert (folder / "stage-1").is_dir() and git(repo, "rev-parse", "okstra/g/i/stage-1") == head
     assert stored(repo) == before
 
     git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
     done = okstra(repo, "worktree", "prune", KEY, "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"removed": [1], "forcedOver": [], "ok": True}
+    assert json.loads(done.stdout) == {
+        "removed": [1],
+        "forcedOver": [],
+        "kept": [],
+        "skipped": [],
+        "movedReports": [],
+        "ok": True,
+    }
     assert not (folder / "stage-1").exists()
     assert "stage-1" not in git(repo, "worktree", "list")
     assert git(repo, "branch", "--list", "okstra/g/i/stage-1") == ""

@@ -25,12 +25,14 @@ def list_(key: str) -> Output:
     lines = []
     for e in entries:
         what = "task" if e.kind == "task" else f"stage {e.stage}"
-        state = "present" if e.exists else "missing"
+        state = "present" if e.exists else "broken" if e.repair else "missing"
         extra = f", {len(e.dirty)} uncommitted" if e.dirty else ""
         claim = f" [{e.claim_status} {e.run_id}]" if e.claim_status else ""
         lines.append(
             f"{what:<9} {e.path}  {e.branch}  {(e.head or '-')[:12]}  ({state}{extra}){claim}"
         )
+        if e.repair:
+            lines.append(f"          {e.repair}")
     return Output({"worktrees": [e.to_data() for e in entries]}, "\n".join(lines))
 
 
@@ -46,9 +48,18 @@ def prune(key: str, force: bool) -> Output:
 
     ctx = open_context()
     result = worktrees.prune(ctx, ctx.key(key), force)
-    lines = [f"removed the worktree and branch of stage {n}" for n in result.removed]
+    lines = [f"moved {m}" for m in result.moved_reports]
+    lines += [f"removed the worktree and branch of stage {n}" for n in result.removed]
     lines += [f"removed despite: {p}" for p in result.problems]
+    lines += [f"kept unmerged commit as {ref}" for ref in result.kept]
+    lines += [f"skipped: {s}" for s in result.skipped]
     return Output(
-        {"removed": result.removed, "forcedOver": result.problems},
+        {
+            "removed": result.removed,
+            "forcedOver": result.problems,
+            "kept": result.kept,
+            "skipped": result.skipped,
+            "movedReports": result.moved_reports,
+        },
         "\n".join(lines) or "nothing to prune",
     )

@@ -13,24 +13,30 @@ worktree with uncommitted changes or a branch with commits the task worktree HEA
 
 from __future__ import annotations
 
+import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BadInput, Conflict, Refused
+from ..fsutil import write_atomic
 from ..gitlayer import (
     RefMoved,
+    RefUpdate,
     add_worktree,
     commits_not_in,
     delete_branch,
     dirty_paths,
     main_worktree,
     remove_worktree,
+    require_intact,
     worktree_at,
     worktree_head,
 )
 from ..keys import TaskKey, slug
-from ..records.claim import load_claims
+from ..records.claim import ClaimState, load_claims
+from ..shell import command
+from ..shell import okstra as shell_okstra
 from ..strict import unknown_home
 from .context import Context
 
@@ -193,6 +199,9 @@ class WorktreeEntry:
     """The stage's claim status (stage worktrees)."""
     run_id: str | None
     """The run holding or having held the stage."""
+    repair: str | None = None
+    """Set when the folder is a registered worktree git cannot read (its ``.git`` file was
+    deleted): the message naming the command that repairs it."""
 
     def to_data(self) -> dict[str, object]:
         return {
@@ -205,6 +214,8 @@ class WorktreeEntry:
             "dirty": self.dirty,
             "claimStatus": self.claim_status,
             "runId": self.run_id,
+            "broken": self.repair is not None,
+            "repair": self.repair,
         }
 
 
@@ -217,7 +228,11 @@ def _entry(
     status: str | None,
     run_id: str | None,
 ) -> WorktreeEntry:
-    head = worktree_head(path, ctx.repo)
+    repair = None
+    try:
+        head = worktree_head(path, ctx.repo)
+    except BadInput as broken:
+        head, repair = None, str(broken)
     exists = head is not None
     return WorktreeEntry(
         kind=kind,
@@ -229,6 +244,7 @@ def _entry(
         dirty=dirty_paths(path) if exists else [],
         claim_status=status,
         run_id=run_id,
+        repair=repair,
     )
 
 
@@ -254,76 +270,235 @@ def list_worktrees(ctx: Context, key: TaskKey) -> list[WorktreeEntry]:
     return entries
 
 
+KEPT_PREFIX = "refs/okstra-kept/"
+"""Where a forced prune keeps the commits it would otherwise drop: local only (``sync`` moves
+``refs/okstra/*``), one ref per commit, ``refs/okstra-kept/<group>/<id>/stage-<N>/<sha>``."""
+
+
+def kept_prefix(key: TaskKey, stage: int) -> str:
+    return f"{KEPT_PREFIX}{key.ref_suffix}/stage-{stage}/"
+
+
 @dataclass(frozen=True)
 class PruneResult:
-    """What ``worktree prune`` removed, and what it refused (forced or not)."""
+    """What ``worktree prune`` removed, kept and skipped."""
 
     removed: list[int]
     """Stages whose worktree and branch are gone now."""
     problems: list[str]
-    """Work that would be lost, one line per worktree or branch (removed anyway with force)."""
+    """Work that would be lost, one line per worktree or commit (removed anyway with force:
+    uncommitted files are gone, commits are kept under ``kept``)."""
+    kept: list[str] = field(default_factory=list)
+    """Refs made under ``refs/okstra-kept/`` for commits the task branch lacks (force)."""
+    skipped: list[str] = field(default_factory=list)
+    """Locked worktrees, left as they are, each with the command that unlocks it."""
+    moved_reports: list[str] = field(default_factory=list)
+    """Stage reports a claim names, moved out of a worktree before it was removed."""
 
 
-def _unmerged(ctx: Context, branch: str, head: str, task: str | None) -> str | None:
-    """What prune would lose of ``branch``: its commits the task worktree HEAD lacks."""
-    if task is None:
-        return f"branch {branch} ({head[:12]}) cannot be checked: the task branch does not exist"
-    commits = commits_not_in(ctx.repo, head, task)
-    if not commits:
+@dataclass(frozen=True)
+class _Teardown:
+    """One done stage's worktree and branch, checked and ready to go."""
+
+    stage: int
+    path: Path
+    branch: str
+    branch_head: str | None
+    """The branch's value when checked: deleted only if it still holds it."""
+    keep: list[str]
+    """Commits no ref that stays contains (pinned under ``refs/okstra-kept/`` first)."""
+    report: Path | None
+    """The claim's report, when it lives inside the worktree."""
+
+
+def _unmerged(
+    ctx: Context, task: str | None, kept: list[str], labelled: dict[str, str]
+) -> tuple[list[str], list[str]]:
+    """The commits of ``labelled`` (commit → what points at it) that neither the task branch
+    nor a kept ref contains, and one line each saying what would be lost."""
+    safe = [c for c in (task, *kept) if c is not None]
+    loose = [
+        commit
+        for commit in labelled
+        if not any(ctx.repo.contains(ref_head, commit) for ref_head in safe)
+    ]
+    lines = []
+    for commit in loose:
+        if task is None:
+            lines.append(
+                f"{labelled[commit]} ({commit[:12]}) cannot be checked: the task branch does "
+                "not exist"
+            )
+            continue
+        commits = commits_not_in(ctx.repo, commit, task)
+        listed = "; ".join(f"{sha[:12]} {subject}" for sha, subject in commits)
+        lines.append(
+            f"{labelled[commit]} has {len(commits)}{'+' if len(commits) >= 20 else ''} "
+            f"commit(s) not in the task worktree HEAD {task[:12]}: {listed}"
+        )
+    return loose, lines
+
+
+def _report_inside(report_path: str | None, worktree: Path) -> Path | None:
+    """The claim's report file when it lives inside ``worktree`` (named relative to it, as
+    ``stage done`` run there records it, or by an absolute path into it)."""
+    if not report_path:
         return None
-    listed = "; ".join(f"{sha[:12]} {subject}" for sha, subject in commits)
-    return (
-        f"branch {branch} has {len(commits)}{'+' if len(commits) >= 20 else ''} commit(s) not "
-        f"in the task worktree HEAD {task[:12]}: {listed}"
-    )
+    named = Path(report_path)
+    found = named if named.is_absolute() else worktree / named
+    if not found.is_file() or not found.resolve().is_relative_to(worktree.resolve()):
+        return None
+    return found
+
+
+def _check_stage(
+    ctx: Context, key: TaskKey, state: ClaimState, task: str | None, problems: list[str]
+) -> _Teardown | str | None:
+    """What pruning a done stage takes: a teardown, a reason to skip it, or None (gone)."""
+    claim = state.claim
+    number, path, branch = claim.stage, Path(claim.worktree_path), claim.branch
+    found = worktree_at(ctx.repo, path)
+    head = ctx.repo.read_ref(f"refs/heads/{branch}")
+    if found is None and head is None:
+        remove_worktree(ctx.repo, path)  # finishes a teardown killed after the branch went
+        return None
+    elsewhere = ctx.repo.worktree_for_branch(branch)
+    if elsewhere is not None and (found is None or not _same(elsewhere, found.path)):
+        raise Refused(
+            f"stage {number}'s branch {branch} is checked out in {elsewhere}; switch that "
+            "worktree to another branch before pruning"
+        )
+    present = found is not None and not found.prunable
+    if found is not None and found.locked is not None:
+        why = f" ({found.locked})" if found.locked else ""
+        return (
+            f"stage {number} worktree {found.path} is locked{why}, so it and its branch were "
+            f"kept; to prune it, unlock it first: {command('git', 'worktree', 'unlock', path)}"
+        )
+    if present:
+        require_intact(ctx.repo, path)
+        dirty = dirty_paths(path)
+        if dirty:
+            problems.append(
+                f"stage {number} worktree {path} has uncommitted changes: " + ", ".join(dirty)
+            )
+    labelled: dict[str, str] = {}
+    if head is not None:
+        labelled[head] = f"branch {branch}"
+    worktree_head_now = worktree_head(path, ctx.repo) if present else None
+    if worktree_head_now is not None:
+        labelled.setdefault(worktree_head_now, f"worktree HEAD {worktree_head_now[:12]}")
+    if claim.head_commit:
+        labelled.setdefault(claim.head_commit, f"done commit {claim.head_commit[:12]}")
+    kept = list(ctx.repo.list_refs(kept_prefix(key, number)).values())
+    keep, lines = _unmerged(ctx, task, kept, labelled)
+    problems += [f"stage {number}: {line}" for line in lines]
+    report = _report_inside(claim.report_path, path) if present else None
+    return _Teardown(number, path, branch, head, keep, report)
+
+
+def _same(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
+
+
+def _keep(ctx: Context, key: TaskKey, plans: list[_Teardown]) -> list[str]:
+    """Pin every commit a forced prune would drop under ``refs/okstra-kept/``, in one
+    transaction, before anything is removed."""
+    refs = {f"{kept_prefix(key, t.stage)}{c}": c for t in plans for c in t.keep}
+    new = [RefUpdate(ref, c, None) for ref, c in refs.items() if ctx.repo.read_ref(ref) != c]
+    if new:
+        ctx.repo.update_refs(new, f"okstra: keep commits of pruned stages of {key}")
+    return sorted(refs)
+
+
+def _move_report(ctx: Context, plan: _Teardown) -> str:
+    """Copy the stage report out of the worktree, to the same place in the main worktree's
+    workspace (where the claim's relative ``reportPath`` then resolves); another file already
+    there is never overwritten: the report goes beside it, named after the stage."""
+    assert plan.report is not None
+    data = plan.report.read_bytes()
+    relative = plan.report.resolve().relative_to(plan.path.resolve())
+    target = main_worktree(ctx.repo)[0] / relative
+    digest = hashlib.sha1(data).hexdigest()[:8]
+    for candidate in (
+        target,
+        target.with_name(f"{target.stem}.stage-{plan.stage}{target.suffix}"),
+        target.with_name(f"{target.stem}.stage-{plan.stage}-{digest}{target.suffix}"),
+    ):
+        try:
+            if candidate.read_bytes() != data:
+                continue
+        except FileNotFoundError:
+            candidate.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(candidate, data)
+        except IsADirectoryError:
+            continue
+        return f"stage {plan.stage} report {plan.report} -> {candidate}"
+    raise Refused(f"no free place to keep the stage {plan.stage} report {plan.report}")
 
 
 def prune(ctx: Context, key: TaskKey, force: bool) -> PruneResult:
-    """Remove worktrees and branches of done stages; refuse (unless ``force``) losing work."""
+    """Remove worktrees and branches of done stages; never lose a commit.
+
+    A worktree goes only when its HEAD, its branch and the claim's done commit are all reachable
+    from a ref that stays: the task branch, or a ``refs/okstra-kept/`` ref. Without ``force``
+    anything else (and any uncommitted change) refuses the whole prune; with it, uncommitted
+    changes are dropped and unmerged commits are pinned under ``refs/okstra-kept/`` first.
+    Locked worktrees are skipped and named. A report a claim names is moved out first.
+
+    Every step is safe to be killed and redone: kept refs, moved reports and a worktree renamed
+    aside all count as done on the next run, which picks up where this one stopped.
+    """
     lay = layout(ctx, key)
     task = ctx.repo.read_ref(f"refs/heads/{lay.task_branch}")
-    targets: list[tuple[int, Path, str, str | None]] = []
+    plans: list[_Teardown] = []
+    skipped: list[str] = []
     problems: list[str] = []
-    for number, state in sorted(load_claims(ctx.repo, key).items()):
-        claim = state.claim
-        if claim.status != "done" or not claim.branch:
+    for _, state in sorted(load_claims(ctx.repo, key).items()):
+        if state.claim.status != "done" or not state.claim.branch:
             continue
-        path, branch = Path(claim.worktree_path), claim.branch
-        found = worktree_at(ctx.repo, path)
-        head = ctx.repo.read_ref(f"refs/heads/{branch}")
-        if found is None and head is None:
-            continue  # already pruned
-        elsewhere = ctx.repo.worktree_for_branch(branch)
-        if elsewhere is not None and (found is None or elsewhere.resolve() != found.path.resolve()):
-            raise Refused(
-                f"stage {number}'s branch {branch} is checked out in {elsewhere}; switch that "
-                "worktree to another branch before pruning"
-            )
-        if found is not None and not found.prunable:
-            dirty = dirty_paths(found.path)
-            if dirty:
-                problems.append(
-                    f"stage {number} worktree {found.path} has uncommitted changes: "
-                    + ", ".join(dirty)
-                )
-        if head is not None:
-            why = _unmerged(ctx, branch, head, task)
-            if why is not None:
-                problems.append(f"stage {number}: {why}")
-        targets.append((number, path, branch, head))
+        checked = _check_stage(ctx, key, state, task, problems)
+        if isinstance(checked, str):
+            skipped.append(checked)
+        elif checked is not None:
+            plans.append(checked)
     if problems and not force:
         raise Refused(
             "worktree prune would lose work, so nothing was removed:\n"
             + "\n".join(f"  - {p}" for p in problems)
             + f"\nmerge or commit it (task worktree: {task_worktree_path(ctx, lay)}), or "
-            f"remove anyway with: git okstra worktree prune '{key}' --force"
+            "remove the worktrees anyway, keeping their unmerged commits under "
+            f"{KEPT_PREFIX}: {shell_okstra('worktree', 'prune', key, '--force')}"
         )
-    for number, path, branch, head in targets:
-        try:
-            remove_stage(ctx, path, branch, head)
-        except RefMoved as moved:  # committed on while we checked it: that is new work
+    kept = _keep(ctx, key, plans) if force else []
+    moved = [_move_report(ctx, plan) for plan in plans if plan.report is not None]
+    for plan in plans:
+        remove_worktree(ctx.repo, plan.path)
+        if plan.branch_head is not None:
+            _delete_branch(ctx, key, plan)
+    return PruneResult(
+        removed=[p.stage for p in plans],
+        problems=problems,
+        kept=kept,
+        skipped=skipped,
+        moved_reports=moved,
+    )
+
+
+def _delete_branch(ctx: Context, key: TaskKey, plan: _Teardown) -> None:
+    assert plan.branch_head is not None
+    try:
+        delete_branch(ctx.repo, plan.branch, plan.branch_head)
+    except RefMoved as moved:
+        ref = f"refs/heads/{plan.branch}"
+        if moved.lock_failed:
+            hint = ctx.repo.lock_hint([ref]) or f"{ref} is locked by another writer"
             raise Conflict(
-                f"stage {number}'s branch {branch} moved while it was being pruned, so it was "
-                f"kept ({moved}); check it again with: git okstra worktree prune '{key}'"
+                f"stage {plan.stage}'s worktree is removed but its branch {plan.branch} could "
+                f"not be deleted: {hint}; then finish with: "
+                f"{shell_okstra('worktree', 'prune', key)}"
             ) from moved
-    return PruneResult(removed=[t[0] for t in targets], problems=problems)
+        raise Conflict(  # committed on while we checked it: that is new work
+            f"stage {plan.stage}'s branch {plan.branch} moved while it was being pruned, so it "
+            f"was kept ({moved}); check it again with: {shell_okstra('worktree', 'prune', key)}"
+        ) from moved
