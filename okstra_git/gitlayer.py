@@ -19,8 +19,8 @@ from typing import TypeVar
 
 import pygit2
 
+from .crashpoints import crash_point
 from .errors import BadInput, Conflict, Refused
-from .fsutil import write_atomic
 
 ZERO_OID = "0" * 40
 OLD_LOCK_SECONDS = 10.0
@@ -574,26 +574,6 @@ def _common_dir(git_dir: Path) -> Path:
 # every pygit2 call stays in this module.
 # =============================================================================================
 
-CRASH_ENV = "OKSTRA_TEST_CRASH_AT"
-"""Names a crash point where the process kills itself: ``NAME`` (its first pass) or
-``NAME#N`` (its N-th pass in the process, e.g. the second transaction of a command)."""
-_crash_passes: dict[str, int] = {}
-
-
-def crash_point(name: str) -> None:
-    """Die by SIGKILL when ``OKSTRA_TEST_CRASH_AT`` names this point: the kill -9 tests' hook."""
-    wanted = os.environ.get(CRASH_ENV)
-    if not wanted:
-        return
-    point, _, nth = wanted.partition("#")
-    if point != name:
-        return
-    _crash_passes[name] = _crash_passes.get(name, 0) + 1
-    if _crash_passes[name] == int(nth or 1):
-        import signal
-
-        os.kill(os.getpid(), signal.SIGKILL)
-
 
 @dataclass(frozen=True)
 class WorktreeInfo:
@@ -777,11 +757,13 @@ def _add_worktree_locked(
         # The commit point: the admin entry names the final place, then the folder goes there.
         # Killed between the two, the entry is prunable (its folder is missing) and the next
         # call redoes the worktree.
+        from .userfiles import write_atomic
+
         admin = repo.common_dir / "worktrees" / name
-        write_atomic(admin / "gitdir", f"{path / '.git'}\n".encode())
+        write_atomic(admin / "gitdir", f"{path / '.git'}\n".encode(), "worktree admin file")
         crash_point("worktree-registered")
         os.rename(staging, path)  # replaces an empty folder; fails on a non-empty one
-    except (pygit2.GitError, OSError) as exc:
+    except (pygit2.GitError, OSError, BadInput) as exc:
         _discard(repo, staging)
         if _name_taken(repo, name) and repo.repo.lookup_worktree(name).is_prunable:
             repo.repo.lookup_worktree(name).prune(True)

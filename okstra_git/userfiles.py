@@ -9,6 +9,7 @@ Each is written atomically (``write_atomic``).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -16,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .crashpoints import crash_point
 from .errors import BadInput
 
 
@@ -84,20 +86,47 @@ def workspace_relative(workdir: Path | None, path: str, what: str) -> str:
 
 
 def write_atomic(
-    path: str | os.PathLike[str], data: bytes, what: str, *, new: bool = False
+    path: str | os.PathLike[str],
+    data: bytes,
+    what: str,
+    *,
+    new: bool = False,
+    temp_dir: Path | None = None,
 ) -> None:
     """Write ``path`` so that a crash at any moment leaves the old file or the new one whole.
 
-    The bytes go to a temp file in the same folder, are flushed to disk, then the temp file is
-    renamed over ``path`` (or, with ``new``, linked to it, which fails if ``path`` appeared in
-    the meantime: creation never overwrites). The folder is synced so the rename survives a
-    power cut too. An existing file keeps its permission bits; a new one gets the umask's.
+    The bytes go to a temp file, are flushed to disk, then the temp file is renamed over
+    ``path`` (or, with ``new``, linked to it, which fails if ``path`` appeared in the meantime:
+    creation never overwrites). The folder is synced so the rename survives a power cut too. An
+    existing file keeps its permission bits; a new one gets the umask's.
+
+    The temp file goes in ``temp_dir`` when given (e.g. the work tree's ``.okstra/tmp/``, so a
+    writer killed mid-write leaves nothing ``git status`` shows beside the file), else beside
+    ``path``; a ``temp_dir`` on another filesystem falls back to beside it. Its name carries the
+    writer's pid, so :func:`sweep_dead_temps` can tell a killed writer's leftover.
     """
     target = Path(path)
-    shown = os.fspath(path)
-    folder = target.parent
+    folders = [temp_dir, target.parent] if temp_dir is not None else [target.parent]
+    for folder in folders:
+        try:
+            _write_via(folder, target, data, what, new)
+            return
+        except _CrossDevice:
+            continue
+
+
+class _CrossDevice(Exception):
+    """The temp folder is on another filesystem than the target: try beside the target."""
+
+
+def _write_via(folder: Path, target: Path, data: bytes, what: str, new: bool) -> None:
+    shown = os.fspath(target)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".okstra-tmp", dir=folder)
+        if folder != target.parent:
+            folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=_TEMP_SUFFIX, dir=folder
+        )
     except FileNotFoundError as exc:
         raise BadInput(f"{what} {shown}: folder {folder} does not exist") from exc
     except OSError as exc:
@@ -108,20 +137,48 @@ def write_atomic(
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, _mode_for(target))
+        crash_point("temp-written")
         if new:
             os.link(tmp, target)
         else:
             os.replace(tmp, target)
-        _sync_folder(folder)
+        _sync_folder(target.parent)
     except FileExistsError as exc:
         raise BadInput(f"{what} {shown}: already exists") from exc
     except IsADirectoryError as exc:
         raise BadInput(f"{what} {shown}: is a folder, not a file") from exc
     except OSError as exc:
+        if exc.errno == errno.EXDEV and folder != target.parent:
+            raise _CrossDevice from exc
         raise BadInput(f"{what} {shown}: cannot write ({exc.strerror})") from exc
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+_TEMP_SUFFIX = ".okstra-tmp"
+
+
+def sweep_dead_temps(folder: Path) -> None:
+    """Delete the temp files :func:`write_atomic` left in ``folder`` when its writer was killed
+    (the pid in the name is gone); a live writer's are left alone."""
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for name in names:
+        parts = name.removesuffix(_TEMP_SUFFIX).rsplit(".", 2)
+        if not name.endswith(_TEMP_SUFFIX) or len(parts) != 3 or not parts[1].isdigit():
+            continue
+        try:
+            os.kill(int(parts[1]), 0)
+            continue  # alive, or another user's: not ours to judge
+        except ProcessLookupError:
+            pass
+        except (PermissionError, OverflowError):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            (folder / name).unlink()
 
 
 def _mode_for(target: Path) -> int:

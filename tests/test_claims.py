@@ -217,8 +217,21 @@ def test_done_checks_the_worktree_then_stores_head_report_and_carry(repo: Path) 
         f"done stage 1 at {head[:12]} (implementation-001)",
         "claim stage 1 for implementation-001",
     ]
+    # Repeating it with the same head is a no-op; after a later commit it is refused with the
+    # way out (the later commits come along when the stage branch is merged).
+    claim_head = git(repo, "rev-parse", f"{CLAIMS}stage-1")
     again = okstra(repo, "stage", "done", KEY, "--stage", "1")
-    assert again.returncode == 1 and "is done (implementation-001), not started" in again.stderr
+    assert again.returncode == 0, again.stderr
+    assert f"stage 1 was already done at {head} (implementation-001); unchanged" in again.stdout
+    assert git(repo, "rev-parse", f"{CLAIMS}stage-1") == claim_head
+    later = commit_in(stage1, "later.py")
+    moved = okstra(repo, "stage", "done", KEY, "--stage", "1")
+    assert moved.returncode == 1
+    assert f"is already done at {head[:12]} (implementation-001" in moved.stderr
+    assert f"its head is now {later[:12]}. Merge the stage branch okstra/g/i/stage-1" in (
+        moved.stderr
+    )
+    assert git(repo, "rev-parse", f"{CLAIMS}stage-1") == claim_head
 
 
 def test_run_finishes_only_when_its_whole_batch_is_done(repo: Path) -> None:

@@ -127,6 +127,14 @@ def test_release_keeps_the_worktree_and_its_commits(repo: Path) -> None:
         "--run", "implementation-001",
     )  # fmt: skip
     assert released.returncode == 0, released.stderr
+    assert f"its worktree {stage} is kept; the next claim continues there" in released.stdout
+    # The run holds nothing now; it is not finished behind the user's back, but named.
+    note = released.stdout.splitlines()[-1]
+    assert note.startswith("run implementation-001 holds no started stage now")
+    finish = shlex.split(note.split("still running; ")[1])
+    assert finish[2:] == [
+        "run", "finish", KEY, "--type", "implementation", "--seq", "001", "--status", "error"
+    ]  # fmt: skip
     assert git(stage, "rev-parse", "HEAD") == work
     assert okstra(repo, "worktree", "prune", KEY, "--force").stdout.strip() == "nothing to prune"
     assert git(stage, "rev-parse", "HEAD") == work

@@ -141,12 +141,19 @@ def done(key: str, stage: int, report: str | None, carry: str | None, head: str 
     result = claims.done(ctx, ctx.key(key), stage, report, carry, head)
     c = result.claim
     lines = [f"stage {c.stage} done at {c.head_commit} ({c.run_id})"]
+    if result.already:
+        lines = [f"stage {c.stage} was already done at {c.head_commit} ({c.run_id}); unchanged"]
     if result.run_finished:
         lines.append(f"every stage of {c.run_id} is done: the run is finished (completed)")
     if result.run_note:
         lines.append(result.run_note)
     return Output(
-        {"claim": to_data(c), "runFinished": result.run_finished, "runNote": result.run_note},
+        {
+            "claim": to_data(c),
+            "runFinished": result.run_finished,
+            "runNote": result.run_note,
+            "already": result.already,
+        },
         "\n".join(lines),
     )
 
@@ -170,11 +177,14 @@ def release(key: str, stage: int, reason: str, run: str | None, force: bool) -> 
     from ..services.context import open_context
 
     ctx = open_context()
-    c = claims.release(ctx, ctx.key(key), stage, reason, run, force)
-    return Output(
-        {"claim": to_data(c)},
-        f"stage {c.stage} released ({c.run_id}) by {c.released_by}: {c.release_reason}",
-    )
+    result = claims.release(ctx, ctx.key(key), stage, reason, run, force)
+    c = result.claim
+    lines = [f"stage {c.stage} released ({c.run_id}) by {c.released_by}: {c.release_reason}"]
+    if c.worktree_path:
+        lines.append(f"its worktree {c.worktree_path} is kept; the next claim continues there")
+    if result.run_note:
+        lines.append(result.run_note)
+    return Output({"claim": to_data(c), "runNote": result.run_note}, "\n".join(lines))
 
 
 @command("stage list", "The consumers view: stage, status, run, head, lease, report.", KEY)

@@ -57,6 +57,7 @@ from ..records.claim import (
     load_claims,
 )
 from ..records.task import event_commit, load_run, now_iso, require_task, task_ref
+from ..shell import okstra as shell_okstra
 from ..stagemap import Stage
 from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
@@ -547,6 +548,9 @@ class DoneResult:
     """True when this was the batch's last stage and the run was finished ``completed``."""
     run_note: str | None
     """Why the run was not finished, when every stage of its batch is done."""
+    already: bool = False
+    """True when the stage was already done at this head: nothing was written to the claim (a
+    rerun after an interrupted ``stage done``; the run is still finished if it can be)."""
 
 
 def _stage_head(ctx: Context, c: Claim, given: str | None) -> str:
@@ -594,13 +598,15 @@ def done(
     carry_data = read_json_object(carry, "--carry", MAX_CARRY_BYTES)[1] if carry else None
     ref = claim_ref(key, stage)
     first = _require_claim(ctx, key, stage)
+    if first.claim.status != "started":
+        return _done_again(ctx, key, first.claim, head, report)
     head_commit = _stage_head(ctx, first.claim, head)
 
     def attempt() -> Claim:
         current = _require_claim(ctx, key, stage)
         c = current.claim
         if c.status != "started":
-            raise Refused(f"stage {stage} of {key} is {c.status} ({c.run_id}), not started")
+            raise _not_started(key, c)
         if c.run_id != first.claim.run_id:
             raise Refused(f"stage {stage} of {key} was taken over by {c.run_id} meanwhile")
         c.status = "done"
@@ -622,6 +628,48 @@ def done(
     return DoneResult(stored, finished, note)
 
 
+def _done_again(
+    ctx: Context, key: TaskKey, c: Claim, head: str | None, report: str | None
+) -> DoneResult:
+    """``stage done`` of a stage that is no longer started: a no-op when it is done at the
+    same head (e.g. rerun after a kill between the claim update and the run's finish, which
+    this then completes); otherwise a refusal saying what happened and the way out."""
+    if c.status != "done":
+        raise _not_started(key, c)
+    assert c.head_commit is not None
+    if head is not None:
+        now: str | None = ctx.repo.resolve_commit(head)
+    elif c.worktree_path:
+        now = worktree_head(c.worktree_path, ctx.repo) or ctx.repo.read_ref(
+            f"refs/heads/{c.branch}"
+        )
+    else:
+        now = c.head_commit
+    if now != c.head_commit:
+        where = f"the stage branch {c.branch}" if c.branch else "the stage's work"
+        raise Refused(
+            f"stage {c.stage} of {key} is already done at {c.head_commit[:12]} ({c.run_id}, "
+            f"{c.done_at}), and a done stage is not reopened; its head is now "
+            f"{(now or 'gone')[:12]}. Merge {where} into the task worktree to take the later "
+            f"commits too (see: {shell_okstra('worktree', 'list', key)})"
+        )
+    finished, note = _finish_run_if_done(ctx, key, c, report)
+    return DoneResult(c, finished, note, already=True)
+
+
+def _not_started(key: TaskKey, c: Claim) -> Refused:
+    if c.status == "released":
+        return Refused(
+            f"stage {c.stage} of {key} was released ({c.run_id}, by {c.released_by}: "
+            f"{c.release_reason}), so it cannot be marked done; claim it again to continue its "
+            f"work: {shell_okstra('stage', 'claim', key, '--stage', c.stage)}"
+        )
+    return Refused(
+        f"stage {c.stage} of {key} was marked done meanwhile ({c.run_id}); see: "
+        f"{shell_okstra('stage', 'list', key)}"
+    )
+
+
 def _finish_run_if_done(
     ctx: Context, key: TaskKey, c: Claim, report: str | None
 ) -> tuple[bool, str | None]:
@@ -630,24 +678,29 @@ def _finish_run_if_done(
     The run's report is the one given with the batch's last ``stage done``: finishing a run
     ``completed`` needs one, and only this call has a path that is sure to exist now.
     """
-    claims = load_claims(ctx.repo, key)
-    held = [claims[n].claim for n in c.batch if n in claims]
-    if any(h.run_id == c.run_id and h.status == "started" for h in held):
-        return False, None
-    seq = c.run_id.removeprefix(f"{RUN_TYPE}-")
-    state = require_task(ctx.repo, key)
-    record = load_run(ctx.repo, state, RUN_TYPE, seq)
-    if record is None or record.status != "running":
+    seq = _idle_run(ctx, key, c)
+    if seq is None:
         return False, None
     if report is None:
         return False, (
             f"every stage of {c.run_id} is done, but the run is still running: finishing it "
             "needs its report, and this `stage done` was given no --report. Finish it with: "
-            f"git okstra run finish '{key}' --type {RUN_TYPE} --seq {seq} --status completed "
-            "--report PATH"
+            + shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
+            + " --status completed --report PATH"
         )
     finish_run(ctx, key, RUN_TYPE, seq, "completed", report)
     return True, None
+
+
+def _idle_run(ctx: Context, key: TaskKey, c: Claim) -> str | None:
+    """The seq of ``c``'s run when it is still running but holds none of its batch started."""
+    claims = load_claims(ctx.repo, key)
+    held = [claims[n].claim for n in c.batch if n in claims]
+    if any(h.run_id == c.run_id and h.status == "started" for h in held):
+        return None
+    seq = c.run_id.removeprefix(f"{RUN_TYPE}-")
+    record = load_run(ctx.repo, require_task(ctx.repo, key), RUN_TYPE, seq)
+    return seq if record is not None and record.status == "running" else None
 
 
 def _require_claim(ctx: Context, key: TaskKey, stage: int) -> ClaimState:
@@ -660,10 +713,23 @@ def _require_claim(ctx: Context, key: TaskKey, stage: int) -> ClaimState:
     return state
 
 
+@dataclass(frozen=True)
+class ReleaseResult:
+    """A released claim, and what is left of its run."""
+
+    claim: Claim
+    """The claim as stored now."""
+    run_note: str | None
+    """When the run holds no started stage any more but is still running: the command that
+    finishes it (a released run is never finished behind the user's back)."""
+
+
 def release(
     ctx: Context, key: TaskKey, stage: int, reason: str, run: str | None, force: bool
-) -> Claim:
-    """End a started claim without done; another run's claim only with ``force``. Audited."""
+) -> ReleaseResult:
+    """End a started claim without done; another run's claim only with ``force``. Audited.
+    The stage's worktree and branch stay as they are: the next claim of the stage continues
+    there, so no commit and no uncommitted file is lost by a release."""
     if not reason.strip():
         raise BadInput("--reason must say why the claim is released (it is kept for audit)")
     ref = claim_ref(key, stage)
@@ -700,7 +766,23 @@ def release(
         )
         return c
 
-    return cas_retry(ctx.repo, attempt, [ref])
+    stored = cas_retry(ctx.repo, attempt, [ref])
+    seq = _idle_run(ctx, key, stored)
+    if seq is None:
+        return ReleaseResult(stored, None)
+    finish = shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
+    claims = load_claims(ctx.repo, key)
+    if any(
+        claims[n].claim.run_id == stored.run_id and claims[n].claim.status == "done"
+        for n in stored.batch
+        if n in claims
+    ):
+        how = f"{finish} --status completed --report PATH (some of its stages are done)"
+    else:
+        how = f"{finish} --status error"
+    return ReleaseResult(
+        stored, f"run {stored.run_id} holds no started stage now and is still running; {how}"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,13 +27,13 @@ from ..clarify import (
     read_approval_text,
 )
 from ..errors import BadInput, Conflict, Refused
-from ..gitlayer import RefUpdate
+from ..gitlayer import OKSTRA_DIR, RefUpdate
 from ..keys import TaskKey
 from ..planfile import PlanFile, Validation, blob_id, decode_plan, read_plan_file, validate_text
 from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
 from ..records.task import PlanRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from ..stagemap import StageMap, parse_plan
-from ..userfiles import write_atomic
+from ..userfiles import sweep_dead_temps, write_atomic
 from .context import Context
 
 PLANS_DIR = "plans"
@@ -367,11 +367,18 @@ def _point_at(ctx: Context, state: TaskState, plan: PlanFile, relpath: str) -> T
     return _adopt_plan(ctx, state.key, plan, relpath, True, f"plan follow approved {relpath}")
 
 
-def _write_atomic(path: Path, data: bytes, expected: bytes) -> None:
-    """Replace ``path`` by ``data`` atomically, unless someone changed it meanwhile."""
+def _rewrite_plan(workdir: Path, path: Path, data: bytes, expected: bytes) -> None:
+    """Replace the plan by ``data`` atomically, unless someone changed it meanwhile.
+
+    The temp file is written under the work tree's ``.okstra/tmp/`` (every clean-tree check
+    ignores ``.okstra/``, and ``init`` excludes it), so a kill mid-write never leaves a file that
+    ``git status`` shows beside the plan; leftovers of killed writers are swept here.
+    """
     if path.read_bytes() != expected:
         raise Conflict(f"{path} changed while okstra was approving it; run the command again")
-    write_atomic(path, data, "plan")
+    temp_dir = workdir / OKSTRA_DIR / "tmp"
+    sweep_dead_temps(temp_dir)
+    write_atomic(path, data, "plan", temp_dir=temp_dir)
 
 
 @dataclass(frozen=True)
@@ -419,7 +426,7 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
             # flip_marker refuses (exit 2) a plan without exactly one marker line.
             text = append_audit_line(flip_marker(plan.text, relpath), when, path=relpath)
             new = PlanFile(relpath, text.encode("utf-8"), text)
-            _write_atomic(path, new.raw, plan.raw)
+            _rewrite_plan(workdir, path, new.raw, plan.raw)
             plan = new
         state, approval = _record(ctx, state, plan, relpath, "B", when)
         return Approved(state, relpath, plan.blob, approval, not checked, False)

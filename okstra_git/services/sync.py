@@ -16,17 +16,20 @@ layer only.
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import subprocess
 import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput, Conflict, Refused
 from ..gate import REMOTE_NOTES_PREFIX
-from ..gitlayer import GitRepo, RefMoved, RefUpdate, cas_retry
+from ..gitlayer import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate, cas_retry
+from ..reflocks import held_locks, stale_hint
 from .context import Context
 
 if TYPE_CHECKING:
@@ -348,6 +351,45 @@ def _track_pushed(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
         repo.update_refs(moves, f"okstra sync: pushed to {remote}")
 
 
+def _local_remote_dir(repo: GitRepo, remote: str) -> Path | None:
+    """The git dir of ``remote`` when it is a repository on this machine (a path or a
+    ``file://`` URL), else None."""
+    url = repo.config_get(f"remote.{remote}.url") or ""
+    if url.startswith("file://"):
+        url = url[len("file://") :]
+    elif "://" in url or (":" in url and "/" not in url.split(":", 1)[0] and url[:1] != "/"):
+        return None  # a network URL, or scp-like host:path
+    path = Path(url).expanduser()
+    if not path.is_absolute():
+        path = (repo.workdir or repo.git_dir) / path
+    return path / ".git" if (path / ".git").is_dir() else path
+
+
+def remote_lock_hint(
+    repo: GitRepo,
+    remote: str,
+    refnames: Iterable[str],
+    older_than: float = 0.0,
+    under: str | None = None,
+) -> str | None:
+    """When ``remote`` is a repository on this machine, name the lock files (at least
+    ``older_than`` seconds old) in it that block pushing ``refnames`` or any ref ``under`` a
+    prefix: a push killed there leaves them, and no other machine is involved."""
+    folder = _local_remote_dir(repo, remote)
+    if folder is None:
+        return None
+    names = list(refnames)
+    if under is not None:
+        base = str(folder) + os.sep
+        names += [str(p)[len(base) : -len(".lock")] for p in (folder / under).glob("*.lock")]
+    locks = [h for h in held_locks(folder, names) if h.age >= older_than]
+    if not locks:
+        return None
+    return f"git push {remote} ({folder}, a repository on this machine) is blocked: " + (
+        stale_hint(locks)
+    )
+
+
 def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) -> bool:
     """Publish a claim's ref changes all-or-nothing; False when another machine got there first.
 
@@ -363,6 +405,10 @@ def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) 
     if outcome.ok:
         return True
     if outcome.lost_race:
+        names = [u.name for u in updates]
+        hint = remote_lock_hint(ctx.repo, remote, names, OLD_LOCK_SECONDS)
+        if hint is not None:
+            raise Conflict(hint)
         return False
     raise Refused(f"git push {remote} refused the claim: {outcome.detail}")
 
@@ -419,8 +465,12 @@ def claim_via_remote(
             # A progress note, like git's own: the command goes on and may still succeed.
             sys.stderr.write(f"okstra: another machine claimed first on {remote}; choosing again\n")
             time.sleep(0.05 + random.random() * 0.2)  # let the winner's push settle
+    from ..records.claim import claims_prefix
+    from ..records.task import task_ref
+
     raise Conflict(
-        f"lost the race to claim on {remote} {CLAIM_ATTEMPTS} times (other machines keep "
+        remote_lock_hint(ctx.repo, remote, [task_ref(key)], under=claims_prefix(key))
+        or f"lost the race to claim on {remote} {CLAIM_ATTEMPTS} times (other clones keep "
         "claiming this task); retry"
     )
 
@@ -460,12 +510,16 @@ def sync(
             return report
         if not outcome.lost_race:
             raise Refused(f"git push {remote} refused okstra's refs: {outcome.detail}")
+        old = OLD_LOCK_SECONDS if attempt < PUSH_ATTEMPTS else 0.0
+        hint = remote_lock_hint(repo, remote, [u.name for u in pushes], old)
+        if hint is not None:
+            raise Conflict(hint)
         if not do_fetch:
             raise Conflict(
                 f"{remote} changed since the last fetch, so the leased push landed nothing "
                 f"({outcome.detail}); run `git okstra sync {remote}` without --push-only"
             )
     raise Conflict(
-        f"{remote} kept changing during {PUSH_ATTEMPTS} sync attempts (another machine is "
-        "pushing okstra refs right now); rerun `git okstra sync`"
+        f"{remote} kept changing during {PUSH_ATTEMPTS} sync attempts (another clone is "
+        "pushing okstra refs to it right now); rerun `git okstra sync`"
     )

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BadInput, Conflict, Refused
-from ..fsutil import write_atomic
 from ..gitlayer import (
     RefMoved,
     RefUpdate,
@@ -38,6 +37,7 @@ from ..records.claim import ClaimState, load_claims
 from ..shell import command
 from ..shell import okstra as shell_okstra
 from ..strict import unknown_home
+from ..userfiles import write_atomic
 from .context import Context
 
 ROOT_CONFIG = "okstra.worktreeRoot"
@@ -430,7 +430,7 @@ def _move_report(ctx: Context, plan: _Teardown) -> str:
                 continue
         except FileNotFoundError:
             candidate.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(candidate, data)
+            write_atomic(candidate, data, "stage report", new=True)
         except IsADirectoryError:
             continue
         return f"stage {plan.stage} report {plan.report} -> {candidate}"
