@@ -23,6 +23,7 @@ from ..gitlayer import (
     RefMoved,
     RefUpdate,
     add_worktree,
+    cas_retry,
     commits_not_in,
     delete_branch,
     dirty_paths,
@@ -405,9 +406,13 @@ def _keep(ctx: Context, key: TaskKey, plans: list[_Teardown]) -> list[str]:
     """Pin every commit a forced prune would drop under ``refs/okstra-kept/``, in one
     transaction, before anything is removed."""
     refs = {f"{kept_prefix(key, t.stage)}{c}": c for t in plans for c in t.keep}
-    new = [RefUpdate(ref, c, None) for ref, c in refs.items() if ctx.repo.read_ref(ref) != c]
-    if new:
-        ctx.repo.update_refs(new, f"okstra: keep commits of pruned stages of {key}")
+
+    def attempt() -> None:
+        new = [RefUpdate(ref, c, None) for ref, c in refs.items() if ctx.repo.read_ref(ref) != c]
+        if new:
+            ctx.repo.update_refs(new, f"okstra: keep commits of pruned stages of {key}")
+
+    cas_retry(ctx.repo, attempt, list(refs))
     return sorted(refs)
 
 
@@ -492,11 +497,11 @@ def _delete_branch(ctx: Context, key: TaskKey, plan: _Teardown) -> None:
     except RefMoved as moved:
         ref = f"refs/heads/{plan.branch}"
         if moved.lock_failed:
-            hint = ctx.repo.lock_hint([ref]) or f"{ref} is locked by another writer"
+            hint = ctx.repo.lock_hint([ref]) or f"{ref} is locked by another writer."
             raise Conflict(
-                f"stage {plan.stage}'s worktree is removed but its branch {plan.branch} could "
-                f"not be deleted: {hint}; then finish with: "
-                f"{shell_okstra('worktree', 'prune', key)}"
+                f"stage {plan.stage}'s worktree is removed, but its branch {plan.branch} could "
+                "not be deleted, so the prune stopped there; once the lock is cleared, finish "
+                f"with: {shell_okstra('worktree', 'prune', key)}. {hint}"
             ) from moved
         raise Conflict(  # committed on while we checked it: that is new work
             f"stage {plan.stage}'s branch {plan.branch} moved while it was being pruned, so it "

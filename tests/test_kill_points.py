@@ -1,0 +1,327 @@
+"""kill -9 at every write (issue 9): after any kill, the next command either completes the
+operation or finds the previous state — no half-made worktree, no lost commit, no file left
+where ``git status`` shows it, and every stale lock named with the one command that clears it.
+
+Each command kills itself with SIGKILL at a named crash point (``OKSTRA_TEST_CRASH_AT``,
+``okstra_git.crashpoints``; ``NAME#N`` is the point's N-th pass in the process):
+``in-transaction`` (a ref transaction holds every lock, has written nothing),
+``worktree-checked-out`` / ``worktree-registered`` (a new worktree is checked out at its hidden
+sibling / pointed at its place, not yet moved there), ``worktree-moved-aside`` /
+``worktree-unregistered`` (a worktree being removed is renamed aside / its admin entry is
+gone), ``temp-written`` (an atomic file write has its temp file, not yet renamed). One real
+SIGKILL from outside, in the middle of a large checkout, completes the picture.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+from plans import LINEAR_PLAN
+from test_claims import CLAIMS, KEY, TASK_REF, approved_task, claim_refs, commit_in, show_claim
+
+from okstra_git.services import claims, plans, tasks
+from okstra_git.services.context import open_context
+
+
+def killed(cwd: Path, point: str, *args: str) -> None:
+    """Run ``git okstra ARGS`` and make sure it died at ``point``."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "okstra_git", *args],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        env={**os.environ, "OKSTRA_TEST_CRASH_AT": point},
+    )
+    assert proc.returncode == -signal.SIGKILL, (point, args, proc.returncode, proc.stderr)
+
+
+def ok(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    proc = okstra(cwd, *args)
+    assert proc.returncode == 0, (args, proc.stderr)
+    return proc
+
+
+def clear_stale_locks(cwd: Path, *args: str) -> None:
+    """The retry after a kill inside a transaction is refused (exit 3) at once, naming the
+    killed writer's locks and one ``rm``; run exactly that command."""
+    proc = okstra(cwd, *args)
+    assert proc.returncode == 3, (args, proc.returncode, proc.stderr)
+    assert re.search(r"left by okstra process [0-9]+ on .*, which was killed", proc.stderr)
+    rm = shlex.split(proc.stderr.split("Remove them: ")[1].strip())
+    assert rm[0] == "rm" and all(path.endswith(".lock") for path in rm[1:])
+    subprocess.run(rm, check=True)
+
+
+def whole(worktree: Path) -> None:
+    """A worktree with every tracked file checked out, nothing staged, nothing unknown."""
+    assert git(worktree, "status", "--porcelain", "--untracked-files=all") == "", worktree
+
+
+def no_half_made(repo: Path, settled: bool = False) -> None:
+    """Every registered worktree at its real path is whole: nothing a user or agent could
+    mistake for their own work. Only okstra's hidden siblings (``.<leaf>.okstra-new`` being
+    made, ``.okstra-old`` being removed) may be partial, right after a kill; once a command
+    has completed (``settled``) none is left."""
+    listing = git(repo, "worktree", "list", "--porcelain")
+    for line in listing.splitlines():
+        if line.startswith("worktree "):
+            path = Path(line[len("worktree ") :])
+            hidden = path.name.endswith((".okstra-new", ".okstra-old"))
+            assert not (settled and hidden), listing
+            if path.exists() and path != repo and not hidden:
+                whole(path)
+
+
+def reachable(repo: Path, *commits: str) -> None:
+    for commit in commits:
+        assert git(repo, "for-each-ref", "--contains", commit, "--format=%(refname)"), commit
+
+
+# ---------------------------------------------------------------------------------------------
+# Making worktrees
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        "worktree-checked-out#1",  # the task worktree, before the claim
+        "worktree-registered#1",
+        "worktree-checked-out#2",  # the stage worktree, after the claim landed
+        "worktree-registered#2",
+    ],
+)
+def test_a_claim_killed_while_making_a_worktree_is_redone_whole(repo: Path, point: str) -> None:
+    folder = approved_task(repo)
+    killed(repo, point, "stage", "claim", KEY)
+    no_half_made(repo)
+    assert not (folder / "stage-1").exists()  # never half there: absent until complete
+    if point.endswith("#1"):
+        assert not (folder / "task").exists()
+        assert claim_refs(repo) == {}  # nothing claimed yet: the previous state
+        ok(repo, "stage", "claim", KEY)
+    else:
+        # Claimed, its stage worktree not made: the plain retry points at the resume.
+        assert show_claim(repo, 1)["status"] == "started"
+        again = okstra(repo, "stage", "claim", KEY)
+        assert again.returncode == 1, again.stderr
+        resume = shlex.split(again.stderr.split("make them with: ")[1].strip())
+        assert resume[2:] == ["stage", "claim", KEY, "--resume", "implementation-001"]
+        data = json.loads(ok(repo, *resume[2:], "--json").stdout)
+        assert data["placements"][0]["leftUncommitted"] == []
+    assert not list(folder.glob(".*okstra*"))
+    no_half_made(repo, settled=True)
+    whole(folder / "task")
+    whole(folder / "stage-1")
+    assert git(folder / "stage-1", "rev-parse", "--abbrev-ref", "HEAD") == "okstra/g/i/stage-1"
+
+
+def test_a_real_kill_in_the_middle_of_a_large_checkout(repo: Path) -> None:
+    """SIGKILL from outside while libgit2 is writing files (the issue saw 158–3938 of 4000
+    files left): the place of the worktree is empty, and the next command makes it whole."""
+    for d in range(20):
+        (repo / f"d{d:02}").mkdir()
+        for f in range(100):
+            (repo / f"d{d:02}" / f"f{f:03}.txt").write_text(f"{d} {f}\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "2000 files")
+    folder = approved_task(repo)
+    staging = folder / ".task.okstra-new"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "okstra_git", "stage", "claim", KEY],
+        cwd=repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while not (staging / "d05").exists() and proc.poll() is None:
+            time.sleep(0.001)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert 0 < len(list(staging.glob("d*/*.txt"))) < 2000  # killed mid-checkout indeed
+    assert not (folder / "task").exists() and claim_refs(repo) == {}
+    ok(repo, "stage", "claim", KEY)
+    no_half_made(repo, settled=True)
+    for name in ("task", "stage-1"):
+        whole(folder / name)
+        assert len(list((folder / name).glob("d*/*.txt"))) == 2000
+    assert not staging.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# The stage lifecycle: claim, release, done, prune
+
+
+def test_every_write_of_the_stage_lifecycle_survives_a_kill(repo: Path) -> None:
+    folder = approved_task(repo)
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    claims.claim(ctx, key)
+    stage1 = folder / "stage-1"
+    reports = ".okstra/tasks/g/i/runs/implementation/reports"
+
+    # release: killed inside its transaction, the claim is still started; the retry names the
+    # killed writer's lock, and after that one rm the release lands.
+    release = ("stage", "release", KEY, "--stage", "1", "--reason", "x", "--run")
+    killed(repo, "in-transaction", *release, "implementation-001")
+    assert show_claim(repo, 1)["status"] == "started"
+    clear_stale_locks(repo, *release, "implementation-001")
+    ok(repo, *release, "implementation-001")
+    assert show_claim(repo, 1)["status"] == "released"
+    claims.claim(ctx, key)  # implementation-002 continues in the same worktree
+
+    # done: killed in the claim update, nothing changed; killed in the run's finish, the
+    # rerun of the very same command is a no-op on the claim and finishes the run.
+    one = commit_in(stage1, "src/schema.py")
+    (stage1 / reports).mkdir(parents=True)
+    (stage1 / reports / "stage-1.md").write_text("# stage 1\n")
+    done1 = ("stage", "done", KEY, "--stage", "1", "--report", f"{reports}/stage-1.md")
+    killed(stage1, "in-transaction", *done1)
+    assert show_claim(repo, 1)["status"] == "started"
+    clear_stale_locks(stage1, *done1)
+    killed(stage1, "in-transaction#2", *done1)
+    assert show_claim(repo, 1)["status"] == "done"
+    run = json.loads(git(repo, "show", f"{TASK_REF}:runs/implementation/002.json"))
+    assert run["status"] == "running"  # interrupted between its two writes
+    clear_stale_locks(stage1, *done1)
+    rerun = json.loads(ok(stage1, *done1, "--json").stdout)
+    assert rerun["already"] and rerun["runFinished"]
+    run = json.loads(git(repo, "show", f"{TASK_REF}:runs/implementation/002.json"))
+    assert run["status"] == "completed"
+    assert not (rerun := json.loads(ok(stage1, *done1, "--json").stdout))["runFinished"]
+    assert rerun["already"]
+
+    # Stages 2 and 3; stage 3 gets a commit after it was done (unmerged: only --force prunes
+    # it, keeping that commit under refs/okstra-kept/).
+    git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
+    claims.claim(ctx, key)
+    two = commit_in(folder / "stage-2", "src/cache.py")
+    three = commit_in(folder / "stage-3", "src/auth.py")
+    claims.done(ctx, key, 2)
+    claims.done(ctx, key, 3)
+    for n in (2, 3):
+        git(folder / "task", "merge", "-q", "--no-edit", f"okstra/g/i/stage-{n}")
+    extra = commit_in(folder / "stage-3", "after-done.py")
+    assert okstra(repo, "worktree", "prune", KEY).returncode == 1
+
+    # prune --force, killed at each of its writes in turn; each time nothing is lost and no
+    # half-deleted worktree is left, and the next run picks up where the last one stopped.
+    prune = ("worktree", "prune", KEY, "--force")
+    killed(repo, "in-transaction", *prune)  # pinning the unmerged commit
+    assert git(repo, "for-each-ref", "refs/okstra-kept/") == ""
+    clear_stale_locks(repo, *prune)
+    killed(repo, "temp-written", *prune)  # copying stage 1's report out
+    assert list((repo / reports).glob("stage-1.md")) == []
+    killed(repo, "worktree-moved-aside", *prune)
+    assert not stage1.exists()
+    killed(repo, "worktree-unregistered", *prune)
+    killed(repo, "in-transaction", *prune)  # deleting stage 1's branch
+    clear_stale_locks(repo, *prune)
+    killed(repo, "worktree-moved-aside#2", *prune)  # stage 2 went whole, stage 3 half-way
+    no_half_made(repo)
+    reachable(repo, one, two, three, extra)
+
+    result = json.loads(ok(repo, *prune, "--json").stdout)
+    assert result["removed"] == [3]
+    assert result["kept"] == []  # pinned by the first run that got past its transaction
+    assert git(repo, "for-each-ref", "--format=%(refname) %(objectname)", "refs/okstra-kept/") == (
+        f"refs/okstra-kept/g/i/stage-3/{extra} {extra}"
+    )
+    assert (repo / reports / "stage-1.md").read_text() == "# stage 1\n"
+    for n in (1, 2, 3):
+        assert not (folder / f"stage-{n}").exists()
+        assert git(repo, "branch", "--list", f"okstra/g/i/stage-{n}") == ""
+    assert not list(folder.glob(".*okstra*"))
+    assert ok(repo, *prune).stdout.strip() == "nothing to prune"
+    reachable(repo, one, two, three, extra)
+    no_half_made(repo, settled=True)
+    assert set(claim_refs(repo)) == {f"{CLAIMS}stage-{n}" for n in (1, 2, 3)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Approving a plan
+
+
+def test_plan_approve_killed_at_each_write(repo: Path) -> None:
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    tasks.new_task(ctx, key, "implementation-planning", "feature", None)
+    (repo / "plan.md").write_text(LINEAR_PLAN)
+    plans.submit_plan(ctx, key, str(repo / "plan.md"))
+    git(repo, "add", "plan.md")
+    git(repo, "commit", "-q", "-m", "plan")
+
+    # Killed with the new plan in its temp file: the plan is untouched, and nothing that git
+    # status shows is left beside it (the temp file is under .okstra/, swept on the next run).
+    killed(repo, "temp-written", "plan", "approve", KEY)
+    assert (repo / "plan.md").read_text() == LINEAR_PLAN
+    assert [
+        ln for ln in git(repo, "status", "--porcelain").splitlines() if ".okstra" not in ln
+    ] == []
+    assert list((repo / ".okstra" / "tmp").iterdir())  # the killed writer's temp file
+
+    # Killed recording the approval: the file is ticked, no approval is noted; the rerun
+    # records it without adding a second audit line.
+    killed(repo, "in-transaction", "plan", "approve", KEY)
+    ticked = (repo / "plan.md").read_text()
+    assert "- [x] Approved" in ticked and ticked.count("Approved at (CLI ack):") == 1
+    assert git(repo, "notes", "--ref", "okstra/approvals", "list", check=False) == ""
+    clear_stale_locks(repo, "plan", "approve", KEY)
+    ok(repo, "plan", "approve", KEY)
+    assert (repo / "plan.md").read_text() == ticked
+    assert len(git(repo, "notes", "--ref", "okstra/approvals", "list").splitlines()) == 1
+    assert list((repo / ".okstra" / "tmp").iterdir()) == []
+    assert ok(repo, "plan", "status", KEY)
+
+
+# ---------------------------------------------------------------------------------------------
+# Locks okstra did not write
+
+
+def test_a_lock_no_okstra_writer_recorded_is_named_by_its_age(repo: Path) -> None:
+    """git's own lock files say nothing about their writer: one that is old is named (a live
+    writer holds a ref lock for milliseconds), with its age and the rm, as what it may be."""
+    approved_task(repo)
+    lock = repo / ".git" / f"{TASK_REF}.lock"
+    lock.write_text("")
+    old = time.time() - 120
+    os.utime(lock, (old, old))
+    proc = okstra(repo, "stage", "claim", KEY)
+    assert proc.returncode == 3, proc.stderr
+    assert f"{lock} (2m old)" in proc.stderr and "a git or okstra process holds them" in proc.stderr
+    assert shlex.split(proc.stderr.split("remove them: ")[1]) == ["rm", str(lock)]
+    assert claim_refs(repo) == {}
+    lock.unlink()
+    ok(repo, "stage", "claim", KEY)
+
+
+def test_a_lock_inside_a_remote_on_this_machine_is_named_not_blamed_on_a_machine(
+    tmp_path: Path,
+) -> None:
+    from hooks_world import pair
+
+    work, remote = pair(tmp_path, "a")
+    ctx = open_context(work)
+    tasks.new_task(ctx, ctx.key(KEY), "implementation-planning", "feature", None)
+    lock = remote / f"{TASK_REF}.lock"  # what a push killed inside the remote leaves
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
+    proc = okstra(work, "sync", "origin")
+    assert proc.returncode == 3, proc.stderr
+    assert "another machine" not in proc.stderr
+    assert f"git push origin ({remote}, a repository on this machine) is blocked" in proc.stderr
+    assert shlex.split(proc.stderr.split("remove them: ")[1]) == ["rm", str(lock)]
+    lock.unlink()
+    ok(work, "sync", "origin")
+    assert git(remote, "rev-parse", TASK_REF) == git(work, "rev-parse", TASK_REF)
