@@ -15,12 +15,15 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pygit2
 
 from .crashpoints import crash_point
 from .errors import BadInput, Conflict, Refused
+
+if TYPE_CHECKING:
+    from .reflocks import LockReport
 
 ZERO_OID = "0" * 40
 OLD_LOCK_SECONDS = 10.0
@@ -212,13 +215,15 @@ class GitRepo:
             raise RefMoved(guard, str(exc)) from exc
         return value
 
-    def lock_hint(self, refnames: Iterable[str], older_than: float | None = 0.0) -> str | None:
-        """Name the lock files blocking ``refnames`` that are provably stale or at least
+    def lock_report(
+        self, refnames: Iterable[str], older_than: float | None = 0.0
+    ) -> LockReport | None:
+        """The lock files blocking ``refnames`` that are provably stale or at least
         ``older_than`` seconds old (None: only the provable), with the ``rm`` that clears them.
         """
-        from .reflocks import blocking_hint
+        from .reflocks import blocking
 
-        return blocking_hint(self.common_dir, refnames, older_than)
+        return blocking(self.common_dir, refnames, older_than)
 
     # -- objects ---------------------------------------------------------------------------
 
@@ -492,15 +497,15 @@ def cas_retry(
                 # A lock left by a killed writer never clears: name it at once when its writer
                 # is provably gone, or once it is old (a live writer holds one for milliseconds).
                 old = OLD_LOCK_SECONDS if tries % 8 == 0 else None
-                hint = repo.lock_hint([*names, moved.refname], old)
-                if hint is not None:
-                    raise Conflict(hint) from None
+                found = repo.lock_report([*names, moved.refname], old)
+                if found is not None:
+                    raise Conflict(found.text, hint=found.command) from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.6, 0.1)
-    hint = repo.lock_hint(names)
-    raise Conflict(
-        hint or f"lost the race to update {', '.join(names)} after {attempts} attempts; retry"
-    )
+    found = repo.lock_report(names)
+    if found is not None:
+        raise Conflict(found.text, hint=found.command)
+    raise Conflict(f"lost the race to update {', '.join(names)} after {attempts} attempts; retry")
 
 
 def _head_file(git_dir: Path) -> str | None:
@@ -630,10 +635,12 @@ def require_intact(repo: GitRepo, path: Path) -> None:
     from .shell import command
 
     main = repo.common_dir.parent if repo.common_dir.name == ".git" else repo.common_dir
+    repair = command("git", "-C", main, "worktree", "repair", found.path)
     raise BadInput(
         f"{found.path} is registered as git worktree {found.name!r} of {main}, but its .git "
         "file is missing or points elsewhere, so git cannot read the files in it (nothing was "
-        f"changed). Repair it with: {command('git', '-C', main, 'worktree', 'repair', found.path)}"
+        f"changed). Repair it with: {repair}",
+        hint=repair,
     )
 
 

@@ -149,29 +149,41 @@ def age_text(seconds: float) -> str:
     return f"{seconds:.0f}s"
 
 
-def stale_hint(locks: list[HeldLock]) -> str:
-    """One paragraph naming every lock, its age and writer, and the one ``rm`` that clears
-    them (a killed transaction leaves one lock per ref it held)."""
+@dataclass(frozen=True)
+class LockReport:
+    """What blocks an update: one paragraph, and the one command that clears it."""
+
+    text: str
+    """Every lock, its age and (when proven) its dead writer, ending with the ``rm``."""
+    command: str
+    """The shell-quoted ``rm`` of every lock named."""
+
+
+def report(locks: list[HeldLock]) -> LockReport:
+    """Name every lock, its age and writer, and the one ``rm`` that clears them (a killed
+    transaction leaves one lock per ref it held)."""
     gone = sorted({h.gone_writer for h in locks if h.gone_writer})
     names = ", ".join(f"{h.path} ({age_text(h.age)} old)" for h in locks)
     rm = command("rm", *[h.path for h in locks])
     if gone and all(h.gone_writer for h in locks):
-        return (
+        text = (
             f"stale lock file(s) block the update: {names}; they were left by "
             f"{' and '.join(gone)}, which was killed before it finished (it wrote nothing). "
             f"Remove them: {rm}"
         )
-    return (
-        f"lock file(s) block the update: {names}; a git or okstra process holds them, or was "
-        f"killed holding them. If none is running, remove them: {rm}"
-    )
+    else:
+        text = (
+            f"lock file(s) block the update: {names}; a git or okstra process holds them, or "
+            f"was killed holding them. If none is running, remove them: {rm}"
+        )
+    return LockReport(text, rm)
 
 
-def blocking_hint(
+def blocking(
     common_dir: Path, refnames: Iterable[str], older_than: float | None = 0.0
-) -> str | None:
-    """:func:`stale_hint` for the locks of ``refnames`` that are provably stale, or (unless
+) -> LockReport | None:
+    """:func:`report` of the locks of ``refnames`` that are provably stale, or (unless
     ``older_than`` is None) at least ``older_than`` seconds old; None when there is none."""
     held = held_locks(common_dir, refnames)
     named = [h for h in held if h.gone_writer or (older_than is not None and h.age >= older_than)]
-    return stale_hint(named) if named else None
+    return report(named) if named else None

@@ -228,9 +228,9 @@ def test_done_checks_the_worktree_then_stores_head_report_and_carry(repo: Path) 
     moved = okstra(repo, "stage", "done", KEY, "--stage", "1")
     assert moved.returncode == 1
     assert f"is already done at {head[:12]} (implementation-001" in moved.stderr
-    assert f"its head is now {later[:12]}. Merge the stage branch okstra/g/i/stage-1" in (
-        moved.stderr
-    )
+    merge = f"git -C {folder / 'task'} merge okstra/g/i/stage-1"
+    assert f"its head is now {later[:12]}. To take the later commits too, merge" in moved.stderr
+    assert f"hint: {merge}\n" in moved.stderr
     assert git(repo, "rev-parse", f"{CLAIMS}stage-1") == claim_head
 
 

@@ -76,8 +76,9 @@ def test_killed_inside_the_transaction_claims_nothing(repo: Path) -> None:
     assert blocked.returncode == 3
     gone = f"left by okstra process [0-9]+ on {re.escape(socket.gethostname())}, which was killed"
     assert re.search(gone, blocked.stderr), blocked.stderr
-    rm = blocked.stderr.split("Remove them: ")[1].strip()
+    rm = blocked.stderr.split("Remove them: ")[1].splitlines()[0]
     assert shlex.split(rm) == ["rm", *map(str, held)]
+    assert f"hint: {rm}\n" in blocked.stderr  # the same command, alone on its line
     assert claim_refs(repo) == refs_before
     for lock in held:
         lock.unlink()

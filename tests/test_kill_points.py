@@ -54,10 +54,12 @@ def ok(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def clear_stale_locks(cwd: Path, *args: str) -> None:
     """The retry after a kill inside a transaction is refused (exit 3) at once, naming the
     killed writer's locks and one ``rm``; run exactly that command."""
-    proc = okstra(cwd, *args)
+    proc = okstra(cwd, *args, "--json")
     assert proc.returncode == 3, (args, proc.returncode, proc.stderr)
-    assert re.search(r"left by okstra process [0-9]+ on .*, which was killed", proc.stderr)
-    rm = shlex.split(proc.stderr.split("Remove them: ")[1].strip())
+    failure = json.loads(proc.stdout)
+    assert re.search(r"left by okstra process [0-9]+ on .*, which was killed", failure["error"])
+    assert failure["error"].endswith(f"Remove them: {failure['hint']}")
+    rm = shlex.split(failure["hint"])
     assert rm[0] == "rm" and all(path.endswith(".lock") for path in rm[1:])
     subprocess.run(rm, check=True)
 
@@ -114,7 +116,7 @@ def test_a_claim_killed_while_making_a_worktree_is_redone_whole(repo: Path, poin
         assert show_claim(repo, 1)["status"] == "started"
         again = okstra(repo, "stage", "claim", KEY)
         assert again.returncode == 1, again.stderr
-        resume = shlex.split(again.stderr.split("make them with: ")[1].strip())
+        resume = shlex.split(again.stderr.split("make them with: ")[1].splitlines()[0])
         assert resume[2:] == ["stage", "claim", KEY, "--resume", "implementation-001"]
         data = json.loads(ok(repo, *resume[2:], "--json").stdout)
         assert data["placements"][0]["leftUncommitted"] == []
@@ -300,7 +302,7 @@ def test_a_lock_no_okstra_writer_recorded_is_named_by_its_age(repo: Path) -> Non
     proc = okstra(repo, "stage", "claim", KEY)
     assert proc.returncode == 3, proc.stderr
     assert f"{lock} (2m old)" in proc.stderr and "a git or okstra process holds them" in proc.stderr
-    assert shlex.split(proc.stderr.split("remove them: ")[1]) == ["rm", str(lock)]
+    assert shlex.split(proc.stderr.split("remove them: ")[1].splitlines()[0]) == ["rm", str(lock)]
     assert claim_refs(repo) == {}
     lock.unlink()
     ok(repo, "stage", "claim", KEY)
@@ -321,7 +323,7 @@ def test_a_lock_inside_a_remote_on_this_machine_is_named_not_blamed_on_a_machine
     assert proc.returncode == 3, proc.stderr
     assert "another machine" not in proc.stderr
     assert f"git push origin ({remote}, a repository on this machine) is blocked" in proc.stderr
-    assert shlex.split(proc.stderr.split("remove them: ")[1]) == ["rm", str(lock)]
+    assert shlex.split(proc.stderr.split("remove them: ")[1].splitlines()[0]) == ["rm", str(lock)]
     lock.unlink()
     ok(work, "sync", "origin")
     assert git(remote, "rev-parse", TASK_REF) == git(work, "rev-parse", TASK_REF)

@@ -154,7 +154,9 @@ def test_a_worktree_without_its_git_file_is_bad_input_with_the_repair(repo: Path
         assert proc.returncode == 2, (args, proc.stderr)
         assert "internal error" not in proc.stderr
         assert f"{stage} is registered as git worktree 'okstra-g-i-stage-1'" in proc.stderr
-        return shlex.split(proc.stderr.split("Repair it with: ")[1].strip())
+        repair = proc.stderr.split("Repair it with: ")[1].splitlines()[0]
+        assert f"hint: {repair}\n" in proc.stderr
+        return shlex.split(repair)
 
     repair = refused_with_repair("stage", "done", KEY, "--stage", "1")
     assert repair == ["git", "-C", str(repo), "worktree", "repair", str(stage)]

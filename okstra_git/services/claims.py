@@ -57,6 +57,7 @@ from ..records.claim import (
     load_claims,
 )
 from ..records.task import event_commit, load_run, now_iso, require_task, task_ref
+from ..shell import command
 from ..shell import okstra as shell_okstra
 from ..stagemap import Stage
 from ..userfiles import read_json_object, workspace_relative
@@ -646,12 +647,16 @@ def _done_again(
     else:
         now = c.head_commit
     if now != c.head_commit:
-        where = f"the stage branch {c.branch}" if c.branch else "the stage's work"
+        merge = None
+        if c.branch:
+            task_path = wt.task_worktree_path(ctx, wt.layout(ctx, key))
+            merge = command("git", "-C", task_path, "merge", c.branch)
         raise Refused(
             f"stage {c.stage} of {key} is already done at {c.head_commit[:12]} ({c.run_id}, "
             f"{c.done_at}), and a done stage is not reopened; its head is now "
-            f"{(now or 'gone')[:12]}. Merge {where} into the task worktree to take the later "
-            f"commits too (see: {shell_okstra('worktree', 'list', key)})"
+            f"{(now or 'gone')[:12]}. To take the later commits too, merge the stage branch "
+            f"into the task worktree: {merge or 'git merge <the later commits>'}",
+            hint=merge,
         )
     finished, note = _finish_run_if_done(ctx, key, c, report)
     return DoneResult(c, finished, note, already=True)
@@ -659,14 +664,17 @@ def _done_again(
 
 def _not_started(key: TaskKey, c: Claim) -> Refused:
     if c.status == "released":
+        claim_again = shell_okstra("stage", "claim", key, "--stage", c.stage)
         return Refused(
             f"stage {c.stage} of {key} was released ({c.run_id}, by {c.released_by}: "
             f"{c.release_reason}), so it cannot be marked done; claim it again to continue its "
-            f"work: {shell_okstra('stage', 'claim', key, '--stage', c.stage)}"
+            f"work: {claim_again}",
+            hint=claim_again,
         )
+    listing = shell_okstra("stage", "list", key)
     return Refused(
-        f"stage {c.stage} of {key} was marked done meanwhile ({c.run_id}); see: "
-        f"{shell_okstra('stage', 'list', key)}"
+        f"stage {c.stage} of {key} was marked done meanwhile ({c.run_id}); see: {listing}",
+        hint=listing,
     )
 
 

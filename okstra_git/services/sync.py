@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from ..errors import BadInput, Conflict, Refused
 from ..gate import REMOTE_NOTES_PREFIX
 from ..gitlayer import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate, cas_retry
-from ..reflocks import held_locks, stale_hint
+from ..reflocks import LockReport, held_locks, report
 from .context import Context
 
 if TYPE_CHECKING:
@@ -365,13 +365,13 @@ def _local_remote_dir(repo: GitRepo, remote: str) -> Path | None:
     return path / ".git" if (path / ".git").is_dir() else path
 
 
-def remote_lock_hint(
+def remote_locks(
     repo: GitRepo,
     remote: str,
     refnames: Iterable[str],
     older_than: float = 0.0,
     under: str | None = None,
-) -> str | None:
+) -> LockReport | None:
     """When ``remote`` is a repository on this machine, name the lock files (at least
     ``older_than`` seconds old) in it that block pushing ``refnames`` or any ref ``under`` a
     prefix: a push killed there leaves them, and no other machine is involved."""
@@ -385,9 +385,9 @@ def remote_lock_hint(
     locks = [h for h in held_locks(folder, names) if h.age >= older_than]
     if not locks:
         return None
-    return f"git push {remote} ({folder}, a repository on this machine) is blocked: " + (
-        stale_hint(locks)
-    )
+    found = report(locks)
+    where = f"git push {remote} ({folder}, a repository on this machine) is blocked: "
+    return LockReport(where + found.text, found.command)
 
 
 def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) -> bool:
@@ -406,9 +406,9 @@ def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) 
         return True
     if outcome.lost_race:
         names = [u.name for u in updates]
-        hint = remote_lock_hint(ctx.repo, remote, names, OLD_LOCK_SECONDS)
-        if hint is not None:
-            raise Conflict(hint)
+        found = remote_locks(ctx.repo, remote, names, OLD_LOCK_SECONDS)
+        if found is not None:
+            raise Conflict(found.text, hint=found.command)
         return False
     raise Refused(f"git push {remote} refused the claim: {outcome.detail}")
 
@@ -468,9 +468,11 @@ def claim_via_remote(
     from ..records.claim import claims_prefix
     from ..records.task import task_ref
 
+    found = remote_locks(ctx.repo, remote, [task_ref(key)], under=claims_prefix(key))
+    if found is not None:
+        raise Conflict(found.text, hint=found.command)
     raise Conflict(
-        remote_lock_hint(ctx.repo, remote, [task_ref(key)], under=claims_prefix(key))
-        or f"lost the race to claim on {remote} {CLAIM_ATTEMPTS} times (other clones keep "
+        f"lost the race to claim on {remote} {CLAIM_ATTEMPTS} times (other clones keep "
         "claiming this task); retry"
     )
 
@@ -511,9 +513,9 @@ def sync(
         if not outcome.lost_race:
             raise Refused(f"git push {remote} refused okstra's refs: {outcome.detail}")
         old = OLD_LOCK_SECONDS if attempt < PUSH_ATTEMPTS else 0.0
-        hint = remote_lock_hint(repo, remote, [u.name for u in pushes], old)
-        if hint is not None:
-            raise Conflict(hint)
+        found = remote_locks(repo, remote, [u.name for u in pushes], old)
+        if found is not None:
+            raise Conflict(found.text, hint=found.command)
         if not do_fetch:
             raise Conflict(
                 f"{remote} changed since the last fetch, so the leased push landed nothing "

@@ -468,12 +468,14 @@ def prune(ctx: Context, key: TaskKey, force: bool) -> PruneResult:
         elif checked is not None:
             plans.append(checked)
     if problems and not force:
+        forced = shell_okstra("worktree", "prune", key, "--force")
         raise Refused(
             "worktree prune would lose work, so nothing was removed:\n"
             + "\n".join(f"  - {p}" for p in problems)
             + f"\nmerge or commit it (task worktree: {task_worktree_path(ctx, lay)}), or "
             "remove the worktrees anyway, keeping their unmerged commits under "
-            f"{KEPT_PREFIX}: {shell_okstra('worktree', 'prune', key, '--force')}"
+            f"{KEPT_PREFIX}: {forced}",
+            hint=forced,
         )
     kept = _keep(ctx, key, plans) if force else []
     moved = [_move_report(ctx, plan) for plan in plans if plan.report is not None]
@@ -497,11 +499,13 @@ def _delete_branch(ctx: Context, key: TaskKey, plan: _Teardown) -> None:
     except RefMoved as moved:
         ref = f"refs/heads/{plan.branch}"
         if moved.lock_failed:
-            hint = ctx.repo.lock_hint([ref]) or f"{ref} is locked by another writer."
+            found = ctx.repo.lock_report([ref])
             raise Conflict(
                 f"stage {plan.stage}'s worktree is removed, but its branch {plan.branch} could "
                 "not be deleted, so the prune stopped there; once the lock is cleared, finish "
-                f"with: {shell_okstra('worktree', 'prune', key)}. {hint}"
+                f"with: {shell_okstra('worktree', 'prune', key)}. "
+                + (found.text if found else f"{ref} is locked by another writer."),
+                hint=found.command if found else shell_okstra("worktree", "prune", key),
             ) from moved
         raise Conflict(  # committed on while we checked it: that is new work
             f"stage {plan.stage}'s branch {plan.branch} moved while it was being pruned, so it "
