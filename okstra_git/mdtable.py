@@ -8,6 +8,7 @@ would also split on form feeds and Unicode separators.
 from __future__ import annotations
 
 import bisect
+import html
 import re
 from collections.abc import Iterator
 
@@ -18,6 +19,12 @@ _TOKEN = re.compile(r"\\.|`+", re.DOTALL)
 _BACKTICK_RUN = re.compile(r"`+")
 _DELIMITER_CELL = re.compile(r":?-+:?")
 _NOT_NAME = re.compile(r"[\W_]+")
+# A line break inside a cell value: a newline, or a <br> tag (how Markdown tables write one).
+_CELL_BREAK = re.compile(r"\r\n|\r|\n|<br\s*/?>", re.IGNORECASE)
+_BR_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_ESCAPED_BACKSLASH = re.compile(r"\\\\")
+_CELL_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|"})
+_PLAIN_CODE = re.compile(r"[A-Za-z0-9._:/#+-]+")
 
 
 def scan_lines(text: str) -> Iterator[tuple[int, str, bool]]:
@@ -177,3 +184,67 @@ def table_blocks(
             block = []
     if block:
         yield block
+
+
+# ---------------------------------------------------------------------------------------------
+# Cell values: what okstra writes into a table and how it reads a cell back
+
+
+def encode_cell(value: str, *, code: bool = False) -> str:
+    """``value`` as the Markdown of one table cell, on one line; :func:`decode_cell` reads it
+    back.
+
+    Line breaks (newlines or ``<br>``) become ``<br>``; ``|`` and ``\\`` are backslash-escaped;
+    ``&``, ``<`` and ``>`` become entities, so no tag in a value is ever live Markdown HTML. A
+    leading backtick is written as ``&#96;`` so the value is not mistaken for a wrapped code
+    span. ``code=True`` wraps a plain token (an id, a ticket, an enum value) in backticks.
+    """
+    if code and _PLAIN_CODE.fullmatch(value):
+        return f"`{value}`"
+    text = "<br>".join(part.translate(_CELL_ESCAPES) for part in _CELL_BREAK.split(value)).strip()
+    if text.startswith("`"):
+        text = "&#96;" + text[1:]
+    return _inert_unpaired_backticks(text)
+
+
+def _inert_unpaired_backticks(text: str) -> str:
+    """Write as ``&#96;`` every backtick run that closes no code span inside ``text``: such a
+    run would otherwise pair with a run in a later cell of the row and swallow the ``|``
+    between them (this module's reader, like many, keeps pipes inside code spans)."""
+    if "`" not in text:
+        return text
+    runs = _backtick_runs(text)
+    pieces: list[str] = []
+    pos = done = 0
+    for match in _TOKEN.finditer(text):
+        start, end = match.span()
+        if start < done:
+            continue
+        token = match.group()
+        done = end
+        if token[0] == "\\":
+            continue
+        close = _closing_run(runs, len(token), end)
+        if close is None:
+            pieces += [text[pos:start], "&#96;" * len(token)]
+            pos = end
+        else:
+            done = close + len(token)
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def decode_cell(cell: str) -> str:
+    """A cell's value as a reader sees it: one wrapping code span removed, ``<br>`` as a line
+    break, ``\\\\`` as one backslash and entities decoded; outer whitespace stripped.
+
+    ``decode_cell(encode_cell(v))`` is ``v`` with line breaks as ``\\n`` and outer whitespace
+    stripped (``\\|`` was already undone when the row was split).
+    """
+    parts = _BR_TAG.split(unwrap_code(cell))
+    return "\n".join(html.unescape(_ESCAPED_BACKSLASH.sub(r"\\", p)) for p in parts).strip()
+
+
+def cell_value(value: str) -> str:
+    """What :func:`decode_cell` gives back for ``value`` written with :func:`encode_cell`."""
+    return "\n".join(_CELL_BREAK.split(value)).strip()

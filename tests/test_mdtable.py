@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okstra_git.mdtable import (
+    cell_value,
+    decode_cell,
+    encode_cell,
     header_key,
     heading,
     is_delimiter_row,
@@ -208,3 +211,48 @@ def _reference_split(line: str) -> list[str]:
 @given(st.text(alphabet="|`\\ a", max_size=40))
 def test_split_matches_the_reference_rules(line: str) -> None:
     assert split_table_row(line) == _reference_split(line)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cell values written by okstra and read back
+
+_CELL_PIECES = st.sampled_from(
+    [*"ab |`\\\n\r<>&;#-/ ", "<br>", "<BR />", "&amp;", "\\|", "``", "&#96;", "<script>", "한"]
+)
+_CELL_TEXT = (st.lists(_CELL_PIECES, max_size=12).map("".join) | st.text()).map(
+    lambda s: "".join(
+        ch for ch in s if ch in "\t\n\r" or not (ord(ch) < 32 or 0x7F <= ord(ch) <= 0x9F)
+    )
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_CELL_TEXT, min_size=1, max_size=4))
+def test_encoded_cells_read_back_as_written(values: list[str]) -> None:
+    row = "| " + " | ".join(encode_cell(v) for v in values) + " |"
+    assert "\n" not in row and "\r" not in row
+    cells = split_table_row(row)
+    assert [decode_cell(c) for c in cells] == [cell_value(v) for v in values]
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        ("a | b", "a \\| b"),
+        ("line 1\nline 2<br/>line 3", "line 1<br>line 2<br>line 3"),
+        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ("`wrapped`", "&#96;wrapped&#96;"),
+        ("x `a|b` y", "x `a\\|b` y"),
+        ("a`` b", "a&#96;&#96; b"),
+        ("C:\\dir", "C:\\\\dir"),
+    ],
+)
+def test_encode_cell_examples(value: str, cell: str) -> None:
+    assert encode_cell(value) == cell
+    assert decode_cell(split_table_row(f"| {cell} |")[0]) == cell_value(value)
+
+
+def test_code_wraps_plain_tokens_only() -> None:
+    assert encode_cell("DEV-9184", code=True) == "`DEV-9184`"
+    assert encode_cell("a b", code=True) == "a b"
+    assert decode_cell("`DEV-9184`") == "DEV-9184"
