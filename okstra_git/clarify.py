@@ -1,9 +1,12 @@
 """§5 Clarification Items and the approval marker of a plan (SPEC §4), as pure text functions.
 
 The §5 table has eight columns, ``ID | Ticket ID | Kind | Statement | Expected form | Blocks |
-Status | User input``; it is recognised by its ``Blocks`` and ``Status`` header cells. A report
-without it (the legacy ``4.5.9 Open Questions`` / ``5.1`` / ``5.2`` layout) is "schema absent",
-which is not the same as "no items": the approval gate then relies on the marker alone.
+Status | User input`` (in any order; a header cell may add a note in parentheses). A report
+without a ``## 5. Clarification Items`` section (the legacy ``4.5.9 Open Questions`` / ``5.1`` /
+``5.2`` layout) is "schema absent", which is not the same as "no items": the approval gate then
+relies on the marker alone. Under that heading okstra is strict (SPEC §15): a table whose header
+is not those eight columns, or a row it cannot read (an unknown Kind, Blocks or Status, too many
+cells), is reported, and blocks approval, instead of being skipped.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import BadInput
-from .mdtable import header_key, heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
+from .mdtable import decode_cell, header_key, heading, is_delimiter_row, scan_lines, table_blocks
 
 KINDS = ("material", "decision", "data-point")
 BLOCKS = ("approval", "next-phase", "none")
@@ -29,16 +32,24 @@ _MARKER = re.compile(r"([ \t]*)[-*+] \[([ xX])\][ \t]+Approved[ \t]*")
 # ~1 ms, and only ``plan approve`` needs it, not every command that imports this module.
 _HANGUL = r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"
 _BLANK = {"", "-", "—", "–"}
-_COLUMNS = {
-    "id": "id",
-    "ticketid": "ticket_id",
-    "kind": "kind",
-    "statement": "statement",
-    "expectedform": "expected_form",
-    "blocks": "blocks",
-    "status": "status",
-    "userinput": "user_input",
-}
+COLUMNS = (
+    "ID",
+    "Ticket ID",
+    "Kind",
+    "Statement",
+    "Expected form",
+    "Blocks",
+    "Status",
+    "User input",
+)
+"""The §5 columns in their canonical order (SPEC §4)."""
+_FIELDS = dict(
+    zip(
+        map(header_key, COLUMNS),
+        ("id", "ticket_id", "kind", "statement", "expected_form", "blocks", "status", "user_input"),
+        strict=True,
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -67,12 +78,13 @@ class ClarificationItem:
 
 @dataclass(frozen=True)
 class MalformedRow:
-    """A §5 table row that was skipped because it could not be read safely."""
+    """A §5 table line that could not be read safely: a row, or a table header that is not the
+    §5 header (then the table's rows are not read)."""
 
     line: int
-    """1-based line of the row."""
+    """1-based line of the row or header."""
     reason: str
-    """Why it was skipped."""
+    """Why it was skipped, naming what was expected."""
 
 
 @dataclass(frozen=True)
@@ -80,14 +92,15 @@ class ClarificationReport:
     """What a report's §5 says: absent, present without rows, or present with rows."""
 
     schema_present: bool
-    """Whether the report has the unified §5 (a ``Blocks``/``Status`` table, or the heading
-    with only a placeholder line); False for legacy reports."""
+    """Whether the report has a ``## 5. Clarification Items`` section; False for legacy
+    reports and reports without §5."""
     items: tuple[ClarificationItem, ...] = ()
     """The readable rows, in order."""
     line: int | None = None
     """Line of the ``## 5. Clarification Items`` heading, if present."""
     malformed: tuple[MalformedRow, ...] = ()
-    """Rows that were skipped (too many cells, unknown Blocks or Status values)."""
+    """Lines that could not be read: rows (too many cells, an unknown Kind, Blocks or Status)
+    and table headers that are not the §5 header."""
 
 
 def parse_clarification_items(text: str) -> ClarificationReport:
@@ -110,20 +123,39 @@ def parse_clarification_items(text: str) -> ClarificationReport:
     section = lines[start + 1 : end]
     heading_line = lines[start][0]
 
-    blocks = list(table_blocks(section))
-    tables = [
-        block for block in blocks if {"blocks", "status"} <= set(map(header_key, block[0][1]))
-    ]
-    if not tables:
-        # The heading with only a placeholder line is the unified schema with nothing to ask;
-        # other tables under it are a legacy layout the gate cannot read.
-        return ClarificationReport(schema_present=not blocks, line=heading_line)
-
+    # The heading with only a placeholder line is a confident "no items".
     items: list[ClarificationItem] = []
     malformed: list[MalformedRow] = []
-    for table in tables:
-        _read_rows(table, items, malformed)
+    for table in table_blocks(section):
+        header_problem = _header_problem(table[0])
+        if header_problem is not None:
+            malformed.append(header_problem)
+        else:
+            _read_rows(table, items, malformed)
     return ClarificationReport(True, tuple(items), heading_line, tuple(malformed))
+
+
+def _header_problem(header: tuple[int, list[str]]) -> MalformedRow | None:
+    """Why a table header under §5 is not the §5 header, naming the columns expected."""
+    line, cells = header
+    keys = [header_key(cell) for cell in cells]
+    missing = [name for name in COLUMNS if header_key(name) not in keys]
+    unknown = [cell for cell, key in zip(cells, keys, strict=True) if key not in _FIELDS]
+    repeated = sorted({cell for cell, key in zip(cells, keys, strict=True) if keys.count(key) > 1})
+    if not (missing or unknown or repeated):
+        return None
+    parts = []
+    if missing:
+        parts.append("expected column " + ", ".join(f"`{name}`" for name in missing))
+    if unknown:
+        parts.append("found unknown column " + ", ".join(f"`{cell}`" for cell in unknown))
+    if repeated:
+        parts.append("found repeated column " + ", ".join(f"`{cell}`" for cell in repeated))
+    return MalformedRow(
+        line,
+        f"table header is not the §5 header: {'; '.join(parts)} — the columns are "
+        f"{' | '.join(COLUMNS)}",
+    )
 
 
 def _read_rows(
@@ -132,8 +164,7 @@ def _read_rows(
     malformed: list[MalformedRow],
 ) -> None:
     header = [header_key(cell) for cell in table[0][1]]
-    column = {field: header.index(name) for name, field in _COLUMNS.items() if name in header}
-    column.setdefault("id", 0)
+    column = {_FIELDS[key]: i for i, key in enumerate(header)}
     for line, cells in table[1:]:
         if is_delimiter_row(cells):
             continue
@@ -146,32 +177,35 @@ def _read_rows(
                 )
             )
             continue
+        # A row may stop early (Markdown allows it): the missing cells are empty.
         values = {
-            field: unwrap_code(cells[i]) if i < len(cells) else "" for field, i in column.items()
+            field: decode_cell(cells[i]) if i < len(cells) else "" for field, i in column.items()
         }
-        blocks = values["blocks"].lower()
-        status = values["status"].lower()
+        kind, blocks, status = (values[f].lower() for f in ("kind", "blocks", "status"))
         if blocks in _BLANK and status in _BLANK:
             continue  # a placeholder row such as "| - | | … |"
-        if blocks not in BLOCKS or status not in STATUSES:
-            malformed.append(
-                MalformedRow(
-                    line,
-                    f"Blocks={values['blocks']!r} / Status={values['status']!r}: Blocks must be "
-                    f"one of {', '.join(BLOCKS)} and Status one of {', '.join(STATUSES)}",
-                )
+        wrong = [
+            f"{name}={values[field]!r} (one of {', '.join(allowed)})"
+            for name, field, value, allowed in (
+                ("Kind", "kind", kind, KINDS),
+                ("Blocks", "blocks", blocks, BLOCKS),
+                ("Status", "status", status, STATUSES),
             )
+            if value not in allowed
+        ]
+        if wrong:
+            malformed.append(MalformedRow(line, "unknown " + "; ".join(wrong)))
             continue
         items.append(
             ClarificationItem(
                 id=values["id"],
-                ticket_id=values.get("ticket_id", ""),
-                kind=values.get("kind", "").lower(),
-                statement=values.get("statement", ""),
-                expected_form=values.get("expected_form", ""),
+                ticket_id=values["ticket_id"],
+                kind=kind,
+                statement=values["statement"],
+                expected_form=values["expected_form"],
                 blocks=blocks,
                 status=status,
-                user_input=values.get("user_input", ""),
+                user_input=values["user_input"],
                 line=line,
             )
         )
@@ -307,7 +341,7 @@ class ApprovalText:
             problems.append("\n".join(lines))
         malformed = self.clarification.malformed
         if malformed:
-            lines = [f"§5 has {len(malformed)} row(s) the approval gate cannot read:"]
+            lines = [f"§5 has {len(malformed)} line(s) the approval gate cannot read:"]
             lines += [f"  - line {row.line}: {row.reason}" for row in malformed]
             lines.append(f"  file: {path}")
             problems.append("\n".join(lines))

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .clarify import parse_clarification_items
 from .errors import BadInput
 from .stagemap import Finding, StageMap, parse_plan, validate
 from .userfiles import decode_text, read_capped
@@ -54,26 +55,38 @@ def read_plan_file(path: str | os.PathLike[str], what: str = "plan") -> PlanFile
 
 @dataclass(frozen=True)
 class Validation:
-    """The Stage Map of a plan and every failed check (SPEC §3)."""
+    """The Stage Map of a plan and every failed check (SPEC §3), and what of §5 is unreadable."""
 
     path: str
     """The plan, as messages name it."""
     stage_map: StageMap
     """What was read."""
     findings: list[Finding]
-    """Failed checks, in check order; empty when valid."""
+    """Failed Stage Map checks, in check order."""
+    clarification: list[Finding] = field(default_factory=list)
+    """§5 lines the approval gate cannot read (check ``§5``): a header that is not the §5
+    header, a row with an unknown Kind, Blocks or Status. Approval refuses them on its own."""
 
     @property
     def valid(self) -> bool:
-        return not self.findings
+        return not self.findings and not self.clarification
 
-    def report(self) -> str:
-        return "\n".join("  " + f.render(self.path) for f in self.findings)
+    @property
+    def problems(self) -> list[Finding]:
+        """Every failed check: the Stage Map's, then §5's."""
+        return self.findings + self.clarification
+
+    def report(self, *, stage_map_only: bool = False) -> str:
+        found = self.findings if stage_map_only else self.problems
+        return "\n".join("  " + f.render(self.path) for f in found)
 
 
 def validate_text(text: str, path: str) -> Validation:
     stage_map = parse_plan(text, path)
-    return Validation(path, stage_map, validate(stage_map))
+    unreadable = [
+        Finding("§5", (), row.line, row.reason) for row in parse_clarification_items(text).malformed
+    ]
+    return Validation(path, stage_map, validate(stage_map), unreadable)
 
 
 def validate_plan_file(path: str) -> Validation:

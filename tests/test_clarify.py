@@ -117,13 +117,47 @@ def test_legacy_layout_is_schema_absent() -> None:
     assert approval_problems(LEGACY, "legacy.md") == []
 
 
-def test_new_heading_over_a_legacy_table_is_schema_absent() -> None:
+def test_new_heading_over_a_legacy_table_is_read_strictly() -> None:
+    # Only a report with no §5 section is "schema absent" (SPEC §15): under the new heading a
+    # table that is not the §5 table is an error, never silently skipped.
     text = LEGACY.replace(
         "## 5. Clarification Requests for the Next Run", "## 5. Clarification Items"
     )
     report = parse_clarification_items(text)
-    assert not report.schema_present
+    assert report.schema_present
     assert report.line == line_of(text, "## 5. Clarification Items")
+    assert [row.line for row in report.malformed] == [
+        line_of(text, "| 자료 ID |"),
+        line_of(text, "| 질문 ID |"),
+    ]
+    assert "expected column `ID`, `Kind`, `Statement`, `Expected form`, `Blocks`" in (
+        report.malformed[0].reason
+    )
+    (problem,) = approval_problems(text, "p.md")
+    assert problem.startswith("§5 has 2 line(s) the approval gate cannot read:")
+
+
+def test_state_instead_of_status_names_the_expected_column() -> None:
+    header = HEADER.replace("| Status |", "| State |")
+    text = section5("| C-001 | T | decision | a | b | approval | open | |\n", header=header)
+    report = parse_clarification_items(text)
+    assert report.schema_present and report.items == ()
+    (row,) = report.malformed
+    assert row.line == line_of(text, "| State |")
+    assert row.reason.startswith(
+        "table header is not the §5 header: expected column `Status`; found unknown column "
+        "`State` — the columns are ID | Ticket ID | Kind | Statement | Expected form | Blocks | "
+        "Status | User input"
+    )
+    (problem,) = approval_problems(text, "p.md", require_marker=False)
+    assert f"line {row.line}: table header is not the §5 header" in problem
+
+
+def test_unknown_kind_names_the_allowed_values() -> None:
+    text = section5("| C-001 | T | question | a | b | approval | open | |\n")
+    (row,) = parse_clarification_items(text).malformed
+    assert row.reason == "unknown Kind='question' (one of material, decision, data-point)"
+    assert approval_problems(text, "p.md")
 
 
 def test_template_headers_with_annotations() -> None:
@@ -149,15 +183,31 @@ def test_template_headers_with_annotations() -> None:
 
 
 def test_columns_found_by_name_in_any_order() -> None:
-    header = "| Status | Blocks | ID |\n|---|---|---|\n"
-    text = section5("| open | approval | C-009 |\n", header=header)
+    header = (
+        "| Status | Blocks | User input | ID | Kind | Ticket ID | Expected form | Statement |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+    )
+    text = section5(
+        "| open | approval | 42 | C-009 | data-point | T-1 | int | how many |\n", header=header
+    )
     (item,) = parse_clarification_items(text).items
-    assert (item.id, item.blocks, item.status, item.kind, item.user_input) == (
+    assert (item.id, item.blocks, item.status, item.kind, item.user_input, item.statement) == (
         "C-009",
         "approval",
         "open",
-        "",
-        "",
+        "data-point",
+        "42",
+        "how many",
+    )
+
+
+def test_a_partial_header_is_refused() -> None:
+    text = section5(
+        "| open | approval | C-009 |\n", header="| Status | Blocks | ID |\n|---|---|---|\n"
+    )
+    (row,) = parse_clarification_items(text).malformed
+    assert "expected column `Ticket ID`, `Kind`, `Statement`, `Expected form`, `User input`" in (
+        row.reason
     )
 
 
@@ -168,17 +218,21 @@ def test_malformed_rows_are_skipped_not_fatal() -> None:
         "| C-003 | T | decision | a \\| b | `x|y` | approval | open | |\n",  # escaped: fine
         "| C-004 | T | decision | a | b | approval | pending | |\n",  # unknown status
         "| C-005 | T | material | a | b | none | resolved\n",  # short row: still readable
+        "| C-006 | T | Decision | a | b | Next-Phase | Open | |\n",  # any case
     )
     report = parse_clarification_items(text)
-    assert [i.id for i in report.items] == ["C-001", "C-003", "C-005"]
+    assert [i.id for i in report.items] == ["C-001", "C-003", "C-005", "C-006"]
     assert report.items[1].statement == "a | b"
     assert report.items[1].expected_form == "x|y"
+    assert (report.items[3].kind, report.items[3].blocks) == ("decision", "next-phase")
     assert [row.line for row in report.malformed] == [
         line_of(text, "| C-002"),
         line_of(text, "| C-004"),
     ]
     assert "9 cells" in report.malformed[0].reason
-    assert "'pending'" in report.malformed[1].reason
+    assert report.malformed[1].reason == (
+        "unknown Status='pending' (one of open, answered, resolved, obsolete)"
+    )
 
 
 def test_only_section_5_is_read() -> None:
@@ -360,7 +414,7 @@ def test_two_markers_refused() -> None:
 def test_unreadable_rows_refuse_approval() -> None:
     text = section5("| C-1 | T | decision | a | b | c | approval | open | |\n")
     (problem,) = approval_problems(text, "p.md")
-    assert problem.splitlines()[0] == "§5 has 1 row(s) the approval gate cannot read:"
+    assert problem.splitlines()[0] == "§5 has 1 line(s) the approval gate cannot read:"
     assert problem.splitlines()[-1] == "  file: p.md"
 
 

@@ -419,3 +419,31 @@ def test_approve_keeps_every_other_byte_and_the_file_mode(repo: Path) -> None:
     assert file.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in file.parent.iterdir()] == [file.name]  # no temp file left behind
     assert done.blob == git(repo, "hash-object", PLAN)
+
+
+def test_an_unrecognised_section_5_header_refuses_approval_and_fails_validate(repo: Path) -> None:
+    # `| State |` for `| Status |` once made §5 "schema absent", so `plan approve` ticked a plan
+    # whose C-003 still blocks approval (issue 11 item 5).
+    text = BLOCKED_PLAN.replace("| Blocks | Status |", "| Blocks | State |")
+    assert text != BLOCKED_PLAN
+    file = setup_task(repo, text)
+    submit(repo)
+    before, content = stored(repo), file.read_bytes()
+    approve = okstra(repo, "plan", "approve", KEY)
+    assert approve.returncode == 1
+    assert "table header is not the §5 header: expected column `Status`" in approve.stderr
+    assert "found unknown column `State`" in approve.stderr and f"file: {PLAN}" in approve.stderr
+    assert stored(repo) == before and file.read_bytes() == content
+    validate = okstra(repo, "plan", "validate", PLAN, "--json")
+    assert validate.returncode == 1
+    (finding,) = json.loads(validate.stdout)["findings"]
+    assert finding["check"] == "§5" and "expected column `Status`" in finding["message"]
+    assert (
+        finding["line"]
+        == text.split("\n").index(next(line for line in text.split("\n") if "| State |" in line))
+        + 1
+    )
+    # The same plan with the real header is valid and blocks approval on C-003 instead.
+    file.write_text(BLOCKED_PLAN, "utf-8")
+    assert okstra(repo, "plan", "validate", PLAN).returncode == 0
+    assert "C-003 (Status=open)" in okstra(repo, "plan", "approve", KEY).stderr

@@ -24,7 +24,7 @@ def _finding(finding: Finding) -> dict[str, Any]:
 
 @command(
     "plan validate",
-    "Check the plan's Stage Map (S1–S7, S9); exit 1 listing every failure.",
+    "Check the plan's Stage Map (S1–S7, S9) and §5; exit 1 listing every failure.",
     Arg("file", "The plan (Markdown).", metavar="FILE", complete="file"),
     about="Needs no repository: the checks read the file alone.",
 )
@@ -37,11 +37,11 @@ def validate(file: str) -> Output:
         "file": file,
         "valid": result.valid,
         "stageMap": stage_map.to_data(),
-        "findings": [_finding(f) for f in result.findings],
+        "findings": [_finding(f) for f in result.problems],
     }
     if result.valid:
         return Output(data, f"{file}: valid — {len(stage_map.stages)} stage(s)")
-    summary = f"{file}: {len(result.findings)} failed check(s)"
+    summary = f"{file}: {len(result.problems)} failed check(s)"
     return Output(
         data, f"{result.report()}\n{summary}", code=1, error=f"{summary}:\n{result.report()}"
     )

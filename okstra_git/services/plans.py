@@ -41,11 +41,12 @@ _LOCK_TIMEOUT = 60.0
 
 
 def _refuse_invalid(validation: Validation, doing: str) -> None:
-    if not validation.valid:
+    """Refuse a plan whose Stage Map fails; an unreadable §5 is the approval gate's to refuse."""
+    if validation.findings:
         raise Refused(
             f"plan {validation.path} fails {len(validation.findings)} Stage Map check(s), so "
             f"okstra will not {doing} it; fix them (git okstra plan validate "
-            f"{validation.path}):\n{validation.report()}"
+            f"{validation.path}):\n{validation.report(stage_map_only=True)}"
         )
 
 
@@ -247,11 +248,11 @@ def _assess_content(
     reasons: list[str] = []
     messages: list[str] = []
     validation = validate_text(plan.text, relpath)
-    if not validation.valid:
+    if validation.findings:
         reasons.append("invalid-plan")
         messages.append(
             f"plan {relpath} fails {len(validation.findings)} Stage Map check(s):\n"
-            + validation.report()
+            + validation.report(stage_map_only=True)
         )
     own = read_approval_text(plan.text)
     if not own.marker_set:
