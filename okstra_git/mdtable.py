@@ -196,13 +196,12 @@ def encode_cell(value: str, *, code: bool = False) -> str:
 
     Line breaks (newlines or ``<br>``) become ``<br>``; ``|`` and ``\\`` are backslash-escaped;
     ``&``, ``<`` and ``>`` become entities, so no tag in a value is ever live Markdown HTML. A
-    leading backtick is written as ``&#96;`` so the value is not mistaken for a wrapped code
-    span. ``code=True`` wraps a plain token (an id, a ticket, an enum value) in backticks.
+    value that is one whole code span starts with ``&#96;`` so it is not unwrapped when read. ``code=True`` wraps a plain token (an id, a ticket, an enum value) in backticks.
     """
     if code and _PLAIN_CODE.fullmatch(value):
         return f"`{value}`"
     text = "<br>".join(part.translate(_CELL_ESCAPES) for part in _CELL_BREAK.split(value)).strip()
-    if text.startswith("`"):
+    if unwrap_code(text) != text:  # the whole value is one code span: decode_cell would unwrap it
         text = "&#96;" + text[1:]
     return _inert_unpaired_backticks(text)
 

@@ -242,6 +242,7 @@ def test_encoded_cells_read_back_as_written(values: list[str]) -> None:
         ("line 1\nline 2<br/>line 3", "line 1<br>line 2<br>line 3"),
         ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
         ("`wrapped`", "&#96;wrapped&#96;"),
+        ("`code` then text", "`code` then text"),
         ("x `a|b` y", "x `a\\|b` y"),
         ("a`` b", "a&#96;&#96; b"),
         ("C:\\dir", "C:\\\\dir"),
