@@ -196,7 +196,8 @@ def encode_cell(value: str, *, code: bool = False) -> str:
 
     Line breaks (newlines or ``<br>``) become ``<br>``; ``|`` and ``\\`` are backslash-escaped;
     ``&``, ``<`` and ``>`` become entities, so no tag in a value is ever live Markdown HTML. A
-    value that is one whole code span starts with ``&#96;`` so it is not unwrapped when read. ``code=True`` wraps a plain token (an id, a ticket, an enum value) in backticks.
+    value that is one whole code span starts with ``&#96;`` so it is not unwrapped when read.
+    ``code=True`` wraps a plain token (an id, a ticket, an enum value) in backticks.
     """
     if code and _PLAIN_CODE.fullmatch(value):
         return f"`{value}`"

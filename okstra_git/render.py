@@ -17,7 +17,9 @@ def _environment() -> Any:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        autoescape=False,
+        # HTML templates escape every value unless it is marked safe; Markdown and text are
+        # written as they are (their values are encoded by the code that renders them).
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default=False),
     )
 
 

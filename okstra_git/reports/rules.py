@@ -60,9 +60,13 @@ class Problem:
     message: str
     """What is wrong and what to change."""
 
+    def line(self) -> str:
+        """``/pointer: message [rule]``."""
+        return f"{self.pointer or '/'}: {self.message} [{self.rule}]"
+
     def render(self, path: str) -> str:
         """``path: /pointer: message [rule]`` — the form the CLI prints."""
-        return f"{path}: {self.pointer or '/'}: {self.message} [{self.rule}]"
+        return f"{path}: {self.line()}"
 
 
 def pointer(*parts: object) -> str:
@@ -175,26 +179,28 @@ def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _at(data: Any, *path: str) -> Any:
+def field_at(data: Any, *path: str) -> Any:
+    """The value at ``path`` through nested objects, or None."""
     for part in path:
         data = _obj(data).get(part)
     return data
 
 
-def _rows(data: Any, *path: str) -> list[tuple[int, dict[str, Any]]]:
+def object_rows(data: Any, *path: str) -> list[tuple[int, dict[str, Any]]]:
     """``(index, row)`` of the objects in the list at ``path``."""
-    value = _at(data, *path)
+    value = field_at(data, *path)
     if not isinstance(value, list):
         return []
     return [(i, row) for i, row in enumerate(value) if isinstance(row, dict)]
 
 
 def _task_type(data: dict[str, Any]) -> str | None:
-    value = _at(data, "header", "taskType")
+    value = field_at(data, "header", "taskType")
     return value if value in TASK_TYPES else None
 
 
-def _ints(value: Any) -> list[int]:
+def int_list(value: Any) -> list[int]:
+    """The integers of a list (booleans are not integers), or [] for anything else."""
     if not isinstance(value, list):
         return []
     return [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
@@ -219,7 +225,7 @@ def _task_key(data: dict[str, Any]) -> list[Problem]:
     from ..errors import BadInput
     from ..keys import parse_task_key
 
-    key = _at(data, "header", "taskKey")
+    key = field_at(data, "header", "taskKey")
     if not isinstance(key, str):
         return []
     try:
@@ -319,7 +325,7 @@ def _verdict_card(data: dict[str, Any]) -> list[Problem]:
 
 
 def _verdict_token(data: dict[str, Any]) -> list[Problem]:
-    task_type, token = _task_type(data), _at(data, "finalVerdict", "verdictToken")
+    task_type, token = _task_type(data), field_at(data, "finalVerdict", "verdictToken")
     if task_type is None or not isinstance(token, str):
         return []
     if task_type == FINAL_VERIFICATION and token not in VERDICTS:
@@ -337,8 +343,10 @@ def _verdict_token(data: dict[str, Any]) -> list[Problem]:
 
 
 def _accepted_blockers(data: dict[str, Any]) -> list[Problem]:
-    blockers = _at(data, "finalVerification", "acceptanceBlockers")
-    if _at(data, "finalVerdict", "verdictToken") != "accepted" or not isinstance(blockers, list):
+    blockers = field_at(data, "finalVerification", "acceptanceBlockers")
+    if field_at(data, "finalVerdict", "verdictToken") != "accepted" or not isinstance(
+        blockers, list
+    ):
         return []
     if not blockers:
         return []
@@ -361,7 +369,9 @@ def _phase_continuation(data: dict[str, Any]) -> list[Problem]:
     if task_type is None:
         return []
     rows = [
-        (i, r) for i, r in _rows(data, "followUpTasks") if r.get("origin") == "phase-continuation"
+        (i, r)
+        for i, r in object_rows(data, "followUpTasks")
+        if r.get("origin") == "phase-continuation"
     ]
     if task_type == RELEASE_HANDOFF:
         return [
@@ -372,9 +382,9 @@ def _phase_continuation(data: dict[str, Any]) -> list[Problem]:
             )
             for i, _ in rows
         ]
-    key = _at(data, "header", "taskKey")
+    key = field_at(data, "header", "taskKey")
     task_id = key.split(":")[2] if isinstance(key, str) and key.count(":") == 2 else None
-    next_step = _at(data, "finalVerdict", "nextStep")
+    next_step = field_at(data, "finalVerdict", "nextStep")
     named = phases_named(next_step)
     if not rows:
         return [
@@ -427,8 +437,8 @@ def _release_routing(data: dict[str, Any]) -> list[Problem]:
     """release-handoff follows only an accepted whole-task verification (SPEC §6)."""
     if _task_type(data) != FINAL_VERIFICATION:
         return []
-    token = _at(data, "finalVerdict", "verdictToken")
-    scope = _at(data, "finalVerification", "verificationScope")
+    token = field_at(data, "finalVerdict", "verdictToken")
+    scope = field_at(data, "finalVerification", "verificationScope")
     if scope is None or (token == "accepted" and scope == WHOLE_TASK):
         return []
     why = (
@@ -436,9 +446,9 @@ def _release_routing(data: dict[str, Any]) -> list[Problem]:
         f"{token} ({scope})"
     )
     problems = []
-    if RELEASE_HANDOFF in phases_named(_at(data, "finalVerdict", "nextStep")):
+    if RELEASE_HANDOFF in phases_named(field_at(data, "finalVerdict", "nextStep")):
         problems.append(Problem("/finalVerdict/nextStep", "release-routing", why))
-    for i, row in _rows(data, "followUpTasks"):
+    for i, row in object_rows(data, "followUpTasks"):
         if row.get("suggestedTaskType") == RELEASE_HANDOFF:
             problems.append(
                 Problem(pointer("followUpTasks", i, "suggestedTaskType"), "release-routing", why)
@@ -448,7 +458,7 @@ def _release_routing(data: dict[str, Any]) -> list[Problem]:
 
 def _verification_scope(data: dict[str, Any]) -> list[Problem]:
     verification = _obj(data.get("finalVerification"))
-    stages = _ints(verification.get("stages"))
+    stages = int_list(verification.get("stages"))
     problems = []
     if verification.get("verificationScope") == "single-stage" and len(stages) > 1:
         problems.append(
@@ -459,7 +469,7 @@ def _verification_scope(data: dict[str, Any]) -> list[Problem]:
             )
         )
     seen: dict[int, int] = {}
-    for i, row in _rows(verification, "sourceImplementationReports"):
+    for i, row in object_rows(verification, "sourceImplementationReports"):
         stage = _int(row.get("stage"))
         if stage is None:
             continue
@@ -487,14 +497,14 @@ def _verification_scope(data: dict[str, Any]) -> list[Problem]:
 def _opaque_id(data: dict[str, Any]) -> list[Problem]:
     """No bare ``RC-*``, ``RF-*`` or un-namespaced ``F-*`` where a reader meets them, unless the
     report itself has a row with that id."""
-    known = {row_id for _, row_id in _report_ids(data)}
+    known = {row_id for _, row_id in report_ids(data)}
     fields: list[tuple[tuple[object, ...], Any]] = []
     for part in ("verdictCard", "finalVerdict"):
         fields += [((part, k), v) for k, v in _obj(data.get(part)).items()]
     fields.append((("rationale",), data.get("rationale")))
     fields += [
         (("clarificationItems", i, "statement"), row.get("statement"))
-        for i, row in _rows(data, "clarificationItems")
+        for i, row in object_rows(data, "clarificationItems")
     ]
     problems = []
     for path, value in fields:
@@ -514,10 +524,10 @@ def _opaque_id(data: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-def _report_ids(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+def report_ids(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """``(pointer, id)`` of every anchored row, in document order."""
     for path in _ID_TABLES:
-        for i, row in _rows(data, *path):
+        for i, row in object_rows(data, *path):
             row_id = row.get("id")
             if isinstance(row_id, str):
                 yield pointer(*path, i, "id"), row_id
@@ -526,7 +536,7 @@ def _report_ids(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
 def _unique_id(data: dict[str, Any]) -> list[Problem]:
     first: dict[str, str] = {}
     problems = []
-    for where, row_id in _report_ids(data):
+    for where, row_id in report_ids(data):
         if row_id in first:
             problems.append(
                 Problem(
@@ -546,7 +556,7 @@ def _clarification_rows(data: dict[str, Any]) -> list[Problem]:
     answered row carries the user's input."""
     task_type = _task_type(data)
     problems = []
-    for i, row in _rows(data, "clarificationItems"):
+    for i, row in object_rows(data, "clarificationItems"):
         if row.get("blocks") == "approval" and task_type not in (None, IMPLEMENTATION_PLANNING):
             problems.append(
                 Problem(
@@ -581,8 +591,8 @@ def _stage_map(data: dict[str, Any]) -> list[Problem]:
     from ..stagemap import stage_map_from_data
     from ..stagemap import validate as validate_stage_map
 
-    rows = _rows(data, "implementationPlanning", "stageMap")
-    items = _at(data, "implementationPlanning", "stageMap")
+    rows = object_rows(data, "implementationPlanning", "stageMap")
+    items = field_at(data, "implementationPlanning", "stageMap")
     if not rows or not isinstance(items, list):
         return []
     try:
@@ -623,7 +633,7 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
     planning = _obj(data.get("implementationPlanning"))
     carried = [
         (i, row)
-        for i, row in _rows(planning, "planBodyVerification", "planItems")
+        for i, row in object_rows(planning, "planBodyVerification", "planItems")
         if "carriedForwardFromSeq" in row
     ]
     decision = planning.get("incrementalDecision")
@@ -643,7 +653,7 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
                 f"decision with mode incremental (found {mode or 'no decision'})",
             )
         )
-    seq = _at(data, "header", "seq")
+    seq = field_at(data, "header", "seq")
     for i, row in carried:
         source = row.get("carriedForwardFromSeq")
         if isinstance(seq, str) and isinstance(source, str) and source >= seq:
@@ -662,8 +672,11 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
             )
     if not isinstance(decision, dict):
         return problems
-    known = set(_ints([r.get("stage") for _, r in _rows(planning, "stageMap")]))
-    reverify, carry = _ints(decision.get("reverifyStages")), _ints(decision.get("carryStages"))
+    known = set(int_list([r.get("stage") for _, r in object_rows(planning, "stageMap")]))
+    reverify, carry = (
+        int_list(decision.get("reverifyStages")),
+        int_list(decision.get("carryStages")),
+    )
     for field, stages in (("reverifyStages", reverify), ("carryStages", carry)):
         for j, stage in enumerate(stages):
             if known and stage not in known:
@@ -736,7 +749,7 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
 def _critic(data: dict[str, Any]) -> list[Problem]:
     """The acceptance critic belongs to final-verification and never drops a candidate: each is
     confirmed (an acceptance blocker) or downgraded (a residual risk)."""
-    critic = _obj(_at(data, "convergence", "critic"))
+    critic = _obj(field_at(data, "convergence", "critic"))
     if critic.get("enabled") is not True:
         return []
     task_type, mode = _task_type(data), critic.get("mode")
@@ -774,7 +787,7 @@ def _critic(data: dict[str, Any]) -> list[Problem]:
             (confirmed, "confirmedBlockers", "acceptanceBlockers"),
             (downgraded, "downgradedToResidual", "residualRisks"),
         ):
-            rows = _at(data, "finalVerification", table)
+            rows = field_at(data, "finalVerification", table)
             if count is not None and isinstance(rows, list) and len(rows) < count:
                 problems.append(
                     Problem(
