@@ -2,13 +2,12 @@
 
 The service answers the git questions (which stages are done, which done commits HEAD does
 not contain, whether the worktree is clean) and these functions turn the answers into the
-exact refusal lines, check a report's verdict fields, and route the task.
+exact refusal lines and route the task (report data has its own rules, okstra_git.reports).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 WHOLE_TASK = "whole-task"
 SINGLE_STAGE = "single-stage"
@@ -116,69 +115,3 @@ def next_phase(route: str, all_stages_done: bool) -> str:
     if route == "done":
         return "final-verification" if all_stages_done else "implementation"
     return route
-
-
-def report_problems(data: Any, verdict: str, scope: str, key: str) -> list[str]:
-    """The report data's verdict rules (a minimal subset of SPEC §8), each naming its field:
-    ``accepted`` needs zero acceptance blockers; the verdict card's token, direction and next
-    step equal the final verdict's, and the token equals the verdict being recorded."""
-    if not isinstance(data, dict):
-        return [f"(top): expected a JSON object, found {_kind(data)}"]
-    problems = []
-    header = data.get("header")
-    if isinstance(header, dict):
-        if "taskKey" in header and header["taskKey"] != key:
-            problems.append(f"header.taskKey: {header['taskKey']!r} is not the task {key!r}")
-        if "taskType" in header and header["taskType"] != "final-verification":
-            problems.append(
-                f"header.taskType: {header['taskType']!r}; a verdict comes from a "
-                "final-verification report"
-            )
-    card, final = data.get("verdictCard"), data.get("finalVerdict")
-    for name, part in (("verdictCard", card), ("finalVerdict", final)):
-        if not isinstance(part, dict):
-            problems.append(f"{name}: missing or not an object")
-        elif part.get("verdictToken") != verdict:
-            problems.append(
-                f"{name}.verdictToken: {part.get('verdictToken')!r} differs from --verdict "
-                f"{verdict!r}"
-            )
-    if isinstance(card, dict) and isinstance(final, dict):
-        for field in ("direction", "nextStep"):
-            if card.get(field) != final.get(field):
-                problems.append(
-                    f"verdictCard.{field}: {card.get(field)!r} differs from finalVerdict.{field} "
-                    f"{final.get(field)!r}"
-                )
-    verification = data.get("finalVerification")
-    if not isinstance(verification, dict):
-        problems.append("finalVerification: missing or not an object")
-        return problems
-    claimed_scope = verification.get("verificationScope")
-    if claimed_scope is not None and claimed_scope != scope:
-        problems.append(
-            f"finalVerification.verificationScope: {claimed_scope!r} but the target is {scope!r}"
-        )
-    blockers = verification.get("acceptanceBlockers")
-    if not isinstance(blockers, list):
-        problems.append(
-            "finalVerification.acceptanceBlockers: missing or not a list (use [] for none)"
-        )
-    elif verdict == "accepted" and blockers:
-        problems.append(
-            f"finalVerification.acceptanceBlockers: verdict accepted requires zero acceptance "
-            f"blockers, found {len(blockers)}; record conditional-accept or blocked, or resolve "
-            "them"
-        )
-    return problems
-
-
-def blocker_count(data: dict[str, Any]) -> int:
-    """Acceptance blockers of report data that passed :func:`report_problems`."""
-    return len(data["finalVerification"]["acceptanceBlockers"])
-
-
-def _kind(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean"}.get(
-        type(value), "null" if value is None else "number"
-    )

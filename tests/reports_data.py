@@ -6,6 +6,8 @@ the Markdown and the HTML see each kind of row. Each call returns a fresh copy t
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from okstra_git.keys import TASK_TYPES
@@ -234,3 +236,30 @@ def full_report(task_type: str, language: str = "en", seq: str = "002") -> dict[
 
 
 ALL_TYPES = TASK_TYPES
+
+
+def verdict_report(
+    ctx: Any,
+    key: Any,
+    path: Path,
+    verdict: str = "accepted",
+    blockers: int = 0,
+    stage: int | None = None,
+) -> Path:
+    """Write valid final-verification data for a real task (its stages and reports from the
+    claims, as `report init` makes it) with ``verdict`` and that many acceptance blockers."""
+    from okstra_git.reports.starter import decide
+    from okstra_git.services.reports import starter_for_task
+
+    data = decide(starter_for_task(ctx, key, "final-verification", stage), verdict)
+    data["finalVerification"]["acceptanceBlockers"] = [
+        {
+            "id": f"AB-{n:03d}",
+            "statement": f"Blocker {n}.",
+            "evidence": "tests/test_x.py exits 1",
+            "severity": "major",
+        }
+        for n in range(1, blockers + 1)
+    ]
+    path.write_text(json.dumps(data), "utf-8")
+    return path

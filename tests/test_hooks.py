@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import git, okstra
 from hooks_world import KEY, add_verdict, commit, pair, push, remote_ref
+from reports_data import verdict_report
 from verify_world import make_world
 
 from okstra_git import gate_cli, hookinstall
@@ -45,18 +45,7 @@ def test_push_refused_before_the_verdict_and_accepted_after_verify_record(tmp_pa
     assert "git okstra verify record" in err and "--verdict accepted" in err
     assert remote_ref(remote, "main") != head
 
-    card = {"verdictToken": "accepted", "direction": "release", "nextStep": "hand off"}
-    report = tmp_path / "data.json"
-    report.write_text(
-        json.dumps(
-            {
-                "header": {"taskKey": KEY, "taskType": "final-verification"},
-                "verdictCard": card,
-                "finalVerdict": card,
-                "finalVerification": {"acceptanceBlockers": []},
-            }
-        )
-    )
+    report = verdict_report(world.ctx, world.key, tmp_path / "data.json")
     recorded = okstra(
         work, "verify", "record", KEY, "--verdict", "accepted", "--report", str(report)
     )

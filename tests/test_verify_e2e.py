@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 from conftest import git, okstra
+from reports_data import verdict_report
 from verify_world import KEY, make_plan
+
+from okstra_git.services.context import open_context
 
 
 def ok(cwd: Path, *args: str) -> dict:
@@ -17,19 +20,10 @@ def ok(cwd: Path, *args: str) -> dict:
     return json.loads(proc.stdout)
 
 
-def report(path: Path, token: str = "accepted", scope: str = "whole-task") -> str:
-    card = {"verdictToken": token, "direction": "go", "nextStep": "next"}
-    path.write_text(
-        json.dumps(
-            {
-                "header": {"taskKey": KEY, "taskType": "final-verification"},
-                "verdictCard": card,
-                "finalVerdict": card,
-                "finalVerification": {"verificationScope": scope, "acceptanceBlockers": []},
-            }
-        )
-    )
-    return str(path)
+def report(repo: Path, path: Path, token: str = "accepted", stage: int | None = None) -> str:
+    """Valid final-verification data for the task, as `report init` starts it."""
+    ctx = open_context(repo)
+    return str(verdict_report(ctx, ctx.key(KEY), path, token, stage=stage))
 
 
 class Task:
@@ -84,8 +78,9 @@ def test_e1_two_stages_done_and_merged_accepted_allows_release_handoff(task: Tas
         "stage-1-report.md",
         "stage-2-report.md",
     ]
+    data = report(task.repo, tmp_path / "data.json")
     recorded = ok(task.repo, "verify", "record", KEY, "--verdict", "accepted",
-                  "--report", report(tmp_path / "data.json"), "--expect-head", head)  # fmt: skip
+                  "--report", data, "--expect-head", head)  # fmt: skip
     assert recorded["verdict"]["routing"] == "release-handoff"
     assert recorded["nextPhase"] == "release-handoff"
     shown = ok(task.repo, "task", "show", KEY)["task"]["workflow"]
@@ -115,7 +110,7 @@ def test_e3_single_stage_right_after_stage_1_passes_but_not_to_release(task: Tas
         head1,
         str(wt),
     )
-    data = report(tmp_path / "data.json", scope="single-stage")
+    data = report(task.repo, tmp_path / "data.json", stage=1)
     recorded = ok(task.repo, "verify", "record", KEY, "--stage", "1", "--verdict", "accepted",
                   "--report", data)  # fmt: skip
     assert recorded["verdict"]["routing"] == "done"
@@ -132,13 +127,14 @@ def test_a_final_verification_run_finishes_where_its_verdict_routed(task: Task, 
     task.merge(1)
     head = task.merge(2)
     run = ok(task.repo, "run", "start", KEY, "--type", "final-verification")["run"]
-    data = report(tmp_path / "data.json")
+    data = report(task.repo, tmp_path / "data.json")
     finish = ("run", "finish", KEY, "--type", "final-verification", "--seq", run["seq"],
               "--status", "completed", "--report", data)  # fmt: skip
     early = okstra(task.repo, *finish)
     assert early.returncode == 1 and "has no verdict yet" in early.stderr
-    ok(task.repo, "verify", "record", KEY, "--verdict", "blocked", "--report",
-       report(tmp_path / "blocked.json", token="blocked"), "--expect-head", head)  # fmt: skip
+    blocked = report(task.repo, tmp_path / "blocked.json", token="blocked")
+    ok(task.repo, "verify", "record", KEY, "--verdict", "blocked", "--report", blocked,
+       "--expect-head", head)  # fmt: skip
     flow = ok(task.repo, *finish)["workflow"]
     assert (flow["nextRecommendedPhase"], flow["lastCompletedPhase"]) == (
         "implementation",

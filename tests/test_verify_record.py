@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, okstra
+from reports_data import verdict_report
 from verify_world import KEY, World, make_world
 
 from okstra_git import signing
@@ -25,23 +26,15 @@ from okstra_git.records.verdict import (
     read_tree_verdicts,
     read_verdicts,
 )
+from okstra_git.reports.files import MAX_DATA_BYTES
 from okstra_git.services import verify
 from okstra_git.services.context import open_context
 
 
-def write_report(path: Path, token: str = "accepted", blockers: int = 0, scope: str = "") -> Path:
-    card = {"verdictToken": token, "direction": "release", "nextStep": "hand off"}
-    data = {
-        "header": {"taskKey": KEY, "taskType": "final-verification"},
-        "verdictCard": card,
-        "finalVerdict": dict(card),
-        "finalVerification": {
-            "acceptanceBlockers": [{"id": f"B-{i}"} for i in range(blockers)],
-            **({"verificationScope": scope} if scope else {}),
-        },
-    }
-    path.write_text(json.dumps(data))
-    return path
+def write_report(
+    world: World, path: Path, token: str = "accepted", blockers: int = 0, stage: int | None = None
+) -> Path:
+    return verdict_report(world.ctx, world.key, path, token, blockers, stage)
 
 
 @pytest.fixture
@@ -56,7 +49,7 @@ def merged(repo: Path) -> World:
 def test_accepted_whole_task_is_noted_on_head_and_tree_and_opens_release(
     merged: World, tmp_path: Path
 ):
-    report = write_report(tmp_path / "data.json")
+    report = write_report(merged, tmp_path / "data.json")
     proc = okstra(merged.repo, "verify", "record", KEY, "--verdict", "accepted",
                   "--report", str(report), "--json")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -83,7 +76,7 @@ def test_accepted_whole_task_is_noted_on_head_and_tree_and_opens_release(
 
 
 def test_recording_again_adds_no_second_line(merged: World, tmp_path: Path):
-    report = write_report(tmp_path / "data.json")
+    report = write_report(merged, tmp_path / "data.json")
     first = verify.record_verdict(merged.ctx, merged.key, "accepted", str(report), None)
     again = verify.record_verdict(merged.ctx, merged.key, "accepted", str(report), None)
     assert first.added and not again.added and again.verdict == first.verdict
@@ -95,7 +88,7 @@ def test_a_kill_mid_record_leaves_neither_the_note_nor_the_routing(merged: World
     import os
     import sys
 
-    report = write_report(tmp_path / "data.json")
+    report = write_report(merged, tmp_path / "data.json")
     task_before = git(merged.repo, "rev-parse", "refs/okstra/tasks/grp/feat")
     killed = subprocess.run(
         [sys.executable, "-m", "okstra_git", "verify", "record", KEY, "--verdict", "accepted",
@@ -120,7 +113,7 @@ def test_a_kill_mid_record_leaves_neither_the_note_nor_the_routing(merged: World
 
 
 def test_blocked_routes_back_to_implementation(merged: World, tmp_path: Path):
-    report = write_report(tmp_path / "data.json", "blocked", blockers=2)
+    report = write_report(merged, tmp_path / "data.json", "blocked", blockers=2)
     done = verify.record_verdict(merged.ctx, merged.key, "blocked", str(report), None)
     assert (done.verdict.routing, done.verdict.blocker_count) == ("implementation", 2)
     assert done.next_phase == "implementation"
@@ -128,13 +121,13 @@ def test_blocked_routes_back_to_implementation(merged: World, tmp_path: Path):
 
 
 def test_report_rules_refuse_with_the_field_named(merged: World, tmp_path: Path):
-    blocked = write_report(tmp_path / "b.json", "accepted", blockers=1)
+    blocked = write_report(merged, tmp_path / "b.json", "accepted", blockers=1)
     proc = okstra(merged.repo, "verify", "record", KEY, "--verdict", "accepted",
                   "--report", str(blocked))  # fmt: skip
     assert proc.returncode == 2
-    assert "finalVerification.acceptanceBlockers: verdict accepted requires zero" in proc.stderr
-    mismatch = write_report(tmp_path / "m.json", "blocked")
-    with pytest.raises(BadInput, match=r"verdictCard.verdictToken: 'blocked' differs"):
+    assert "/finalVerification/acceptanceBlockers: verdict accepted requires zero" in proc.stderr
+    mismatch = write_report(merged, tmp_path / "m.json", "blocked")
+    with pytest.raises(BadInput, match=r"/finalVerdict/verdictToken: 'blocked' differs"):
         verify.record_verdict(merged.ctx, merged.key, "accepted", str(mismatch), None)
     (tmp_path / "bad.json").write_text("[1, 2]")
     with pytest.raises(BadInput, match="expected a JSON object"):
@@ -146,14 +139,14 @@ def test_report_rules_refuse_with_the_field_named(merged: World, tmp_path: Path)
         verify.record_verdict(merged.ctx, merged.key, "maybe", str(mismatch), None)
     big = tmp_path / "big.json"
     with big.open("wb") as fh:
-        fh.truncate(verify.MAX_REPORT_BYTES + 1)
+        fh.truncate(MAX_DATA_BYTES + 1)
     with pytest.raises(BadInput, match="larger than the 16 MiB cap"):
         verify.record_verdict(merged.ctx, merged.key, "blocked", str(big), None)
     assert merged.ctx.repo.read_ref(VERDICTS_REF) is None  # nothing stored
 
 
 def test_record_re_runs_the_gate(merged: World, tmp_path: Path):
-    report = write_report(tmp_path / "data.json")
+    report = write_report(merged, tmp_path / "data.json")
     verified = git(merged.task_wt, "rev-parse", "HEAD")
     (merged.task_wt / "late.py").write_text("x = 1\n")
     proc = okstra(merged.repo, "verify", "record", KEY, "--verdict", "accepted",
@@ -172,21 +165,21 @@ def test_record_re_runs_the_gate(merged: World, tmp_path: Path):
 def test_single_stage_verdict_never_routes_to_release(repo: Path, tmp_path: Path):
     world = make_world(repo, stages=2)
     world.do_stage(1)
-    report = write_report(tmp_path / "data.json", scope="single-stage")
+    report = write_report(world, tmp_path / "data.json", stage=1)
     done = verify.record_verdict(world.ctx, world.key, "accepted", str(report), 1)
     v = done.verdict
     assert (v.scope, v.stages, v.routing) == ("single-stage", [1], "done")
     assert v.head == git(world.stage_wt(1), "rev-parse", "HEAD")
     assert done.next_phase == "implementation"  # stage 2 is still to do
     assert not v.opens_gate
-    wrong_scope = write_report(tmp_path / "w.json", scope="whole-task")
-    with pytest.raises(BadInput, match=r"finalVerification\.verificationScope"):
+    wrong_scope = write_report(world, tmp_path / "w.json")
+    with pytest.raises(BadInput, match=r"/finalVerification/verificationScope: 'whole-task', but"):
         verify.record_verdict(world.ctx, world.key, "accepted", str(wrong_scope), 1)
 
 
 def test_show_lists_same_tree_verdicts_newest_first(merged: World, tmp_path: Path):
     recorded = verify.record_verdict(
-        merged.ctx, merged.key, "accepted", str(write_report(tmp_path / "a.json")), None
+        merged.ctx, merged.key, "accepted", str(write_report(merged, tmp_path / "a.json")), None
     )
     older = replace(recorded.verdict, verdict="blocked", routing="implementation",
                     blocker_count=1, recorded_at="2020-01-01T00:00:00+00:00")  # fmt: skip
@@ -223,7 +216,7 @@ def test_two_clones_verdicts_on_one_commit_merge_with_cat_sort_uniq(merged: Worl
     git(b, "worktree", "add", "-q", "-b", merged.branch("task"), str(tmp_path / "b-task"), head)
     ctx_b = open_context(b)
 
-    report = write_report(tmp_path / "data.json")
+    report = write_report(merged, tmp_path / "data.json")
     a_done = verify.record_verdict(merged.ctx, merged.key, "accepted", str(report), None)
     b_done = verify.record_verdict(ctx_b, ctx_b.key(KEY), "accepted", str(report), None)
     assert a_done.verdict.head == b_done.verdict.head == head
@@ -260,7 +253,7 @@ def test_signed_verdict_verifies_and_a_tampered_line_does_not(merged: World, tmp
     git(merged.repo, "config", "user.signingKey", str(key))
     git(merged.repo, "config", "gpg.ssh.allowedSignersFile", str(allowed))
 
-    report = write_report(tmp_path / "data.json")
+    report = write_report(merged, tmp_path / "data.json")
     proc = okstra(merged.repo, "verify", "record", KEY, "--verdict", "accepted",
                   "--report", str(report), "--sign")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -300,7 +293,7 @@ def test_signed_verdict_verifies_and_a_tampered_line_does_not(merged: World, tmp
 
 
 def test_sign_without_a_signing_key_is_bad_input(merged: World, tmp_path: Path):
-    report = write_report(tmp_path / "data.json")
+    report = write_report(merged, tmp_path / "data.json")
     with pytest.raises(BadInput, match=r"user\.signingKey"):
         verify.record_verdict(merged.ctx, merged.key, "accepted", str(report), None, sign=True)
     git(merged.repo, "config", "user.signingKey", str(tmp_path / "missing"))

@@ -6,6 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..keys import parse_task_key
+from ..reports.starter import decide
+from ..services.context import open_context
+from ..services.reports import starter_for_task
 from . import Demo
 
 README = (
@@ -47,15 +51,16 @@ def step(demo: Demo) -> None:
 
     demo.step("The verification target, then an accepted verdict kept as a git note")
     demo.run("git", "okstra", "verify", "target", demo.key)
-    # The run writes its report data inside .okstra/, which the clean check ignores.
+    # The run writes its report data inside .okstra/, which the clean check ignores: started
+    # from the task's records (stages and their reports), then decided accepted.
     data = task_wt / ".okstra" / "tasks" / "calc" / "add-mul" / "final-verification-data.json"
-    card = {"verdictToken": "accepted", "direction": "release", "nextStep": "release-handoff"}
-    report_data = {
-        "header": {"taskKey": demo.key, "taskType": "final-verification"},
-        "verdictCard": card,
-        "finalVerdict": card,
-        "finalVerification": {"verificationScope": "whole-task", "acceptanceBlockers": []},
-    }
+    report_data = decide(starter_for_task(open_context(task_wt), parse_task_key(demo.key),
+                                          "final-verification"), "accepted")  # fmt: skip
+    report_data["readerSummary"].update(
+        decision="Accepted: add, mul and the CLI work as the plan says.",
+        humanAction="Open the pull request (release-handoff).",
+        blockers="None.",
+    )
     demo.write(str(data.relative_to(task_wt)), json.dumps(report_data, indent=2) + "\n", task_wt)
     head = demo.run("git", "rev-parse", "HEAD", cwd=task_wt, quiet=True).stdout.strip()
     demo.run("git", "okstra", "verify", "record", demo.key, "--verdict", "accepted",

@@ -30,13 +30,19 @@ _DIRECTION = {
 _NEXT = {**NEXT_PHASE, FINAL_VERIFICATION: "implementation"}
 
 
-def next_step_text(task_type: str) -> str:
-    """The starter's next step: the next phase by name (what the phase-continuation row
-    follows), or the end of the task after release-handoff."""
-    following = _NEXT[task_type]
+def next_step_text(following: str) -> str:
+    """A next step naming the phase that follows (what the phase-continuation row follows),
+    or the end of the task after release-handoff."""
     if following == "done":
         return "done — the task is complete; nothing runs next"
     return f"{following} — run it next for this task"
+
+
+def next_command(task_key: str, following: str) -> str:
+    """The command that starts the next phase (or shows the task once it is done)."""
+    if following == "done":
+        return okstra("task", "show", task_key)
+    return okstra("run", "start", task_key, "--type", following)
 
 
 def starter(
@@ -58,17 +64,13 @@ def starter(
     """
     task_id = task_key.split(":")[-1]
     following = _NEXT[task_type]
-    step = next_step_text(task_type)
+    step = next_step_text(following)
     verdict = {
         "verdictToken": "blocked" if task_type == FINAL_VERIFICATION else NOT_APPLICABLE,
         "direction": _DIRECTION[task_type],
         "nextStep": step,
     }
-    command = (
-        okstra("task", "status", task_key)
-        if following == "done"
-        else okstra("run", "start", task_key, "--type", following)
-    )
+    command = next_command(task_key, following)
     data: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION,
         "header": {
@@ -137,3 +139,22 @@ def _example_stage() -> dict[str, Any]:
         "predictedFiles": ["path/to/changed_file.py"],
         "steps": ["Replace: the first step, with exact file paths and commands."],
     }
+
+
+def decide(data: dict[str, Any], verdict: str) -> dict[str, Any]:
+    """Set a final-verification report's verdict everywhere the rules compare it: the card, the
+    final verdict, the first recommended step and the phase-continuation row. An accepted
+    whole-task verdict hands over to release-handoff; any other goes back to implementation."""
+    whole = data["finalVerification"]["verificationScope"] == WHOLE_TASK
+    following = RELEASE_HANDOFF if verdict == "accepted" and whole else "implementation"
+    direction = {"accepted": "approve", "conditional-accept": "hold"}.get(verdict, "reject")
+    step = next_step_text(following)
+    for part in ("verdictCard", "finalVerdict"):
+        data[part] = {"verdictToken": verdict, "direction": direction, "nextStep": step}
+    command = next_command(data["header"]["taskKey"], following)
+    data["recommendedNextSteps"][0] = {"text": step, "command": command}
+    for row in data["followUpTasks"]:
+        if row["origin"] == "phase-continuation":
+            row["suggestedTaskType"] = following
+            row["scope"] = f"Continue this task with {following}."
+    return data

@@ -596,6 +596,10 @@ def done(
 ) -> DoneResult:
     """Mark ``stage`` done with its worktree HEAD; finish the run when its batch is done."""
     report_path = workspace_relative(ctx.workdir, report, "--report") if report else None
+    if report is not None:
+        from .reports import check_report_file
+
+        check_report_file(ctx, key, report, RUN_TYPE)
     carry_data = read_json_object(carry, "--carry", MAX_CARRY_BYTES)[1] if carry else None
     ref = claim_ref(key, stage)
     first = _require_claim(ctx, key, stage)

@@ -153,6 +153,10 @@ def finish_run(
     if status == "completed" and report is None:
         raise BadInput("--report is required when a run finishes completed")
     report_path = workspace_relative(ctx.workdir, report, "report") if report else None
+    if report is not None:
+        from .reports import check_report_file
+
+        check_report_file(ctx, key, report, task_type)
     data_raw, data_obj = (
         read_json_object(data, "--data", MAX_DATA_BYTES) if data is not None else (None, None)
     )

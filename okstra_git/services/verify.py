@@ -27,10 +27,8 @@ from ..records.verdict import (
     read_verdicts,
     verdict_notes_update,
 )
-from ..userfiles import read_json_object
+from ..reports.files import read_data
 from .context import Context
-
-MAX_REPORT_BYTES = 16 << 20
 
 
 class GateRefused(Refused):
@@ -271,7 +269,7 @@ def record_verdict(
     """Re-run the gate now, check the report against the verdict, and record it (SPEC §6)."""
     if verdict not in rules.VERDICTS:
         raise BadInput(f"--verdict {verdict!r}: one of {', '.join(rules.VERDICTS)}")
-    raw, data = read_json_object(report, "--report", MAX_REPORT_BYTES)
+    raw, data = read_data(report)
     signing_key = _signing_key(ctx.repo) if sign else None
     target = resolve_target(ctx, key, stage, worktree)
     if expect_head is not None:
@@ -281,11 +279,15 @@ def record_verdict(
                 f"final-verification: HEAD of {target.worktree} is now {target.head}, not the "
                 f"verified {expected} (--expect-head) — verify the new HEAD, then record"
             )
-    problems = rules.report_problems(data, verdict, target.scope, str(key))
+    from ..reports.consistency import record_problems
+    from .reports import check_report
+
+    stages = [s.number for s in target.stages]
+    problems = check_report(ctx, key, data) + record_problems(data, verdict, target.scope, stages)
     if problems:
         raise BadInput(
             f"report {report} does not support --verdict {verdict}:\n"
-            + "\n".join(f"  - {p}" for p in problems)
+            + "\n".join(f"  - {p.line()}" for p in problems)
         )
     route = rules.routing(target.scope, verdict)
     record = Verdict(
@@ -296,7 +298,7 @@ def record_verdict(
         head=target.head,
         head_tree=target.head_tree,
         verdict=verdict,
-        blocker_count=rules.blocker_count(data),
+        blocker_count=len(data["finalVerification"]["acceptanceBlockers"]),
         report_digest="sha256:" + hashlib.sha256(raw).hexdigest(),
         routing=route,
         recorded_at=now_iso(),
