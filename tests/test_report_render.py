@@ -210,3 +210,24 @@ def test_html_is_self_contained_and_escapes_everything_but_br() -> None:
     assert "one<br>two<br>three &lt;b&gt;bold&lt;/b&gt;" in page
     assert 'lang="ko"' in page and "Content-Security-Policy" in page
     assert '<a href="#CS-1">CS-1</a>' in render_html(full_report("error-analysis"))
+
+
+def test_validating_and_rendering_never_import_pygit2(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps(full_report("final-verification")))
+    script = (
+        "import sys\n"
+        "from okstra_git.reports import files, rules\n"
+        f"raw, data = files.read_data({str(data)!r})\n"
+        "assert rules.validate(data) == []\n"
+        f"files.render_files(data, *files.default_outputs({str(data)!r}))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygit2', 'typer')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert (tmp_path / "data.md").is_file() and (tmp_path / "data.html").is_file()
