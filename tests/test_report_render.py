@@ -13,10 +13,10 @@ from reports_data import ALL_TYPES, full_report
 
 from okstra_git.clarify import COLUMNS, find_approval_markers, parse_clarification_items
 from okstra_git.mdtable import cell_value, header_key, scan_lines, split_table_row, table_blocks
+from okstra_git.planfile import validate_text
 from okstra_git.reports.labels import LABELS, labels
 from okstra_git.reports.render import render_html, render_markdown
 from okstra_git.reports.rules import validate
-from okstra_git.services.plans import validate_text
 
 
 def items_of(markdown: str) -> list[tuple[str, ...]]:

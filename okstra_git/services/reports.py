@@ -59,7 +59,7 @@ def check_report_file(ctx: Context, key: TaskKey, path: str, task_type: str) -> 
     approval gate, ``clarify status`` and ``clarify resume``), so it must be UTF-8 text whose
     §5, if it has one, is readable.
     """
-    from .plans import read_plan_file
+    from ..planfile import read_plan_file
 
     if path.endswith(".json"):
         from ..reports.files import read_data
@@ -188,7 +188,7 @@ class Resumed:
 def resume_clarification(ctx: Context, key: TaskKey, editor: str | None) -> Resumed:
     """Open the task's latest report in ``editor`` (None: do not edit), then stage it with the
     run's user-response sidecars appended as the next run's clarification response."""
-    from .plans import read_plan_file
+    from ..planfile import read_plan_file
 
     workdir = ctx.workdir
     if workdir is None:
