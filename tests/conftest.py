@@ -42,15 +42,18 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     return proc.stdout.strip()
 
 
-def okstra(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI as a separate process (exit codes and streams as a user sees them)."""
+def okstra(
+    cwd: Path, *args: str, input: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI as a separate process (exit codes and streams as a user sees them);
+    ``env`` replaces the environment it inherits."""
     return subprocess.run(
         [sys.executable, "-m", "okstra_git", *args],
         cwd=cwd,
         text=True,
         capture_output=True,
         input=input,
-        env={**os.environ, "OKSTRA_DEBUG": ""},
+        env={**(os.environ if env is None else env), "OKSTRA_DEBUG": ""},
     )
 
 

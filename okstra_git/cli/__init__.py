@@ -5,6 +5,7 @@ GROUP_MODULES = (
     "init",
     "task",
     "run",
+    "report",
     "plan",
     "clarify",
     "stage",

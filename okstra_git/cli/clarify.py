@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..views import Output
-from .declare import Arg, command, group
+from .declare import KEY, Arg, command, group
 
 group("clarify", "Clarification items (§5) of a report.")
 
@@ -25,9 +25,8 @@ def status(report: str) -> Output:
     if not parsed.schema_present:
         state = "schema-absent"
         text = (
-            f"{report}: schema absent — no `## 5. Clarification Items` table with Blocks and "
-            f"Status columns (a legacy 4.5.9 / 5.1 / 5.2 layout, or no §5); the approval gate "
-            f"relies on the marker alone"
+            f"{report}: schema absent — no `## 5. Clarification Items` section (a legacy "
+            f"4.5.9 / 5.1 / 5.2 layout, or no §5); the approval gate relies on the marker alone"
         )
     elif not items:
         state = "no-items"
@@ -47,7 +46,7 @@ def status(report: str) -> Output:
         text = "\n".join(lines)
     if parsed.malformed:
         text += "\n" + "\n".join(
-            f"{report}:{row.line}: skipped row: {row.reason}" for row in parsed.malformed
+            f"{report}:{row.line}: unreadable: {row.reason}" for row in parsed.malformed
         )
     return Output(
         {
@@ -60,6 +59,33 @@ def status(report: str) -> Output:
             "malformed": [to_data(row) for row in parsed.malformed],
         },
         text,
+    )
+
+
+@command(
+    "clarify resume",
+    "Open the task's latest report in $EDITOR, then stage it as the next run's clarification "
+    "response and print the command that reruns the phase.",
+    KEY,
+    Arg("--no-edit", "Stage the report as it is, without opening an editor.", flag=True),
+    about="The report (and any user-responses/user-response-*.md sidecars of its run, "
+    "appended in name order) becomes .okstra/tasks/<group>/<id>/instruction-set/"
+    "clarification-response.md. Nothing is staged when the editor fails or §5 cannot be read.",
+)
+def resume(key: str, no_edit: bool) -> Output:
+    from ..records.base import to_data
+    from ..services import reports
+    from ..services.context import open_context
+
+    ctx = open_context()
+    editor = None if no_edit else reports.editor_from_environment()
+    done = reports.resume_clarification(ctx, ctx.key(key), editor)
+    appended = f" with {len(done.sidecars)} user response(s)" if done.sidecars else ""
+    return Output(
+        {**to_data(done), "taskKey": str(ctx.key(key))},
+        f"staged {done.report}{appended} as {done.staged}\n"
+        f"{done.open_items} §5 row(s) still open or answered for the next run to reconcile\n"
+        f"rerun the phase: {done.command}",
     )
 
 

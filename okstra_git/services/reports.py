@@ -3,6 +3,7 @@ starter data for the task's phase, and the clarification turn-around."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -48,6 +49,26 @@ def check_report(ctx: Context, key: TaskKey, data: Any) -> list[Problem]:
     if isinstance(data, dict):
         problems += task_problems(data, task_facts(ctx, key))
     return problems
+
+
+def records_check(data: dict[str, Any]) -> tuple[list[Problem], str]:
+    """``report validate``'s task checks: the report's task in the repository of the current
+    folder, when there is one. Returns the problems and what was (not) checked."""
+    from ..keys import parse_task_key
+    from ..records.task import load_task
+    from .context import open_context
+
+    try:
+        key = parse_task_key(str(data["header"]["taskKey"]))
+    except (BadInput, KeyError, TypeError):
+        return [], "task records not checked: header.taskKey is not a task key"
+    try:
+        ctx = open_context()
+    except BadInput:
+        return [], "task records not checked: not in a git repository"
+    if load_task(ctx.repo, key) is None:
+        return [], f"task records not checked: no task {key} in this repository"
+    return task_problems(data, task_facts(ctx, key)), f"checked against the records of {key}"
 
 
 def check_report_file(ctx: Context, key: TaskKey, path: str, task_type: str) -> None:
@@ -152,6 +173,35 @@ def _plan_stage_map(ctx: Context, state: TaskState) -> list[dict[str, Any]]:
     for row, stage in zip(rows, stage_map.stages, strict=True):
         row["steps"] = list(stage.steps)
     return rows
+
+
+def init_report(
+    ctx: Context,
+    key: TaskKey,
+    task_type: str | None,
+    stage: int | None,
+    language: str,
+    out: str | None,
+    force: bool,
+) -> tuple[Path, dict[str, Any]]:
+    """Write :func:`starter_for_task` data to ``out`` (default: beside the run's report);
+    an existing file is kept unless ``force``."""
+    data = starter_for_task(ctx, key, task_type, stage, language)
+    header = data["header"]
+    path = Path(out) if out else default_data_path(ctx, key, header["taskType"], header["seq"])
+    if not out:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    try:
+        write_atomic(path, text.encode("utf-8"), "report data", new=not force)
+    except BadInput as exc:
+        if path.exists() and not force:
+            raise Refused(
+                f"report data {path} already exists; keep editing it, or start over with --force",
+                hint=okstra("report", "validate", path),
+            ) from exc
+        raise
+    return path, data
 
 
 def default_data_path(ctx: Context, key: TaskKey, task_type: str, seq: str) -> Path:

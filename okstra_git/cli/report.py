@@ -1,0 +1,163 @@
+"""``git okstra report``: a run's report data — check it, start it, render it (SPEC §8)."""
+
+from __future__ import annotations
+
+from ..views import Output
+from .declare import KEY, Arg, command, group, number
+
+group(
+    "report",
+    "Report data (data.json): validate it, start it for a phase, render Markdown and HTML.",
+    about="The schema is schemas/final-report.schema.json; the rules beyond it are those of "
+    "SPEC §8. validate and render need no repository.",
+)
+
+DATA = Arg("data", "The report data (data.json).", metavar="DATA", complete="file")
+LANG = Arg(
+    "--lang",
+    "The label language (default: the data's header.language).",
+    metavar="LANG",
+    choices=("ko", "en"),
+)
+
+
+@command(
+    "report validate",
+    "Check report data against the schema and every rule; exit 1 listing every problem.",
+    DATA,
+    Arg(
+        "--no-task",
+        "Skip the checks against the task's records in this repository.",
+        flag=True,
+    ),
+    about="Every problem at once, each with the JSON pointer of its field and its rule. A "
+    "final-verification report is also checked against its task when the task is in this "
+    "repository: its stages are the Stage Map's (or the one stage), done, and list the "
+    "implementation reports their claims recorded.",
+)
+def validate(data: str, no_task: bool) -> Output:
+    from ..reports.files import read_data
+    from ..reports.rules import FINAL_VERIFICATION, field_at
+    from ..reports.rules import validate as check
+
+    report = read_data(data)[1]
+    problems = check(report)
+    note = "task records not checked (--no-task)" if no_task else None
+    if note is None and field_at(report, "header", "taskType") != FINAL_VERIFICATION:
+        note = "no task records to check for this phase"
+    if note is None:
+        from ..services.reports import records_check
+
+        found, note = records_check(report)
+        problems += found
+    header = report.get("header") if isinstance(report.get("header"), dict) else {}
+    what = f"{header.get('taskType')} {header.get('seq')} of {header.get('taskKey')}"
+    lines = [p.render(data) for p in problems]
+    summary = f"{data}: {len(problems)} problem(s)" if problems else f"{data}: valid — {what}"
+    result = {
+        "file": data,
+        "valid": not problems,
+        "problems": [
+            {"pointer": p.pointer, "rule": p.rule, "message": p.message} for p in problems
+        ],
+        "taskRecords": note,
+    }
+    text = "\n".join([*lines, f"{summary}; {note}"])
+    if problems:
+        return Output(result, text, code=1, error="\n".join([f"{summary}:", *lines]))
+    return Output(result, text)
+
+
+@command(
+    "report init",
+    "Write a valid starter data.json for the task's phase, from the task's records.",
+    KEY,
+    Arg(
+        "--type",
+        "The phase (default: the task's current phase).",
+        metavar="TYPE",
+        dest="task_type",
+    ),
+    Arg(
+        "--stage",
+        "final-verification only: verify stage N alone (default: the whole task).",
+        metavar="N",
+        convert=number,
+    ),
+    Arg("--lang", "The label language.", metavar="LANG", choices=("ko", "en"), default="en"),
+    Arg(
+        "--out",
+        "Where to write (default: the run's reports/final-report-<type>-<seq>.data.json).",
+        metavar="FILE",
+        complete="file",
+    ),
+    Arg("--force", "Overwrite an existing file.", flag=True),
+    about="A planning run starts from the plan's Stage Map; a final verification from the "
+    "stages and implementation reports the claims recorded. The run is the phase's running "
+    "run, else the next one. The starter passes report validate; replace its prompts.",
+)
+def init(
+    key: str,
+    task_type: str | None,
+    stage: int | None,
+    lang: str,
+    out: str | None,
+    force: bool,
+) -> Output:
+    from ..services import reports
+    from ..services.context import open_context
+    from ..shell import okstra
+
+    ctx = open_context()
+    task_key = ctx.key(key)
+    path, data = reports.init_report(ctx, task_key, task_type, stage, lang, out, force)
+    header = data["header"]
+    return Output(
+        {"path": str(path), "taskType": header["taskType"], "seq": header["seq"], "data": data},
+        f"wrote {path} ({header['taskType']} {header['seq']} of {task_key}); fill it in, then "
+        f"check it: {okstra('report', 'validate', path)}",
+    )
+
+
+@command(
+    "report render",
+    "Write the canonical Markdown and the self-contained HTML view of report data.",
+    DATA,
+    Arg("--md", "Write the Markdown here.", metavar="OUT", complete="file"),
+    Arg("--html", "Write the HTML view here.", metavar="OUT", complete="file"),
+    LANG,
+    about="Without --md or --html both are written beside DATA (X.data.json → X.md, X.html). "
+    "The data must pass report validate's rules. The HTML view has CSS and JS inline and "
+    "fetches nothing; its Export user response button downloads "
+    "user-response-<type>-<seq>.md, which clarify resume appends to the next run's input.",
+)
+def render(data: str, md: str | None, html: str | None, lang: str | None) -> Output:
+    from pathlib import Path
+
+    from ..errors import BadInput
+    from ..reports.files import default_outputs, read_data, render_files
+    from ..reports.rules import validate as check
+    from ..shell import okstra
+
+    report = read_data(data)[1]
+    problems = check(report)
+    if problems:
+        raise BadInput(
+            f"report data {data} breaks {len(problems)} rule(s), so nothing was rendered:\n"
+            + "\n".join(f"  - {p.line()}" for p in problems),
+            hint=okstra("report", "validate", data),
+        )
+    if md is None and html is None:
+        markdown, page = default_outputs(data)
+    else:
+        markdown = Path(md) if md else None
+        page = Path(html) if html else None
+    done = render_files(report, markdown, page, lang)
+    written = [str(p) for p in (done.markdown, done.html) if p is not None]
+    return Output(
+        {
+            "markdown": str(done.markdown) if done.markdown else None,
+            "html": str(done.html) if done.html else None,
+        },
+        "\n".join(f"wrote {p}" for p in written),
+    )
