@@ -6,10 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..keys import parse_task_key
 from ..reports.starter import decide
-from ..services.context import open_context
-from ..services.reports import starter_for_task
 from . import Demo
 
 README = (
@@ -52,16 +49,21 @@ def step(demo: Demo) -> None:
     demo.step("The verification target, then an accepted verdict kept as a git note")
     demo.run("git", "okstra", "verify", "target", demo.key)
     # The run writes its report data inside .okstra/, which the clean check ignores: started
-    # from the task's records (stages and their reports), then decided accepted.
-    data = task_wt / ".okstra" / "tasks" / "calc" / "add-mul" / "final-verification-data.json"
-    report_data = decide(starter_for_task(open_context(task_wt), parse_task_key(demo.key),
-                                          "final-verification"), "accepted")  # fmt: skip
-    report_data["readerSummary"].update(
+    # from the task's records (its stages and their reports), then filled in and decided.
+    folder = ".okstra/tasks/calc/add-mul/runs/final-verification/reports"
+    data = task_wt / folder / "final-report-final-verification-001.data.json"
+    demo.run("git", "okstra", "report", "init", demo.key, "--type", "final-verification",
+             cwd=task_wt)  # fmt: skip
+    filled = decide(json.loads(data.read_text("utf-8")), "accepted")
+    filled["readerSummary"].update(
         decision="Accepted: add, mul and the CLI work as the plan says.",
         humanAction="Open the pull request (release-handoff).",
         blockers="None.",
     )
-    demo.write(str(data.relative_to(task_wt)), json.dumps(report_data, indent=2) + "\n", task_wt)
+    print(f"\n# the run fills in {data.name} and decides: accepted", flush=True)
+    demo.write(str(data.relative_to(task_wt)), json.dumps(filled, indent=2) + "\n", task_wt)
+    demo.run("git", "okstra", "report", "validate", str(data), cwd=task_wt)
+    demo.facts["verdict_data"] = str(data)
     head = demo.run("git", "rev-parse", "HEAD", cwd=task_wt, quiet=True).stdout.strip()
     demo.run("git", "okstra", "verify", "record", demo.key, "--verdict", "accepted",
              "--report", str(data), "--expect-head", head)  # fmt: skip
