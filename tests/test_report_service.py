@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import git
 from reports_data import full_report, verdict_report
-from verify_world import World, make_world
+from verify_world import World, make_world, merged_world
 
 from okstra_git.clarify import parse_clarification_items
 from okstra_git.errors import BadInput, Refused
@@ -25,11 +25,7 @@ from okstra_git.shell import okstra
 
 @pytest.fixture
 def merged(repo: Path) -> World:
-    world = make_world(repo, stages=2)
-    world.do_stage(1)
-    world.do_stage(2)
-    world.merge(1, 2)
-    return world
+    return merged_world(repo)
 
 
 def test_verify_record_refuses_the_report_it_once_recorded(merged: World, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import git, okstra
 from reports_data import verdict_report
-from verify_world import KEY, World, make_world
+from verify_world import KEY, World, make_world, merged_world
 
 from okstra_git import signing
 from okstra_git.errors import BadInput, Refused
@@ -39,11 +39,7 @@ def write_report(
 
 @pytest.fixture
 def merged(repo: Path) -> World:
-    world = make_world(repo, stages=2)
-    world.do_stage(1)
-    world.do_stage(2)
-    world.merge(1, 2)
-    return world
+    return merged_world(repo)
 
 
 def test_accepted_whole_task_is_noted_on_head_and_tree_and_opens_release(

@@ -140,3 +140,12 @@ def make_world(repo: Path, stages: int = 2, depends: dict[int, list[int]] | None
 
     write_event(ctx.repo, key, change, "implementation base")
     return world
+
+
+def merged_world(repo: Path, stages: int = 2) -> World:
+    """Every stage done and merged into the task worktree: ready for a whole-task verdict."""
+    world = make_world(repo, stages)
+    for n in range(1, stages + 1):
+        world.do_stage(n)
+    world.merge(*range(1, stages + 1))
+    return world

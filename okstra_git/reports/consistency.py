@@ -118,42 +118,31 @@ def record_problems(
 ) -> list[Problem]:
     """What ``verify record`` adds: the report is a final-verification report whose verdict is
     the one being recorded, for the target just resolved."""
-    problems = []
     task_type = field_at(data, "header", "taskType")
-    if task_type != FINAL_VERIFICATION:
-        problems.append(
-            Problem(
-                "/header/taskType",
-                "verify-record",
-                f"{task_type!r}: a verdict comes from a final-verification report",
-            )
-        )
     token = field_at(data, "finalVerdict", "verdictToken")
-    if isinstance(token, str) and token != verdict:
-        problems.append(
-            Problem(
-                "/finalVerdict/verdictToken",
-                "verify-record",
-                f"{token!r} differs from --verdict {verdict!r}",
-            )
-        )
     claimed_scope = field_at(data, "finalVerification", "verificationScope")
-    if isinstance(claimed_scope, str) and claimed_scope != scope:
-        problems.append(
-            Problem(
-                "/finalVerification/verificationScope",
-                "verify-record",
-                f"{claimed_scope!r}, but the target verified is {scope!r}",
-            )
-        )
     claimed = int_list(field_at(data, "finalVerification", "stages"))
-    if claimed and sorted(claimed) != sorted(stages):
-        problems.append(
-            Problem(
-                "/finalVerification/stages",
-                "verify-record",
-                f"{', '.join(map(str, claimed))}, but the target verifies stage(s) "
-                f"{', '.join(map(str, stages))}",
-            )
-        )
-    return problems
+    checks = [
+        (
+            "/header/taskType",
+            task_type != FINAL_VERIFICATION,
+            f"{task_type!r}: a verdict comes from a final-verification report",
+        ),
+        (
+            "/finalVerdict/verdictToken",
+            isinstance(token, str) and token != verdict,
+            f"{token!r} differs from --verdict {verdict!r}",
+        ),
+        (
+            "/finalVerification/verificationScope",
+            isinstance(claimed_scope, str) and claimed_scope != scope,
+            f"{claimed_scope!r}, but the target verified is {scope!r}",
+        ),
+        (
+            "/finalVerification/stages",
+            bool(claimed) and sorted(claimed) != sorted(stages),
+            f"{', '.join(map(str, claimed))}, but the target verifies stage(s) "
+            f"{', '.join(map(str, stages))}",
+        ),
+    ]
+    return [Problem(at, "verify-record", message) for at, wrong, message in checks if wrong]

@@ -34,6 +34,7 @@ _PHASE_WORD = re.compile(r"(?<![\w-])(" + "|".join(TASK_TYPES) + r")(?![\w-])")
 # Brief and worker-internal ids a reader cannot resolve: RC-*, RF-*, and F-* not written as
 # ``worker:F-*``.
 _OPAQUE_ID = re.compile(r"(?<![\w:.-])((?:RC|RF|F)-[0-9]+)(?![\w-])")
+_PLAN_ITEMS = ("implementationPlanning", "planBodyVerification", "planItems")
 # Tables whose rows the HTML view anchors by id (the carry-in list names earlier rows instead).
 _ID_TABLES = (
     ("summary",),
@@ -43,7 +44,7 @@ _ID_TABLES = (
     ("evidence", "secondary"),
     ("risks",),
     ("clarificationItems",),
-    ("implementationPlanning", "planBodyVerification", "planItems"),
+    _PLAN_ITEMS,
     ("finalVerification", "acceptanceBlockers"),
     ("finalVerification", "residualRisks"),
 )
@@ -132,23 +133,23 @@ def _schema_problem(error: Any) -> Iterator[Problem]:
     custom = error.schema.get("x-message") if isinstance(error.schema, dict) else None
     if custom and kind in ("pattern", "minLength", "type"):
         message = f"{_shown(value)} {custom}"
-    elif kind == "enum":
-        message = f"{_shown(value)} is not one of {', '.join(map(str, expected))}"
-    elif kind == "const":
-        message = f"{_shown(value)} must be {_shown(expected)}"
-    elif kind == "type":
-        message = f"expected {_type_name(expected)}, found {_json_kind(value)}"
-    elif kind == "minItems":
-        message = f"needs at least {expected} item(s)"
-    elif kind == "minimum":
-        message = f"{_shown(value)} is below the minimum {expected}"
-    elif kind == "maximum":
-        message = f"{_shown(value)} is above the maximum {expected}"
-    elif kind == "uniqueItems":
-        message = "has repeated items"
+    elif kind in _SCHEMA_WORDING:
+        message = _SCHEMA_WORDING[kind](value, expected)
     else:
         message = error.message
     yield Problem(at, "schema", message)
+
+
+# How okstra words a failed schema keyword: (the failing value, the keyword's value) → text.
+_SCHEMA_WORDING: dict[str, Callable[[Any, Any], str]] = {
+    "enum": lambda value, allowed: f"{_shown(value)} is not one of {', '.join(map(str, allowed))}",
+    "const": lambda value, wanted: f"{_shown(value)} must be {_shown(wanted)}",
+    "type": lambda value, wanted: f"expected {_type_name(wanted)}, found {_json_kind(value)}",
+    "minItems": lambda value, least: f"needs at least {least} item(s)",
+    "minimum": lambda value, least: f"{_shown(value)} is below the minimum {least}",
+    "maximum": lambda value, most: f"{_shown(value)} is above the maximum {most}",
+    "uniqueItems": lambda value, _: "has repeated items",
+}
 
 
 def _shown(value: Any, width: int = 60) -> str:
@@ -641,9 +642,7 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
     base = ("implementationPlanning", "incrementalDecision")
     problems = []
     if carried and mode != "incremental":
-        first = pointer(
-            "implementationPlanning", "planBodyVerification", "planItems", carried[0][0]
-        )
+        first = pointer(*_PLAN_ITEMS, carried[0][0])
         problems.append(
             Problem(
                 pointer(*base) + ("/mode" if isinstance(decision, dict) else ""),
@@ -659,13 +658,7 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
         if isinstance(seq, str) and isinstance(source, str) and source >= seq:
             problems.append(
                 Problem(
-                    pointer(
-                        "implementationPlanning",
-                        "planBodyVerification",
-                        "planItems",
-                        i,
-                        "carriedForwardFromSeq",
-                    ),
+                    pointer(*_PLAN_ITEMS, i, "carriedForwardFromSeq"),
                     "incremental",
                     f"carried from run {source}, which is not earlier than this run {seq}",
                 )
@@ -729,13 +722,7 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
             if stage is not None and stage in reverify:
                 problems.append(
                     Problem(
-                        pointer(
-                            "implementationPlanning",
-                            "planBodyVerification",
-                            "planItems",
-                            i,
-                            "stage",
-                        ),
+                        pointer(*_PLAN_ITEMS, i, "stage"),
                         "incremental",
                         f"plan item {row.get('id')} is carried from run "
                         f"{row.get('carriedForwardFromSeq')} but its stage {stage} is "

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..shell import okstra
 from .labels import labels as labels_of
-from .rules import FINAL_VERIFICATION, IMPLEMENTATION_PLANNING, report_ids
+from .rules import FINAL_VERIFICATION, IMPLEMENTATION_PLANNING, object_rows, report_ids
 
 _BR = re.compile(r"\r\n|\r|\n|&lt;br\s*/?&gt;", re.IGNORECASE)
 
@@ -67,15 +68,101 @@ def _meta(headline: str, *lines: tuple[str, Any, bool]) -> Meta:
     return Meta(headline, kept)
 
 
-def _table(
-    anchor: str,
-    title: str,
-    columns: tuple[str, ...],
-    rows: list[Row],
-    empty: str,
-    audit: bool = True,
-) -> Table:
-    return Table(anchor, title, columns, tuple(rows), empty, audit)
+@dataclass(frozen=True)
+class _Spec:
+    """How one compact table is laid out from report data."""
+
+    name: str
+    """Its key in the tables the templates get, and its title's label."""
+    anchor: str
+    """Section anchor in the HTML view."""
+    path: tuple[str, ...]
+    """Where its rows are in the data."""
+    meta: tuple[tuple[str, str, bool], ...]
+    """Meta cell lines: ``(label key, field, is_code)``; lists are joined with commas."""
+    prose: tuple[tuple[str, str], ...]
+    """Wide columns: ``(label key, field)``."""
+    empty: str
+    """Label key of the one-line placeholder."""
+    headline: str = "id"
+    """The field in bold at the top of the meta cell."""
+    audit: bool = True
+    """Audit material, hidden in the HTML reader mode."""
+    extra: Callable[[dict[str, Any], dict[str, str]], list[tuple[str, Any, bool]]] | None = None
+    """More meta lines computed from the row."""
+
+
+def _positions(row: dict[str, Any], L: dict[str, str]) -> list[tuple[str, Any, bool]]:
+    return [(p["itemId"], p["position"], False) for p in row["workersPosition"]]
+
+
+def _execution(row: dict[str, Any], L: dict[str, str]) -> list[tuple[str, Any, bool]]:
+    tokens = None
+    if "rawTokens" in row or "billableTokens" in row:
+        tokens = f"{row.get('rawTokens', '-')} / {row.get('billableTokens', '-')}"
+    cost = f"${row['costUsd']:.2f}" if "costUsd" in row else None
+    duration = _duration(row["durationSeconds"]) if "durationSeconds" in row else None
+    return [
+        (L["tokens"], tokens, False),
+        (L["cost"], cost, False),
+        (L["duration"], duration, False),
+    ]
+
+
+_TICKET = ("ticket", "ticketId", True)
+_SPECS = (
+    _Spec("summary", "summary", ("summary",), (_TICKET, ("source", "source", False)),
+          (("oneLine", "text"),), "empty.summary", audit=False),
+    _Spec("consensus", "consensus", ("consensus",),
+          (_TICKET, ("sourceItems", "sourceItems", False)),
+          (("statement", "statement"), ("evidenceColumn", "evidence")), "empty.consensus"),
+    _Spec("differences", "differences", ("differences",), (_TICKET,),
+          (("disagreement", "disagreement"), ("evidenceColumn", "evidence")),
+          "empty.differences", extra=_positions),
+    _Spec("primaryEvidence", "primary-evidence", ("evidence", "primary"),
+          (_TICKET, ("sourceItems", "sourceItems", False), ("sourceLine", "source", True)),
+          (("evidenceColumn", "evidence"),), "empty.primary"),
+    _Spec("secondaryEvidence", "secondary-evidence", ("evidence", "secondary"), (_TICKET,),
+          (("hypothesis", "hypothesis"), ("sourceConfidence", "sourceConfidence")),
+          "empty.secondary"),
+    _Spec("risks", "risks", ("risks",), (_TICKET,),
+          (("item", "item"), ("riskIfIgnored", "riskIfIgnored"),
+           ("mitigationOwner", "mitigationOwner")), "empty.risks", audit=False),
+    _Spec("acceptanceBlockers", "acceptance-blockers", ("finalVerification", "acceptanceBlockers"),
+          (("severity", "severity", True), ("followUpPhase", "followUpPhase", True),
+           ("sourceItems", "sourceItems", False)),
+          (("statement", "statement"), ("evidenceColumn", "evidence")), "empty.blockers",
+          audit=False),
+    _Spec("residualRisks", "residual-risks", ("finalVerification", "residualRisks"),
+          (("severity", "severity", True), ("sourceItems", "sourceItems", False)),
+          (("statement", "statement"), ("evidenceColumn", "evidence"), ("trigger", "trigger")),
+          "empty.residual", audit=False),
+    _Spec("planItems", "plan-items",
+          ("implementationPlanning", "planBodyVerification", "planItems"),
+          (("stage", "stage", False), ("kind", "kind", True), ("verdict", "verdict", True),
+           ("carriedFrom", "carriedForwardFromSeq", True), ("sourceItems", "sourceItems", False)),
+          (("statement", "statement"), ("evidenceColumn", "evidence")), "empty.planItems"),
+    _Spec("followUps", "follow-ups", ("followUpTasks",),
+          (("newTaskId", "newTaskId", True), ("suggestedTaskType", "suggestedTaskType", True),
+           ("autoSpawn", "autoSpawn", True), ("priority", "priority", True)),
+          (("taskScope", "scope"), ("deferReason", "reason")), "empty.followUps",
+          headline="origin", audit=False),
+    _Spec("executionStatus", "execution-status", ("executionStatus",),
+          (("role", "role", False), ("model", "model", True), ("status", "status", True)),
+          (("keyFindings", "summary"),), "empty.execution", headline="agent", extra=_execution),
+)  # fmt: skip
+
+
+def _table(spec: _Spec, data: dict[str, Any], L: dict[str, str]) -> Table:
+    rows = []
+    for _, row in object_rows(data, *spec.path):
+        lines = [(L[label], row.get(field), code) for label, field, code in spec.meta]
+        if spec.extra is not None:
+            lines += spec.extra(row, L)
+        prose = tuple(str(row.get(field, "")) for _, field in spec.prose)
+        rows.append(Row(row.get("id"), (_meta(str(row[spec.headline]), *lines), *prose)))
+    columns = (L["record"], *(L[label] for label, _ in spec.prose))
+    return Table(spec.anchor, L[spec.name], columns, tuple(rows), L[spec.empty], spec.audit)
 
 
 def build(data: dict[str, Any], language: str) -> dict[str, Any]:
@@ -84,235 +171,9 @@ def build(data: dict[str, Any], language: str) -> dict[str, Any]:
     header = data["header"]
     task_type = header["taskType"]
     key = header["taskKey"]
-    evidence = data.get("evidence", {})
-    tables: dict[str, Table] = {}
-
-    tables["summary"] = _table(
-        "summary",
-        L["summary"],
-        (L["record"], L["oneLine"]),
-        [
-            Row(
-                r["id"],
-                (
-                    _meta(
-                        r["id"],
-                        (L["ticket"], r.get("ticketId"), True),
-                        (L["source"], r["source"], False),
-                    ),
-                    r["text"],
-                ),
-            )
-            for r in data.get("summary", [])
-        ],
-        L["empty.summary"],
-        audit=False,
-    )
-    tables["consensus"] = _table(
-        "consensus",
-        L["consensus"],
-        (L["record"], L["statement"], L["evidenceColumn"]),
-        [
-            Row(
-                r["id"],
-                (
-                    _meta(
-                        r["id"],
-                        (L["ticket"], r.get("ticketId"), True),
-                        (L["sourceItems"], r["sourceItems"], False),
-                    ),
-                    r["statement"],
-                    r["evidence"],
-                ),
-            )
-            for r in data.get("consensus", [])
-        ],
-        L["empty.consensus"],
-    )
-    tables["differences"] = _table(
-        "differences",
-        L["differences"],
-        (L["record"], L["disagreement"], L["evidenceColumn"]),
-        [
-            Row(
-                r["id"],
-                (
-                    _meta(
-                        r["id"],
-                        (L["ticket"], r.get("ticketId"), True),
-                        *((p["itemId"], p["position"], False) for p in r["workersPosition"]),
-                    ),
-                    r["disagreement"],
-                    r["evidence"],
-                ),
-            )
-            for r in data.get("differences", [])
-        ],
-        L["empty.differences"],
-    )
-    tables["primary"] = _table(
-        "primary-evidence",
-        L["primaryEvidence"],
-        (L["record"], L["evidenceColumn"]),
-        [
-            Row(
-                r["id"],
-                (
-                    _meta(
-                        r["id"],
-                        (L["ticket"], r.get("ticketId"), True),
-                        (L["sourceItems"], r["sourceItems"], False),
-                        (L["sourceLine"], r["source"], True),
-                    ),
-                    r["evidence"],
-                ),
-            )
-            for r in evidence.get("primary", [])
-        ],
-        L["empty.primary"],
-    )
-    tables["secondary"] = _table(
-        "secondary-evidence",
-        L["secondaryEvidence"],
-        (L["record"], L["hypothesis"], L["sourceConfidence"]),
-        [
-            Row(
-                r["id"],
-                (
-                    _meta(r["id"], (L["ticket"], r.get("ticketId"), True)),
-                    r["hypothesis"],
-                    r["sourceConfidence"],
-                ),
-            )
-            for r in evidence.get("secondary", [])
-        ],
-        L["empty.secondary"],
-    )
-    tables["risks"] = _table(
-        "risks",
-        L["risks"],
-        (L["record"], L["item"], L["riskIfIgnored"], L["mitigationOwner"]),
-        [
-            Row(
-                r["id"],
-                (
-                    _meta(r["id"], (L["ticket"], r.get("ticketId"), True)),
-                    r["item"],
-                    r["riskIfIgnored"],
-                    r["mitigationOwner"],
-                ),
-            )
-            for r in data.get("risks", [])
-        ],
-        L["empty.risks"],
-        audit=False,
-    )
-    tables["followUps"] = _table(
-        "follow-ups",
-        L["followUps"],
-        (L["record"], L["taskScope"], L["deferReason"]),
-        [
-            Row(
-                None,
-                (
-                    _meta(
-                        r["origin"],
-                        (L["newTaskId"], r["newTaskId"], True),
-                        (L["suggestedTaskType"], r["suggestedTaskType"], True),
-                        (L["autoSpawn"], r["autoSpawn"], True),
-                        (L["priority"], r["priority"], True),
-                    ),
-                    r["scope"],
-                    r["reason"],
-                ),
-            )
-            for r in data["followUpTasks"]
-        ],
-        L["empty.followUps"],
-        audit=False,
-    )
-    tables["execution"] = _table(
-        "execution-status",
-        L["executionStatus"],
-        (L["record"], L["keyFindings"]),
-        [Row(None, (_execution_meta(r, L), r["summary"])) for r in data.get("executionStatus", [])],
-        L["empty.execution"],
-    )
+    tables = {spec.name: _table(spec, data, L) for spec in _SPECS}
     verification = data.get("finalVerification") if task_type == FINAL_VERIFICATION else None
-    if verification is not None:
-        tables["blockers"] = _table(
-            "acceptance-blockers",
-            L["acceptanceBlockers"],
-            (L["record"], L["statement"], L["evidenceColumn"]),
-            [
-                Row(
-                    r["id"],
-                    (
-                        _meta(
-                            r["id"],
-                            (L["severity"], r["severity"], True),
-                            (L["followUpPhase"], r.get("followUpPhase"), True),
-                            (L["sourceItems"], r.get("sourceItems"), False),
-                        ),
-                        r["statement"],
-                        r["evidence"],
-                    ),
-                )
-                for r in verification["acceptanceBlockers"]
-            ],
-            L["empty.blockers"],
-            audit=False,
-        )
-        tables["residual"] = _table(
-            "residual-risks",
-            L["residualRisks"],
-            (L["record"], L["statement"], L["evidenceColumn"], L["trigger"]),
-            [
-                Row(
-                    r["id"],
-                    (
-                        _meta(
-                            r["id"],
-                            (L["severity"], r["severity"], True),
-                            (L["sourceItems"], r.get("sourceItems"), False),
-                        ),
-                        r["statement"],
-                        r["evidence"],
-                        r["trigger"],
-                    ),
-                )
-                for r in verification["residualRisks"]
-            ],
-            L["empty.residual"],
-            audit=False,
-        )
     planning = data.get("implementationPlanning") if task_type == IMPLEMENTATION_PLANNING else None
-    if planning is not None:
-        items = planning.get("planBodyVerification", {}).get("planItems", [])
-        tables["planItems"] = _table(
-            "plan-items",
-            L["planItems"],
-            (L["record"], L["statement"], L["evidenceColumn"]),
-            [
-                Row(
-                    r["id"],
-                    (
-                        _meta(
-                            r["id"],
-                            (L["stage"], r.get("stage"), False),
-                            (L["kind"], r.get("kind"), True),
-                            (L["verdict"], r["verdict"], True),
-                            (L["carriedFrom"], r.get("carriedForwardFromSeq"), True),
-                            (L["sourceItems"], r.get("sourceItems"), False),
-                        ),
-                        r["statement"],
-                        r.get("evidence", ""),
-                    ),
-                )
-                for r in items
-            ],
-            L["empty.planItems"],
-        )
     critic = data.get("convergence", {}).get("critic")
     return {
         "data": data,
@@ -341,23 +202,6 @@ def build(data: dict[str, Any], language: str) -> dict[str, Any]:
 
 
 _C5 = ("id", "ticketId", "kind", "statement", "expectedForm", "blocks", "status", "userInput")
-
-
-def _execution_meta(row: dict[str, Any], L: dict[str, str]) -> Meta:
-    tokens = None
-    if "rawTokens" in row or "billableTokens" in row:
-        tokens = f"{row.get('rawTokens', '-')} / {row.get('billableTokens', '-')}"
-    cost = f"${row['costUsd']:.2f}" if "costUsd" in row else None
-    duration = _duration(row["durationSeconds"]) if "durationSeconds" in row else None
-    return _meta(
-        row["agent"],
-        (L["role"], row["role"], False),
-        (L["model"], row.get("model"), True),
-        (L["status"], row["status"], True),
-        (L["tokens"], tokens, False),
-        (L["cost"], cost, False),
-        (L["duration"], duration, False),
-    )
 
 
 def _duration(seconds: float) -> str:
