@@ -112,7 +112,8 @@ def test_killed_after_the_transaction_is_fully_claimed_and_resumes(repo: Path) -
     # A plain retry takes nothing held and points at the interrupted run.
     again = okstra(repo, "stage", "claim", KEY)
     assert again.returncode == 1
-    assert f"git okstra stage claim '{KEY}' --resume implementation-002" in again.stderr
+    resume = f"git okstra stage claim {KEY} --resume implementation-002"
+    assert f"make them with: {resume}\n" in again.stderr and f"hint: {resume}\n" in again.stderr
 
     resumed = okstra(repo, "stage", "claim", KEY, "--resume", "implementation-002", "--json")
     assert resumed.returncode == 0, resumed.stderr

@@ -251,6 +251,30 @@ def test_every_write_of_the_stage_lifecycle_survives_a_kill(repo: Path) -> None:
     assert set(claim_refs(repo)) == {f"{CLAIMS}stage-{n}" for n in (1, 2, 3)}
 
 
+def test_an_interrupted_run_is_finished_by_the_commands_printed(repo: Path) -> None:
+    """An agent that died holding its stage: each message names the next command, and running
+    exactly those frees the stage and finishes the run, with nothing left running."""
+    folder = approved_task(repo)
+    ok(repo, "stage", "claim", KEY)
+    work = commit_in(folder / "stage-1", "half.py")
+    blocked = okstra(repo, "stage", "claim", KEY)
+    assert blocked.returncode == 1
+    line = next(ln for ln in blocked.stderr.splitlines() if "was interrupted" in ln)
+    release = shlex.split(line.split("claimed again: ")[1])
+    assert release[2:] == [
+        "stage", "release", KEY, "--stage", "1", "--run", "implementation-001",
+        "--reason", "interrupted",
+    ]  # fmt: skip
+    released = ok(repo, *release[2:])
+    finish = shlex.split(released.stdout.splitlines()[-1].split("still running; ")[1])
+    ok(repo, *finish[2:])
+    run = json.loads(git(repo, "show", f"{TASK_REF}:runs/implementation/001.json"))
+    assert run["status"] == "error"
+    again = json.loads(ok(repo, "stage", "claim", KEY, "--json").stdout)
+    assert again["runId"] == "implementation-002"
+    assert again["placements"][0]["startedHeadCommit"] == work  # the work continues
+
+
 # ---------------------------------------------------------------------------------------------
 # Approving a plan
 

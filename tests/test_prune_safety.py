@@ -172,4 +172,5 @@ def test_a_worktree_without_its_git_file_is_bad_input_with_the_repair(repo: Path
     git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
     (stage / ".git").unlink()
     assert refused_with_repair("worktree", "prune", KEY, "--force") == repair
+    assert refused_with_repair("verify", "target", KEY, "--stage", "1") == repair
     assert stage.is_dir()

@@ -271,12 +271,32 @@ def _nothing_ready(
             and worktree_head(s.claim.worktree_path, ctx.repo) is None
         }
     )
+    resumes = {run: shell_okstra("stage", "claim", key, "--resume", run) for run in missing}
     hint = "".join(
         f"\nrun {run} holds stages whose worktrees are missing (an interrupted claim?); make "
-        f"them with: git okstra stage claim '{key}' --resume {run}"
-        for run in missing
+        f"them with: {resume}"
+        for run, resume in resumes.items()
     )
-    return Refused(f"no stage of {key} is ready to claim:\n" + "\n".join(lines) + hint)
+    held = sorted(
+        (s.claim.run_id, n)
+        for n, s in claims.items()
+        if s.claim.status == "started" and s.claim.run_id not in resumes
+    )
+    hint += "".join(
+        f"\nif run {run} was interrupted (its agent is gone), release stage {n} so it can be "
+        f"claimed again: {_release_command(key, n, run)}"
+        for run, n in held
+    )
+    return Refused(
+        f"no stage of {key} is ready to claim:\n" + "\n".join(lines) + hint,
+        hint=next(iter(resumes.values())) if len(resumes) == 1 else None,
+    )
+
+
+def _release_command(key: TaskKey, stage: int, run: str) -> str:
+    return shell_okstra(
+        "stage", "release", key, "--stage", stage, "--run", run, "--reason", "interrupted"
+    )
 
 
 def _base(
