@@ -1,18 +1,120 @@
 """Strict parsers for values from the command line, config, user files and stored records.
 
-Pure: no git. Each takes text and the name of where it came from, and returns the value or
-raises BadInput naming both, so a hostile or mistyped value is a clear exit 2 before anything
-is written:
+Pure: no git. Each takes text (or bytes) and the name of where it came from, and returns the
+value or raises BadInput naming both, so a hostile or mistyped value is a clear exit 2 before
+anything is written — never a traceback, an overflow, or a value no later reader can parse:
 
+- numbers are ASCII digits (``int("²")`` and ``"٣".isdigit()`` would accept others) and
+  bounded, so every stored number fits a 64-bit integer;
+- JSON has no ``NaN``/``Infinity`` (other JSON readers refuse them), no number beyond a
+  64-bit integer or a finite double, no duplicate keys, no lone surrogate (it cannot be written
+  back as UTF-8) and a bounded depth (deep nesting would overflow the recursion of every reader);
 - paths with ``~user`` name a real user's home.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import re
+from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
+from typing import Any, TypeVar
 
 from .errors import BadInput
+
+T = TypeVar("T")
+
+MAX_INT = 2**63 - 1
+"""The largest whole number accepted anywhere (a signed 64-bit integer, as git and most JSON
+readers hold them)."""
+MAX_STAGE = 999_999_999
+"""The largest stage number; the Stage Map parser reads at most nine digits too."""
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of JSON arrays and objects accepted (okstra's records need under 10)."""
+MAX_DURATION = timedelta(days=366)
+"""The longest duration (claim leases): a lease is hours; a year is plainly a mistake."""
+
+_DIGITS = re.compile(r"[0-9]{1,19}")
+_DURATION = re.compile(r"([0-9]{1,12})([smhd])")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_LINE_BREAKS = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+"""Every character ``str.splitlines`` breaks at: none may enter a one-line value."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def parsed(parse: Callable[[str], T], text: str, what: str) -> T:
+    """``parse(text)``, its ValueError turned into BadInput naming ``what`` — for services;
+    the CLI declares the same parsers as option converters, which name the option."""
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise BadInput(f"{what} {text!r}: {exc}") from None
+
+
+def is_digits(text: str) -> bool:
+    """ASCII digits only (``str.isdigit`` also takes ``²`` and ``٣``, which ``int`` refuses or
+    reads as another number): for names read from trees and refs, which a remote may forge."""
+    return _DIGITS.fullmatch(text) is not None
+
+
+def whole_number(text: str, low: int = 0, high: int = MAX_INT) -> int:
+    """``text`` as a whole number in ``low..high``: ASCII digits only, no sign or spaces."""
+    if not is_digits(text) or not low <= int(text) <= high:
+        raise ValueError(f"expected a whole number from {low} to {high} (ASCII digits)")
+    return int(text)
+
+
+def stage_number(text: str) -> int:
+    """A Stage Map number, 1..MAX_STAGE, as typed."""
+    if not is_digits(text) or not 1 <= int(text) <= MAX_STAGE:
+        raise ValueError("expected a stage number such as 2 (ASCII digits)")
+    return int(text)
+
+
+def stage_choice(text: str) -> int | None:
+    """``auto`` (``None``: the batch, or the whole task) or one stage number."""
+    if text == "auto":
+        return None
+    try:
+        return stage_number(text)
+    except ValueError:
+        raise ValueError("expected 'auto' or a stage number such as 2 (ASCII digits)") from None
+
+
+def run_seq(text: str) -> str:
+    """A run number as written (``001``): three to nine ASCII digits, kept as text."""
+    if re.fullmatch(r"[0-9]{3,9}", text) is None:
+        raise ValueError("expected a 3-digit run number such as 001 (ASCII digits)")
+    return text
+
+
+def duration(text: str) -> timedelta:
+    """``90s``, ``30m``, ``2h``, ``1d``: one positive number and one unit, at most
+    MAX_DURATION."""
+    match = _DURATION.fullmatch(text)
+    if match is not None:
+        span = timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
+        if timedelta(0) < span <= MAX_DURATION:
+            return span
+    raise ValueError(
+        f"expected a positive duration such as 90s, 30m, 2h or 1d, at most {MAX_DURATION.days}d"
+    )
+
+
+def one_line(text: str, what: str) -> str:
+    """``text`` unchanged when it holds no line break of any kind, else BadInput: values shown
+    in directives and printed commands must not add a line."""
+    found = _LINE_BREAKS.search(text)
+    if found is not None:
+        raise BadInput(
+            f"{what} {text!r} holds a line break (U+{ord(found.group()):04X}); it would add a "
+            "line to the run directive and to printed commands — rename it"
+        )
+    return text
 
 
 def home_path(value: str, what: str) -> Path:
@@ -32,3 +134,102 @@ def unknown_home(value: str) -> str | None:
     if os.path.expanduser("~" + user).startswith("~"):
         return f"there is no user {user!r} on this machine, so '~{user}' names no folder"
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))  # checked first: int() of 5000 digits is itself refused
+    if digits > 19 or abs(int(text)) > MAX_INT:
+        raise ValueError(f"the {digits}-digit integer {text[:24]}… is beyond a 64-bit integer")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is beyond a double")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):  # readers disagree on which value wins: refuse both
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r} appears twice in one object")
+            seen.add(key)
+    return data
+
+
+def json_value(raw: bytes | str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """One JSON document, strictly (see the module docstring), or BadInput naming ``where``."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise BadInput(
+                f"{where}:{line}: not UTF-8 JSON (byte {exc.start} is not UTF-8)"
+            ) from exc
+    else:
+        text = raw
+    strings = _SURROGATE_ESCAPE.search(text) is not None or (
+        not isinstance(raw, bytes) and _SURROGATE.search(text) is not None
+    )
+    try:
+        data = json.loads(
+            text,
+            parse_constant=_no_constant,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
+            object_pairs_hook=_unique_keys,
+        )
+    except json.JSONDecodeError as exc:
+        raise BadInput(
+            f"{where}: not UTF-8 JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
+        ) from exc
+    except ValueError as exc:  # from the hooks above
+        raise BadInput(f"{where}: not accepted JSON: {exc}") from exc
+    except RecursionError:
+        raise BadInput(f"{where}: JSON nested deeper than {max_depth} levels") from None
+    _check_tree(data, where, max_depth, strings)
+    return data
+
+
+def _check_tree(data: Any, where: str, max_depth: int, strings: bool) -> None:
+    """Depth, and (when the text had a ``\\uD8xx`` escape) lone surrogates, without recursion."""
+    pending: list[tuple[Any, int]] = [(data, 0)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            items: Any = value.values()
+            if strings:
+                pending.extend((key, depth) for key in value)
+        elif isinstance(value, list):
+            items = value
+        else:
+            if strings and isinstance(value, str) and _SURROGATE.search(value):
+                raise BadInput(
+                    f"{where}: a string holds a lone surrogate escape (\\ud800–\\udfff), "
+                    "which is not text; fix the file"
+                )
+            continue
+        if depth >= max_depth:
+            raise BadInput(f"{where}: JSON nested deeper than {max_depth} levels")
+        pending.extend((item, depth + 1) for item in items)
+
+
+def json_object(raw: bytes | str, where: str) -> dict[str, Any]:
+    """:func:`json_value` that must be an object."""
+    data = json_value(raw, where)
+    if not isinstance(data, dict):
+        raise BadInput(f"{where}: expected a JSON object, found {type(data).__name__}")
+    return data

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import stat
 import tempfile
@@ -19,6 +18,7 @@ from typing import Any
 
 from .crashpoints import crash_point
 from .errors import BadInput
+from .strict import json_object
 
 
 def _size(limit: int) -> str:
@@ -66,13 +66,7 @@ def read_text(path: str | os.PathLike[str], what: str, limit: int) -> str:
 def read_json_object(path: str, what: str, limit: int) -> tuple[bytes, dict[str, Any]]:
     """The file's bytes (for digests) and its JSON object."""
     raw = read_capped(path, what, limit)
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput(f"{what} {path}: not UTF-8 JSON ({exc})") from exc
-    if not isinstance(data, dict):
-        raise BadInput(f"{what} {path}: expected a JSON object, found {type(data).__name__}")
-    return raw, data
+    return raw, json_object(raw, f"{what} {path}")
 
 
 def workspace_relative(workdir: Path | None, path: str, what: str) -> str:

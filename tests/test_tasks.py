@@ -189,7 +189,7 @@ def test_corrupted_manifest_is_named(repo: Path) -> None:
     ):
         proc = okstra(repo, *args)
         assert proc.returncode == 2, proc.stderr
-        assert "refs/okstra/tasks/g/i:task.json" in proc.stderr and "not valid" in proc.stderr
+        assert "refs/okstra/tasks/g/i:task.json" in proc.stderr and "not UTF-8 JSON" in proc.stderr
     assert git(repo, "rev-parse", "refs/okstra/tasks/g/i") == commit
 
 

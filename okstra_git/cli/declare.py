@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import BadInput
+from ..strict import stage_choice, stage_number
 from ..views import Output, dump
 
 if TYPE_CHECKING:
@@ -213,20 +214,10 @@ def command(
     return declare
 
 
-def number(text: str) -> int:
-    """A positive whole number (stage numbers)."""
-    if text.isdigit() and int(text) > 0:
-        return int(text)
-    raise ValueError("expected a stage number such as 2")
-
-
-def auto_or_number(text: str) -> int | None:
-    """``auto`` → None, ``N`` → N (``--stage`` of claims and the verification gate)."""
-    if text == "auto":
-        return None
-    if text.isdigit() and int(text) > 0:
-        return int(text)
-    raise ValueError("expected 'auto' or a stage number such as 2")
+# The converters of stage options: the strict parsers (ASCII digits only, bounded; their
+# ValueError says what was expected).
+number = stage_number
+auto_or_number = stage_choice
 
 
 # -- loading ----------------------------------------------------------------------------------

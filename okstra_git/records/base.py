@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from ..errors import BadInput, OkstraError
 from ..resources import data_dir
+from ..strict import json_value
 
 R = TypeVar("R")
 
@@ -130,17 +131,16 @@ def parse_json_lines(cls: type[R], raw: bytes, where: str) -> tuple[list[R], lis
         if not line.strip():
             continue
         try:
-            records.append(from_data(cls, json.loads(line), f"{where} line {number}"))
-        except (ValueError, OkstraError) as exc:  # JSONDecodeError is a ValueError
-            problems.append(f"{where} line {number}: {exc}")
+            at = f"{where} line {number}"
+            records.append(from_data(cls, json_value(line, at), at))
+        except OkstraError as exc:
+            problems.append(str(exc))
     return records, problems
 
 
 def loads(raw: bytes, where: str) -> Any:
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput(f"{where}: not valid UTF-8 JSON ({exc})") from exc
+    """A stored record's JSON, strictly (``strict.json_value``): a remote may have forged it."""
+    return json_value(raw, where)
 
 
 @functools.cache

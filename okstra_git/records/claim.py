@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import BadInput
 from ..gitlayer import GitRepo
 from ..keys import TaskKey
+from ..strict import is_digits
 from .base import check_schema, dumps_pretty, from_data, loads, to_data
 
 SCHEMA_VERSION = 1
@@ -135,6 +136,6 @@ def load_claims(repo: GitRepo, key: TaskKey) -> dict[int, ClaimState]:
     found: dict[int, ClaimState] = {}
     for ref, head in repo.list_refs(claims_prefix(key)).items():
         leaf = ref.rsplit("/", 1)[-1]
-        if leaf.startswith("stage-") and leaf[6:].isdigit():
+        if leaf.startswith("stage-") and is_digits(leaf[6:]):
             found[int(leaf[6:])] = ClaimState(read_claim_at(repo, head, ref), head)
     return found

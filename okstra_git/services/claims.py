@@ -27,11 +27,10 @@ How a claim is ordered, and why:
 from __future__ import annotations
 
 import contextlib
-import re
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +59,7 @@ from ..records.task import event_commit, load_run, now_iso, require_task, task_r
 from ..shell import command
 from ..shell import okstra as shell_okstra
 from ..stagemap import Stage
+from ..strict import duration, parsed
 from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
 from . import worktrees as wt
@@ -70,16 +70,6 @@ from .runs import finish_run, make_workspace, next_seq, open_run
 RUN_TYPE = "implementation"
 MAX_CARRY_BYTES = 64 * 1024
 """A stage carry sidecar is a small summary handed to the next stage; larger is refused."""
-_DURATION = re.compile(r"([0-9]+)([smhd])")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_duration(text: str) -> timedelta:
-    """``90s``, ``30m``, ``2h``, ``1d`` (one number and one unit)."""
-    match = _DURATION.fullmatch(text.strip())
-    if match is None or int(match.group(1)) == 0:
-        raise BadInput(f"--lease {text!r}: a positive duration such as 90s, 30m, 2h or 1d")
-    return timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
 
 
 def _holder(claim: Claim, now: datetime) -> batching.Holder:
@@ -354,7 +344,7 @@ def claim(
     locally and before any worktree is made: it pushes the claim to the shared remote, or puts
     the refs back and raises.
     """
-    lease_for = parse_duration(lease) if lease is not None else None
+    lease_for = parsed(duration, lease, "--lease") if lease is not None else None
     plan = ensure_approved(ctx, key)
     stages = {s.number: s for s in plan.stage_map.stages}
     lay = wt.layout(ctx, key)

@@ -33,6 +33,7 @@ from ..planfile import PlanFile, Validation, blob_id, decode_plan, read_plan_fil
 from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
 from ..records.task import PlanRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from ..stagemap import StageMap, parse_plan
+from ..strict import is_digits
 from ..userfiles import sweep_dead_temps, write_atomic
 from .context import Context
 
@@ -81,7 +82,7 @@ def _snapshot_seqs(ctx: Context, head: str) -> list[str]:
     """The task's plan snapshot seqs, newest first."""
     names = ctx.repo.list_dir(head, PLANS_DIR)
     seqs = [n[5:-3] for n in names if n.startswith("plan-") and n.endswith(".md")]
-    return sorted((seq for seq in seqs if seq.isdigit()), key=int, reverse=True)
+    return sorted((seq for seq in seqs if is_digits(seq)), key=int, reverse=True)
 
 
 def _snapshot_change(

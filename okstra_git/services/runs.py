@@ -26,6 +26,7 @@ from ..records.task import (
     task_ref,
     write_event,
 )
+from ..strict import is_digits, parsed, run_seq
 from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
 from .context import Context
@@ -37,7 +38,7 @@ MAX_DATA_BYTES = 16 << 20
 def run_seqs(repo: GitRepo, head: str, task_type: str) -> list[str]:
     """The run numbers of ``task_type`` in the task tree at ``head``, in order."""
     names = repo.list_dir(head, f"runs/{task_type}")
-    return sorted((n[:-5] for n in names if n.endswith(".json") and n[:-5].isdigit()), key=int)
+    return sorted((n[:-5] for n in names if n.endswith(".json") and is_digits(n[:-5])), key=int)
 
 
 def next_seq(repo: GitRepo, head: str, task_type: str) -> str:
@@ -148,8 +149,7 @@ def finish_run(
     check_task_type(task_type)
     if status not in RUN_END_STATUSES:
         raise BadInput(f"--status {status!r}: one of {', '.join(RUN_END_STATUSES)}")
-    if not (seq.isdigit() and len(seq) >= 3):
-        raise BadInput(f"--seq {seq!r}: a 3-digit run number such as 001")
+    parsed(run_seq, seq, "--seq")
     if status == "completed" and report is None:
         raise BadInput("--report is required when a run finishes completed")
     report_path = workspace_relative(ctx.workdir, report, "report") if report else None
