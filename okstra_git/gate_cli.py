@@ -299,7 +299,9 @@ def _ci_report(gate: Gate, rev: str, finding: Finding, task: str | None) -> dict
 def _emit(text: str, output: Path | None) -> str:
     if output is None:
         return text
-    output.write_text(text, "utf-8")
+    from .userfiles import write_atomic  # refuses a folder, a missing folder, a read-only disk
+
+    write_atomic(output, text.encode("utf-8"), "--output")
     return ""
 
 
@@ -353,10 +355,14 @@ def _write_github(report: dict[str, Any], output: Path | None) -> str:
     markdown = _markdown(report)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
-        with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(markdown)
-    if output is not None:
-        output.write_text(markdown, "utf-8")
+        try:
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(markdown)
+        except OSError as exc:
+            raise BadInput(
+                f"$GITHUB_STEP_SUMMARY {summary}: cannot append the summary ({exc.strerror})"
+            ) from exc
+    _emit(markdown, output)
     return f"::{level} title=okstra verification gate::{_gh_escape(report['message'])}\n"
 
 

@@ -100,6 +100,8 @@ def write_atomic(
     writer's pid, so :func:`sweep_dead_temps` can tell a killed writer's leftover.
     """
     target = Path(path)
+    if target.is_dir():
+        raise BadInput(f"{what} {os.fspath(path)}: is a folder, not a file")
     folders = [temp_dir, target.parent] if temp_dir is not None else [target.parent]
     for folder in folders:
         try:

@@ -260,3 +260,156 @@ def test_a_worktree_root_that_cannot_hold_folders_is_refused_before_the_claim(
         assert "okstra.worktreeRoot" in okstra(repo, "worktree", "list", "p:g:i").stderr
         proc = okstra(repo, "init", "--worktree-root", root.format(file=afile))
         assert proc.returncode == 2 and "--worktree-root" in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Strict parsing: numbers, durations, stage numbers, JSON — exit 2 and nothing written
+
+
+@pytest.fixture
+def claimed(repo: Path) -> Path:
+    """An approved task whose stage 1 is claimed without a worktree."""
+    approved_task(repo)
+    proc = okstra(repo, "stage", "claim", "p:g:i", "--stage", "1", "--no-worktree")
+    assert proc.returncode == 0, proc.stderr
+    return repo
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (("stage", "claim", "p:g:i", "--lease", "999999999d"), "--lease '999999999d'"),
+        (("stage", "claim", "p:g:i", "--lease", "367d"), "at most 366d"),
+        (("stage", "claim", "p:g:i", "--lease", "0s"), "--lease '0s'"),
+        (("stage", "claim", "p:g:i", "--lease", "1٣h"), "--lease '1٣h'"),
+        (("stage", "claim", "p:g:i", "--lease", "9" * 40 + "s"), "--lease '999"),
+        (("stage", "claim", "p:g:i", "--stage", "²"), "--stage '²'"),
+        (("stage", "claim", "p:g:i", "--stage", "٣"), "--stage '٣'"),
+        (("stage", "claim", "p:g:i", "--stage", "9" * 30), "--stage '999"),
+        (("stage", "claim", "p:g:i", "--stage", "0"), "--stage '0'"),
+        (("stage", "done", "p:g:i", "--stage", "²", "--head", "HEAD"), "--stage '²'"),
+        (("stage", "release", "p:g:i", "--stage", "¹", "--reason", "x"), "--stage '¹'"),
+        (("verify", "target", "p:g:i", "--stage", "²"), "--stage '²'"),
+        (
+            (
+                "run",
+                "finish",
+                "p:g:i",
+                "--type",
+                "implementation",
+                "--seq",
+                "²²²",
+                "--status",
+                "error",
+            ),
+            "--seq '²²²'",
+        ),
+    ],
+)
+def test_numbers_durations_and_stages_are_ascii_and_bounded(claimed: Path, args, shown):
+    before = everything(claimed)
+    proc = okstra(claimed, *args)
+    assert proc.returncode == 2, proc.stderr
+    assert shown in proc.stderr and "internal error" not in proc.stderr
+    assert everything(claimed) == before
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HOSTILE_JSON = [
+    ('{"x": NaN}', "NaN is not a JSON number"),
+    ('{"x": Infinity}', "Infinity is not a JSON number"),
+    ('{"x": -Infinity}', "-Infinity is not a JSON number"),
+    ('{"x": 1e400}', "beyond a double"),
+    ('{"x": "\\ud800"}', "lone surrogate"),
+    ('{"x": "\\udfff and text"}', "lone surrogate"),
+    ('{"x": ' + "7" * 5000 + "}", "5000-digit integer"),
+    ('{"x": 9223372036854775808}', "beyond a 64-bit integer"),
+    ('{"x": 1, "x": 2}', "the key 'x' appears twice"),
+    ('{"x": ' + "[" * 30_000 + "]" * 30_000 + "}", "nested deeper than 64 levels"),
+    ('{"x": ' + "[" * 70 + "]" * 70 + "}", "nested deeper than 64 levels"),
+    ("[1, 2]", "expected a JSON object"),
+    ("{", "not UTF-8 JSON (line 1 column 2"),
+]
+
+
+@pytest.mark.parametrize(("text", "why"), HOSTILE_JSON, ids=[w for _, w in HOSTILE_JSON])
+def test_a_hostile_carry_file_is_refused_before_the_claim_moves(
+    claimed: Path, tmp_path: Path, text: str, why: str
+):
+    carry = tmp_path / "carry.json"
+    carry.write_text(text, "utf-8")
+    before = everything(claimed)
+    proc = okstra(claimed, "stage", "done", "p:g:i", "--stage", "1", "--head", "HEAD",
+                  "--carry", str(carry))  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert f"--carry {carry}" in proc.stderr and why in proc.stderr
+    assert "internal error" not in proc.stderr
+    assert everything(claimed) == before
+
+
+def test_a_carry_file_that_is_not_utf8_is_refused(claimed: Path, tmp_path: Path):
+    carry = tmp_path / "carry.json"
+    carry.write_bytes(b'{"x": "\xed\xa0\x80"}')  # a surrogate encoded as UTF-8: not UTF-8
+    proc = okstra(claimed, "stage", "done", "p:g:i", "--stage", "1", "--head", "HEAD",
+                  "--carry", str(carry))  # fmt: skip
+    assert proc.returncode == 2 and "not UTF-8 JSON (byte 7 is not UTF-8)" in proc.stderr
+
+
+def test_a_report_nested_100k_deep_is_refused(repo: Path, tmp_path: Path):
+    report = tmp_path / "data.json"
+    report.write_text('{"a": ' + DEEP + "}")
+    before = everything(repo)
+    proc = okstra(repo, "verify", "record", "p:g:i", "--verdict", "accepted",
+                  "--report", str(report))  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert f"{report}: JSON nested deeper than 64 levels" in proc.stderr
+    assert everything(repo) == before
+
+
+@pytest.mark.parametrize("target", ["/", "{tmp}", "{tmp}/no/such/folder/out.xml"])
+def test_ci_check_output_that_cannot_be_a_file_is_refused(repo: Path, tmp_path: Path, target):
+    output = target.format(tmp=tmp_path)
+    proc = okstra(repo, "ci", "check", "--format", "junit", "--output", output)
+    assert proc.returncode == 2, proc.stderr
+    assert f"--output {output}" in proc.stderr and "internal error" not in proc.stderr
+
+
+def forge(repo: Path, ref: str, path: str, content: bytes, parent: bool = True) -> str:
+    """Point ``ref`` at a new commit whose tree holds only ``path`` = ``content`` (what a
+    hostile remote could hand ``sync``)."""
+
+    def plumb(*args: str, data: bytes) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, input=data, capture_output=True, check=True)
+        return done.stdout.decode().strip()
+
+    blob = plumb("hash-object", "-w", "--stdin", data=content)
+    tree = plumb("mktree", data=f"100644 blob {blob}\t{path}\n".encode())
+    parents = ["-p", ref] if parent else []
+    commit = git(repo, "commit-tree", tree, *parents, "-m", "forged")
+    git(repo, "update-ref", ref, commit)
+    return commit
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (b'{"schemaVersion": NaN}', "NaN is not a JSON number"),
+        (b'{"stage": ' + b"1" * 5000 + b"}", "5000-digit integer"),
+        (b'{"a": ' + b"[" * 100 + b"]" * 100 + b"}", "nested deeper than 64 levels"),
+        (b'{"a": "\\ud800"}', "lone surrogate"),
+    ],
+)
+def test_a_malformed_stored_record_is_named_not_an_internal_error(claimed: Path, text, why):
+    repo = claimed
+    forge(repo, "refs/okstra/claims/g/i/stage-1", "claim.json", text)
+    forge(repo, "refs/okstra/tasks/g/i", "task.json", text)
+    before = everything(repo)
+    for args, where in (
+        (("task", "show", "p:g:i"), "refs/okstra/tasks/g/i:task.json"),
+        (("stage", "list", "p:g:i"), "refs/okstra/"),
+        (("stage", "claim", "p:g:i"), "refs/okstra/"),
+    ):
+        proc = okstra(repo, *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert where in proc.stderr and why in proc.stderr, proc.stderr
+    assert everything(repo) == before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..keys import TASK_TYPES
 from ..phases import RUN_END_STATUSES
+from ..strict import run_seq
 from ..views import Output
 from .declare import KEY, Arg, command, group
 
@@ -37,7 +38,7 @@ def start(key: str, task_type: str) -> Output:
     "Record how a run ended and move the task's workflow.",
     KEY,
     _phase("The phase of the run."),
-    Arg("--seq", "The run number, e.g. 001.", metavar="SEQ", required=True),
+    Arg("--seq", "The run number, e.g. 001.", metavar="SEQ", required=True, convert=run_seq),
     Arg(
         "--status", "How the run ended.", metavar="STATUS", choices=RUN_END_STATUSES, required=True
     ),

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..strict import duration
 from ..views import Output
 from .declare import KEY, Arg, auto_or_number, command, group, number
+
+if TYPE_CHECKING:
+    from datetime import timedelta
 
 group(
     "stage",
@@ -62,8 +68,9 @@ def ready(key: str, take_over_expired: bool) -> Output:
     ),
     Arg(
         "--lease",
-        "Lease duration (90s, 30m, 2h, 1d); past it others may take over.",
+        "Lease duration (90s, 30m, 2h, 1d; at most 366d); past it others may take over.",
         metavar="DURATION",
+        convert=duration,
     ),
     Arg("--take-over-expired", "Take stages whose claim lease expired (recorded).", flag=True),
     Arg("--no-worktree", "Claim only; make no task or stage worktree.", flag=True),
@@ -85,7 +92,7 @@ def ready(key: str, take_over_expired: bool) -> Output:
 def claim(
     key: str,
     stage: int | None,
-    lease: str | None,
+    lease: timedelta | None,
     take_over_expired: bool,
     no_worktree: bool,
     resume: str | None,

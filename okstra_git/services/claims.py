@@ -30,7 +30,7 @@ import contextlib
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,6 @@ from ..records.task import event_commit, load_run, now_iso, require_task, task_r
 from ..shell import command
 from ..shell import okstra as shell_okstra
 from ..stagemap import Stage
-from ..strict import duration, parsed
 from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
 from . import worktrees as wt
@@ -333,7 +332,7 @@ def claim(
     ctx: Context,
     key: TaskKey,
     stage: int | None = None,
-    lease: str | None = None,
+    lease: timedelta | None = None,
     take_over_expired: bool = False,
     worktrees: bool = True,
     publish: Callable[[list[RefUpdate]], None] | None = None,
@@ -344,7 +343,6 @@ def claim(
     locally and before any worktree is made: it pushes the claim to the shared remote, or puts
     the refs back and raises.
     """
-    lease_for = parsed(duration, lease, "--lease") if lease is not None else None
     plan = ensure_approved(ctx, key)
     stages = {s.number: s for s in plan.stage_map.stages}
     lay = wt.layout(ctx, key)
@@ -374,7 +372,7 @@ def claim(
         since = state.task.implementation_base_commit
         seq = next_seq(ctx.repo, state.head, RUN_TYPE)
         run_id = f"{RUN_TYPE}-{seq}"
-        expires = _iso(now + lease_for) if lease_for is not None else None
+        expires = _iso(now + lease) if lease is not None else None
         placements: list[Placement] = []
         updates: list[RefUpdate] = []
         for number in selection.batch:

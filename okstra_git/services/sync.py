@@ -33,6 +33,8 @@ from ..reflocks import LockReport, held_locks, report
 from .context import Context
 
 if TYPE_CHECKING:
+    from datetime import timedelta
+
     from ..keys import TaskKey
     from .claims import ClaimResult
 
@@ -422,7 +424,7 @@ def claim_via_remote(
     remote: str,
     key: TaskKey,
     stage: int | None = None,
-    lease: str | None = None,
+    lease: timedelta | None = None,
     take_over_expired: bool = False,
     worktrees: bool = True,
 ) -> ClaimResult:
