@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,16 +29,17 @@ _PUSH_LINE = "<local ref> <local sha> <remote ref> <remote sha>"
 _RECEIVE_LINE = "<old> <new> <ref>"
 
 
-@dataclass(frozen=True)
 class Outcome:
-    """What a hook run decided and said."""
+    """What a hook run decided and said: ``code``, the hook's exit code (0 lets the push
+    through); ``decisions``, the gate's answer for every ref update (empty when the input was
+    unusable); ``error``, why the push was refused, as stderr says last."""
 
-    code: int
-    """The hook's exit code: 0 lets the push through."""
-    decisions: list[Decision]
-    """The gate's answer for every ref update (empty when the input was unusable)."""
-    error: str | None = None
-    """Why the push was refused, as the last line on stderr says."""
+    __slots__ = ("code", "decisions", "error")
+
+    def __init__(self, code: int, decisions: list[Decision], error: str | None = None) -> None:
+        self.code = code
+        self.decisions = decisions
+        self.error = error
 
 
 # -- client side ------------------------------------------------------------------------------

@@ -54,7 +54,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import BadInput
@@ -71,34 +70,57 @@ _COLUMN = 25
 """Where argument and command help starts in ``-h`` listings."""
 
 
-@dataclass(frozen=True)
 class Arg:
-    """One positional argument or option of a command."""
+    """One positional argument or option of a command.
 
-    name: str
-    """``key`` for a positional, ``--stage`` for an option."""
-    help: str
-    """One or two sentences; choices and the default are appended by the help printer."""
-    metavar: str = ""
-    """The placeholder in help (KEY, PATH, N); default: the name upper-cased."""
-    choices: tuple[str, ...] = ()
-    """The values accepted, checked before the handler runs."""
-    default: Any = None
-    """The value when not given (None: absent)."""
-    flag: bool = False
-    """An option that takes no value: False, or True when given."""
-    repeat: bool = False
-    """An option that may be given several times: the handler gets a list."""
-    required: bool = False
-    """An option that must be given."""
-    optional: bool = False
-    """A positional that may be left out (``default`` then)."""
-    convert: Callable[[str], Any] | None = None
-    """Text → value; raises ValueError saying what was expected."""
-    dest: str = ""
-    """The handler's parameter name, when the option's name is not a good one."""
-    complete: str = ""
-    """What shell completion offers: ``task`` (task keys), ``file``, ``dir``, ``remote``."""
+    ``name``: ``key`` for a positional, ``--stage`` for an option. ``help``: one or two
+    sentences (choices and the default are appended by the help printer). ``metavar``: the
+    placeholder in help (KEY, PATH, N; default: the name upper-cased). ``choices``: the values
+    accepted, checked before the handler runs. ``default``: the value when not given (None:
+    absent). ``flag``: an option without a value (False, or True when given). ``repeat``: may
+    be given several times, the handler gets a list. ``required``: an option that must be
+    given. ``optional``: a positional that may be left out. ``convert``: text → value, raising
+    ValueError saying what was expected. ``dest``: the handler's parameter name when the
+    option's is not a good one. ``complete``: what shell completion offers: ``task`` (task
+    keys), ``file``, ``dir`` or ``remote``.
+    """
+
+    # A plain class, not a dataclass: the hook imports this module on every push, and a
+    # dataclass costs ~0.5 ms to create.
+    __slots__ = ("choices", "complete", "convert", "default", "dest", "flag", "help",
+                 "metavar", "name", "optional", "repeat", "required")  # fmt: skip
+
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        *,
+        metavar: str = "",
+        choices: tuple[str, ...] = (),
+        default: Any = None,
+        flag: bool = False,
+        repeat: bool = False,
+        required: bool = False,
+        optional: bool = False,
+        convert: Callable[[str], Any] | None = None,
+        dest: str = "",
+        complete: str = "",
+    ) -> None:
+        self.name = name
+        self.help = help
+        self.metavar = metavar
+        self.choices = choices
+        self.default = default
+        self.flag = flag
+        self.repeat = repeat
+        self.required = required
+        self.optional = optional
+        self.convert = convert
+        self.dest = dest
+        self.complete = complete
+
+    def __repr__(self) -> str:
+        return f"Arg({self.name!r})"
 
     @property
     def positional(self) -> bool:
@@ -156,20 +178,30 @@ KEY = Arg(
 """The task key positional most commands take."""
 
 
-@dataclass(frozen=True)
 class Command:
-    """One ``git okstra`` command: its words, help, arguments and handler."""
+    """One ``git okstra`` command: ``path``, its words (``("stage", "claim")``, or
+    ``("init",)`` for a command without a group); ``help``, one line; ``args`` in declaration
+    order (``--json`` is added by the framework); ``handler``, called with one keyword
+    argument per ``Arg``; ``about``, more paragraphs for ``-h`` and the man page."""
 
-    path: tuple[str, ...]
-    """Its words: ``("stage", "claim")``; ``("init",)`` for a command without a group."""
-    help: str
-    """One line."""
-    args: tuple[Arg, ...]
-    """Its arguments in declaration order (``--json`` is added by the framework)."""
-    handler: Callable[..., Output]
-    """Called with one keyword argument per ``Arg``."""
-    about: str = ""
-    """More paragraphs for ``-h`` and the man page."""
+    __slots__ = ("about", "args", "handler", "help", "path")
+
+    def __init__(
+        self,
+        path: tuple[str, ...],
+        help: str,
+        args: tuple[Arg, ...],
+        handler: Callable[..., Output],
+        about: str = "",
+    ) -> None:
+        self.path = path
+        self.help = help
+        self.args = args
+        self.handler = handler
+        self.about = about
+
+    def __repr__(self) -> str:
+        return f"Command({self.name!r})"
 
     @property
     def name(self) -> str:
@@ -183,13 +215,15 @@ class Command:
         return " ".join([PROG, self.name, *(arg.usage() for arg in self.all_args)])
 
 
-@dataclass(frozen=True)
 class Group:
-    """A group of commands (one module): ``task``, ``stage``…"""
+    """A group of commands (one module): ``task``, ``stage``…, with its help."""
 
-    name: str
-    help: str
-    about: str = ""
+    __slots__ = ("about", "help", "name")
+
+    def __init__(self, name: str, help: str, about: str = "") -> None:
+        self.name = name
+        self.help = help
+        self.about = about
 
 
 GROUPS: dict[str, Group] = {}
@@ -371,9 +405,8 @@ def _value(cmd: Command, arg: Arg, value: Any) -> Any:
 
 
 def _one(arg: Arg) -> Arg:
-    from dataclasses import replace
-
-    return replace(arg, repeat=False, default=None)
+    """One occurrence of a repeatable argument."""
+    return Arg(arg.name, arg.help, choices=arg.choices, convert=arg.convert)
 
 
 def _print(out: Output, as_json: bool, stdout: TextIO) -> None:
