@@ -14,7 +14,7 @@ from typing import Any
 
 from ..mdtable import encode_cell
 from ..resources import data_dir
-from .view import Meta, build, inline_html, markdown_code
+from .view import Meta, build, id_links, inline_html, markdown_code
 
 
 def markdown_cell(cell: Meta | str) -> str:
@@ -51,12 +51,12 @@ def render_html(data: dict[str, Any], language: str | None = None) -> str:
     from ..render import render
 
     context = build(data, language or data["header"]["language"])
-    ids = context["ids"]
+    links = id_links(context["ids"])
     script = (data_dir("templates") / "report.js").read_text("utf-8")
     style = (data_dir("templates") / "report.css").read_text("utf-8")
 
     def text(value: Any) -> Markup:
-        return Markup(inline_html(value, ids))
+        return Markup(inline_html(value, links))
 
     def cell(value: Meta | str) -> Markup:
         if not isinstance(value, Meta):

@@ -197,7 +197,7 @@ def build(data: dict[str, Any], language: str) -> dict[str, Any]:
             "approve": okstra("plan", "approve", key),
             "resume": okstra("clarify", "resume", key),
         },
-        "ids": sorted(_ids(data), key=len, reverse=True),
+        "ids": sorted(_ids(data)),
     }
 
 
@@ -278,11 +278,18 @@ def markdown_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def inline_html(text: str, ids: list[str] | None = None) -> str:
+def id_links(ids: list[str]) -> re.Pattern[str] | None:
+    """A pattern finding the in-report ids in escaped text (whole ids, longest first)."""
+    if not ids:
+        return None
+    alternatives = "|".join(map(re.escape, sorted(ids, key=len, reverse=True)))
+    return re.compile(r"(?<![\w.:/#-])(" + alternatives + r")(?![\w-])")
+
+
+def inline_html(text: str, links: re.Pattern[str] | None = None) -> str:
     """``text`` as HTML: everything escaped, line breaks (newlines and ``<br>`` written in the
-    value) kept as ``<br>``, and in-report ids linked to their rows."""
+    value) kept as ``<br>``, and the ids ``links`` finds linked to their rows."""
     parts = _BR.split(html.escape(str(text), quote=True))
-    if ids:
-        pattern = re.compile(r"(?<![\w.:/#-])(" + "|".join(map(re.escape, ids)) + r")(?![\w-])")
-        parts = [pattern.sub(r'<a href="#\1">\1</a>', part) for part in parts]
+    if links is not None:
+        parts = [links.sub(r'<a href="#\1">\1</a>', part) for part in parts]
     return "<br>".join(parts)
