@@ -231,3 +231,14 @@ def test_validating_and_rendering_never_import_pygit2(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert (tmp_path / "data.md").is_file() and (tmp_path / "data.html").is_file()
+
+
+def test_ids_are_linked_as_whole_words_only() -> None:
+    from okstra_git.reports.view import id_links, inline_html
+
+    links = id_links(["lt", "S-1", "C-001"])
+    assert inline_html("<b> S-1. see C-001, not C-0010 or claude:S-1 or S-1.2", links) == (
+        '&lt;b&gt; <a href="#S-1">S-1</a>. see <a href="#C-001">C-001</a>, not C-0010 or '
+        "claude:S-1 or S-1.2"
+    )
+    assert id_links([]) is None

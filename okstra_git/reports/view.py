@@ -278,18 +278,27 @@ def markdown_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def id_links(ids: list[str]) -> re.Pattern[str] | None:
-    """A pattern finding the in-report ids in escaped text (whole ids, longest first)."""
-    if not ids:
+# A word that could be a row id, not inside another word, path, entity or worker:item pair.
+_ID_WORD = re.compile(r"(?<![\w.:/#&-])([A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?)(?![\w-])")
+
+
+def id_links(ids: list[str]) -> Callable[[str], str] | None:
+    """A function linking the in-report ids in escaped text to their rows (whole words)."""
+    known = set(ids)
+    if not known:
         return None
-    alternatives = "|".join(map(re.escape, sorted(ids, key=len, reverse=True)))
-    return re.compile(r"(?<![\w.:/#-])(" + alternatives + r")(?![\w-])")
+
+    def link(match: re.Match[str]) -> str:
+        word = match.group(1)
+        return f'<a href="#{word}">{word}</a>' if word in known else word
+
+    return lambda text: _ID_WORD.sub(link, text)
 
 
-def inline_html(text: str, links: re.Pattern[str] | None = None) -> str:
+def inline_html(text: str, links: Callable[[str], str] | None = None) -> str:
     """``text`` as HTML: everything escaped, line breaks (newlines and ``<br>`` written in the
-    value) kept as ``<br>``, and the ids ``links`` finds linked to their rows."""
+    value) kept as ``<br>``, and the ids ``links`` knows linked to their rows."""
     parts = _BR.split(html.escape(str(text), quote=True))
     if links is not None:
-        parts = [links.sub(r'<a href="#\1">\1</a>', part) for part in parts]
+        parts = [links(part) for part in parts]
     return "<br>".join(parts)
