@@ -388,6 +388,14 @@ class GitRepo:
             if c != base and not self.repo.descendant_of(pygit2.Oid(hex=base), pygit2.Oid(hex=c))
         }
 
+    def has_commit(self, commit: str) -> bool:
+        """``commit`` names a commit this repository holds (one recorded by another clone may
+        not be here)."""
+        try:
+            return isinstance(self.repo[commit], pygit2.Commit)
+        except (KeyError, ValueError):
+            return False
+
     def contains(self, head: str, commit: str) -> bool:
         return commit == head or self.repo.descendant_of(
             pygit2.Oid(hex=head), pygit2.Oid(hex=commit)

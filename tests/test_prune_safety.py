@@ -174,3 +174,26 @@ def test_a_worktree_without_its_git_file_is_bad_input_with_the_repair(repo: Path
     assert refused_with_repair("worktree", "prune", KEY, "--force") == repair
     assert refused_with_repair("verify", "target", KEY, "--stage", "1") == repair
     assert stage.is_dir()
+
+
+def test_a_done_commit_this_clone_lacks_does_not_break_prune(repo: Path) -> None:
+    """A claim fetched from another clone may name a done commit that is not here: there is
+    nothing of it to lose here, and prune goes on (not an internal error)."""
+    folder, _ = done_stage_one(repo)
+    git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
+    data = show_claim(repo, 1)
+    data["headCommit"] = "ab" * 20
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"],
+        cwd=repo, input=json.dumps(data), text=True, capture_output=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=repo, input=f"100644 blob {blob}\tclaim.json\n",
+        text=True, capture_output=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    ref = "refs/okstra/claims/g/i/stage-1"
+    commit = git(repo, "commit-tree", tree, "-p", ref, "-m", "done elsewhere")
+    git(repo, "update-ref", ref, commit)
+    proc = okstra(repo, "worktree", "prune", KEY, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["removed"] == [1]

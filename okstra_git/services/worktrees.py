@@ -389,7 +389,7 @@ def _check_stage(
     worktree_head_now = worktree_head(path, ctx.repo) if present else None
     if worktree_head_now is not None:
         labelled.setdefault(worktree_head_now, f"worktree HEAD {worktree_head_now[:12]}")
-    if claim.head_commit:
+    if claim.head_commit and ctx.repo.has_commit(claim.head_commit):  # else not ours to lose
         labelled.setdefault(claim.head_commit, f"done commit {claim.head_commit[:12]}")
     kept = list(ctx.repo.list_refs(kept_prefix(key, number)).values())
     keep, lines = _unmerged(ctx, task, kept, labelled)
