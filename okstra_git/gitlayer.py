@@ -764,7 +764,12 @@ def _add_worktree_locked(
         except pygit2.AlreadyExistsError:
             pass  # made meanwhile by plain git: same name, we use it
         except (pygit2.GitError, OSError, ValueError) as exc:
-            raise Refused(f"cannot create branch {branch} at {start}: {exc}") from exc
+            locked = repo.lock_report([refname])
+            raise Refused(
+                f"cannot create branch {branch} at {start}: {exc}"
+                + (f"; {locked.text}" if locked else ""),
+                hint=locked.command if locked else None,
+            ) from exc
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         repo.repo.add_worktree(name, str(staging), repo.repo.lookup_reference(refname))

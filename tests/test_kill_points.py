@@ -332,6 +332,20 @@ def test_a_lock_no_okstra_writer_recorded_is_named_by_its_age(repo: Path) -> Non
     ok(repo, "stage", "claim", KEY)
 
 
+def test_a_lock_left_on_a_branch_okstra_must_create_is_named(repo: Path) -> None:
+    folder = approved_task(repo)
+    lock = repo / ".git" / "refs" / "heads" / "okstra" / "g" / "i" / "task.lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
+    proc = okstra(repo, "stage", "claim", KEY)
+    assert proc.returncode == 1, proc.stderr
+    assert "cannot create branch okstra/g/i/task" in proc.stderr and "internal" not in proc.stderr
+    assert f"hint: rm {lock}\n" in proc.stderr
+    assert claim_refs(repo) == {} and not (folder / "task").exists()
+    lock.unlink()
+    ok(repo, "stage", "claim", KEY)
+
+
 def test_a_lock_inside_a_remote_on_this_machine_is_named_not_blamed_on_a_machine(
     tmp_path: Path,
 ) -> None:
