@@ -27,6 +27,14 @@ CI_FORMATS = ("text", "json", "junit", "github")
 _GITLAB_ENV = ("GL_ID", "GL_REPOSITORY", "GL_PROJECT_PATH")
 _PUSH_LINE = "<local ref> <local sha> <remote ref> <remote sha>"
 _RECEIVE_LINE = "<old> <new> <ref>"
+# What a refusal leaves on the remote. git runs pre-push and pre-receive once for the whole push
+# and a refusal stops all of it; `update` runs once per ref, and refusing one ref does not stop
+# the others (a verdict notes ref pushed beside the branch may well have landed).
+_WHOLE_PUSH = "nothing was pushed"
+_UPDATE_ONE_REF = (
+    "this ref was not updated; any other ref of the same push was decided on its own and may "
+    "have been updated"
+)
 
 
 class Outcome:
@@ -45,18 +53,51 @@ class Outcome:
 # -- client side ------------------------------------------------------------------------------
 
 
-def pre_push(from_env: bool) -> Outcome:
-    """Client side: the refs git is about to push (stdin lines, or pre-commit's variables)."""
+def pre_push(from_env: bool, require_refs: bool = False) -> Outcome:
+    """Client side: the refs git is about to push (stdin lines), or, as pre-commit's
+    ``okstra-gate`` hook, :func:`_pre_commit_stage`."""
     if from_env:
-        updates = _pre_commit_update()
-    else:
-        updates = [
-            (remote_ref, remote_sha, local_sha)
-            for _local_ref, local_sha, remote_ref, remote_sha in _stdin_lines(
-                "pre-push", _PUSH_LINE
-            )
-        ]
+        return _pre_commit_stage()
+    updates = [
+        (remote_ref, remote_sha, local_sha)
+        for _local_ref, local_sha, remote_ref, remote_sha in _stdin_lines("pre-push", _PUSH_LINE)
+    ]
+    if require_refs and not updates:
+        error = (
+            "no pushed ref on stdin, so nothing could be checked; the push is stopped. Under "
+            "lefthook, okstra's script needs `use_stdin: true` and must be the only pre-push job "
+            "with it (lefthook hands stdin to one job). If nothing was to be pushed, ignore this."
+        )
+        _say("okstra pre-push", error, False)
+        return Outcome(1, [], error)
     return _report_hook("okstra pre-push", _decide(updates, "client"), gitlab=False)
+
+
+def _pre_commit_stage() -> Outcome:
+    """pre-commit's ``okstra-gate`` hook (``.pre-commit-hooks.yaml``).
+
+    pre-commit hands a hook one pushed ref at most — the first with commits the remote lacks —
+    and runs no hook at all for a deletion or a ref made of commits the remote has. So this
+    passes only when okstra's full gate runs on the push (pre-commit runs ``pre-push.legacy``
+    first, with every ref); otherwise it checks the one ref it was given and refuses, naming
+    the command that installs the full gate.
+    """
+    from . import hookinstall
+
+    runs = hookinstall.runs_gate(hookinstall.layout(Path.cwd()))
+    if runs.runs:
+        _say("okstra pre-push", f"every ref of this push was checked: {runs.why}", False)
+        return Outcome(0, [])
+    checked = _report_hook("okstra pre-push", _decide(_pre_commit_update(), "client"), False)
+    error = (
+        "pre-commit hands this hook one ref of a push at most, so a multi-ref push, a deletion "
+        "and a protected ref made of commits the remote has would pass unchecked; the push is "
+        "stopped until okstra's full gate is installed in this clone (it goes in as "
+        "pre-push.legacy, which pre-commit runs first with every ref): git okstra hooks install"
+        f" ({runs.why})"
+    )
+    _say("okstra pre-push", error, False)
+    return Outcome(1, checked.decisions, error)
 
 
 def _stdin_lines(hook: str, shape: str) -> list[list[str]]:
@@ -119,7 +160,7 @@ def _open_gate(config: GateConfig, side: str, updates: list[tuple[str, str, str]
 
 
 def _pre_commit_update() -> list[tuple[str, str, str]]:
-    """The ref pre-commit's pre-push stage hands a hook (it forwards one ref, not stdin).
+    """The one ref pre-commit's pre-push stage hands a hook (it forwards no stdin).
 
     For a push that carries the root commit (a branch's first push to an empty remote)
     pre-commit sets no PRE_COMMIT_TO_REF, only the local ref as typed: resolve that, or that
@@ -168,14 +209,16 @@ def pre_receive() -> Outcome:
     def updates() -> list[tuple[str, str, str]]:
         return [(ref, old, new) for old, new, ref in _stdin_lines("pre-receive", _RECEIVE_LINE)]
 
-    return _server_hook("pre-receive", updates)
+    return _server_hook("pre-receive", updates, _WHOLE_PUSH)
 
 
 def update(ref: str, old: str, new: str) -> Outcome:
-    return _server_hook("update", lambda: [(ref, old, new)])
+    return _server_hook("update", lambda: [(ref, old, new)], _UPDATE_ONE_REF)
 
 
-def _server_hook(kind: str, read: Callable[[], list[tuple[str, str, str]]]) -> Outcome:
+def _server_hook(
+    kind: str, read: Callable[[], list[tuple[str, str, str]]], outcome: str
+) -> Outcome:
     """Server side, every error is reported as the hook's own output (GitLab shows only
     ``GL-HOOK-ERR:`` lines), not only the gate's refusals."""
     gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
@@ -185,13 +228,15 @@ def _server_hook(kind: str, read: Callable[[], list[tuple[str, str, str]]]) -> O
     except OkstraError as exc:
         _say(prefix, f"git okstra: {exc}", gitlab)
         return Outcome(exc.exit_code, [], str(exc))
-    return _report_hook(prefix, decisions, gitlab)
+    return _report_hook(prefix, decisions, gitlab, outcome)
 
 
 # -- hook output ------------------------------------------------------------------------------
 
 
-def _report_hook(prefix: str, decisions: list[Decision], gitlab: bool) -> Outcome:
+def _report_hook(
+    prefix: str, decisions: list[Decision], gitlab: bool, outcome: str = _WHOLE_PUSH
+) -> Outcome:
     refused = [d for d in decisions if not d.allowed]
     for decision in decisions:
         if decision.allowed and decision.reason == "verdict":
@@ -201,7 +246,7 @@ def _report_hook(prefix: str, decisions: list[Decision], gitlab: bool) -> Outcom
     if refused:
         error = (
             f"push refused: {len(refused)} of {len(decisions)} ref update(s) failed the "
-            "verification gate; nothing was pushed."
+            f"verification gate; {outcome}."
         )
         _say(prefix, error, gitlab)
         return Outcome(1, decisions, error)
@@ -330,11 +375,13 @@ def _write_junit(report: dict[str, Any], output: Path | None) -> str:
         errors="0",
         skipped="0",
     )
+    # The name stays the same on every commit, so a CI's test history follows one test; the
+    # commit is a suite property and in the output.
+    properties = ET.SubElement(suite, "properties")
+    for name in ("rev", "commit", "tree"):
+        ET.SubElement(properties, "property", name=name, value=report[name])
     case = ET.SubElement(
-        suite,
-        "testcase",
-        classname="okstra.gate",
-        name=f"accepted whole-task verdict on {report['commit']}",
+        suite, "testcase", classname="okstra.gate", name="accepted whole-task verdict"
     )
     if not report["passed"]:
         failure = ET.SubElement(

@@ -86,13 +86,15 @@ def write_atomic(
     *,
     new: bool = False,
     temp_dir: Path | None = None,
+    mode: int | None = None,
 ) -> None:
     """Write ``path`` so that a crash at any moment leaves the old file or the new one whole.
 
     The bytes go to a temp file, are flushed to disk, then the temp file is renamed over
     ``path`` (or, with ``new``, linked to it, which fails if ``path`` appeared in the meantime:
     creation never overwrites). The folder is synced so the rename survives a power cut too. An
-    existing file keeps its permission bits; a new one gets the umask's.
+    existing file keeps its permission bits, a new one gets the umask's, unless ``mode`` is given
+    (set before the rename: a hook is never there unexecutable).
 
     The temp file goes in ``temp_dir`` when given (e.g. the work tree's ``.okstra/tmp/``, so a
     writer killed mid-write leaves nothing ``git status`` shows beside the file), else beside
@@ -105,7 +107,7 @@ def write_atomic(
     folders = [temp_dir, target.parent] if temp_dir is not None else [target.parent]
     for folder in folders:
         try:
-            _write_via(folder, target, data, what, new)
+            _write_via(folder, target, data, what, new, mode)
             return
         except _CrossDevice:
             continue
@@ -115,7 +117,9 @@ class _CrossDevice(Exception):
     """The temp folder is on another filesystem than the target: try beside the target."""
 
 
-def _write_via(folder: Path, target: Path, data: bytes, what: str, new: bool) -> None:
+def _write_via(
+    folder: Path, target: Path, data: bytes, what: str, new: bool, mode: int | None
+) -> None:
     shown = os.fspath(target)
     try:
         if folder != target.parent:
@@ -132,7 +136,7 @@ def _write_via(folder: Path, target: Path, data: bytes, what: str, new: bool) ->
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _mode_for(target))
+        os.chmod(tmp, _mode_for(target) if mode is None else mode)
         crash_point("temp-written")
         if new:
             os.link(tmp, target)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -88,6 +89,13 @@ def test_junit_output_parses_as_xml(repo: Path, tmp_path: Path):
     assert proc.returncode == 0
     root = ET.fromstring(proc.stdout)
     assert root.get("failures") == "0" and next(root.iter("testcase")).find("failure") is None
+    # One test name on every commit (CI history follows it); the commit is a suite property.
+    first = next(root.iter("testcase")).get("name")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "next")
+    root = ET.fromstring(check(repo, "--format", "junit").stdout)
+    assert next(root.iter("testcase")).get("name") == first == "accepted whole-task verdict"
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert props["commit"] == git(repo, "rev-parse", "HEAD")
 
 
 def test_github_writes_the_step_summary_and_error_annotation(repo: Path, tmp_path: Path):
@@ -202,8 +210,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_shipped_ci_jobs_pass_on_a_verified_commit(tmp_path: Path):
-    """Run the commands of contrib/'s GitHub and GitLab jobs (all but installing) in a fresh
-    clone, as the CI runner would."""
+    """Run every shell step of contrib/'s GitHub and GitLab jobs in a fresh clone, as the CI
+    runner would. Installing runs against a `python` that records what pip was asked for: the
+    job must refuse without OKSTRA_GIT_SPEC and hand pip exactly the spec the user set."""
     yaml = pytest.importorskip("yaml")
     work, _ = pair(tmp_path)
     head = commit(work, "verified")
@@ -212,24 +221,39 @@ def test_the_shipped_ci_jobs_pass_on_a_verified_commit(tmp_path: Path):
     fresh = tmp_path / "fresh"
     git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(fresh))
     summary = tmp_path / "summary.md"
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "python").write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$PIP_ARGS"\n')
+    (shim / "python").chmod(0o755)
     env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary), "CI_COMMIT_SHA": head}
+    spec = "okstra-git @ git+https://git.example.com/you/okstra-git.git@v0.1.0"
 
     def run(script: str) -> None:
-        proc = subprocess.run(["bash", "-ec", script], cwd=fresh, env=env, text=True,
+        step_env = {**env, "PATH": f"{shim}:{env['PATH']}", "PIP_ARGS": str(tmp_path / "pip")}
+        if '[ -z "$OKSTRA_GIT_SPEC" ]' in script:
+            unset = subprocess.run(["bash", "-ec", script], cwd=fresh, env=step_env, text=True,
+                                   capture_output=True)  # fmt: skip
+            assert unset.returncode == 1 and "OKSTRA_GIT_SPEC" in unset.stdout + unset.stderr
+        step_env["OKSTRA_GIT_SPEC"] = spec
+        proc = subprocess.run(["bash", "-ec", script], cwd=fresh, env=step_env, text=True,
                               capture_output=True)  # fmt: skip
         assert proc.returncode == 0, f"{script}\n{proc.stdout}{proc.stderr}"
+        if "pip install" in script:
+            assert (tmp_path / "pip").read_text().splitlines()[-1] == spec
 
     workflow = yaml.safe_load((ROOT / "contrib/github-actions/okstra-gate.yml").read_text())
-    steps = workflow["jobs"]["okstra-gate"]["steps"]
+    job = workflow["jobs"]["okstra-gate"]
+    assert job["env"]["OKSTRA_GIT_SPEC"] == "${{ vars.OKSTRA_GIT_SPEC }}"
+    steps = job["steps"]
     assert steps[0]["with"]["fetch-depth"] == 0
     for step in steps:
-        if "run" in step and "pip install" not in step["run"]:
+        if "run" in step:
             run(step["run"])
     assert "## okstra verification gate: passed" in summary.read_text()
 
     job = yaml.safe_load((ROOT / "contrib/gitlab-ci/okstra-gate.yml").read_text())["okstra-gate"]
     assert job["variables"]["GIT_DEPTH"] == "0"
-    for line in job["script"]:
+    for line in job["before_script"][1:] + job["script"]:  # [0] is apt-get, for the image
         run(line)
     assert ET.parse(fresh / "okstra-gate.xml").getroot().get("failures") == "0"
 
@@ -237,3 +261,31 @@ def test_the_shipped_ci_jobs_pass_on_a_verified_commit(tmp_path: Path):
     assert hook["stages"] == ["pre-push"]
     env.update(PRE_COMMIT_TO_REF=head, PRE_COMMIT_REMOTE_BRANCH="refs/heads/main")
     run(hook["entry"].replace("git-okstra", f"{sys.executable} -m okstra_git", 1))
+
+
+@pytest.mark.parametrize(
+    ("path", "schema"),
+    [
+        ("contrib/github-actions/okstra-gate.yml", "vendor.github-workflows"),
+        ("contrib/gitlab-ci/okstra-gate.yml", "vendor.gitlab-ci"),
+    ],
+)
+def test_the_ci_templates_validate_against_their_platform_schema(
+    path: str, schema: str, tmp_path: Path
+):
+    """check-jsonschema ships GitHub's and GitLab's schemas; a misspelt key must fail it."""
+    exe = shutil.which("check-jsonschema")
+    if exe is None:
+        pytest.skip("check-jsonschema is not installed (it is in the test extra)")
+
+    def lint(file: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([exe, "--builtin-schema", schema, str(file)], text=True,
+                              capture_output=True)  # fmt: skip
+
+    proc = lint(ROOT / path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    broken = tmp_path / "broken.yml"
+    text = (ROOT / path).read_text()
+    broken.write_text(text.replace("runs-on:", "runs_on:").replace("  stage: test", "  stages: 1"))
+    assert broken.read_text() != text
+    assert lint(broken).returncode != 0

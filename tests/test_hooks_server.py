@@ -99,9 +99,19 @@ def test_update_hook_variant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     add_verdict(work)
     proc = push(work, "origin", "main")
     assert proc.returncode != 0 and "remote: okstra update: refusing" in proc.stderr
+    assert "this ref was not updated" in proc.stderr and "nothing was pushed" not in proc.stderr
     assert push(work, "origin", VERDICTS_REF).returncode == 0
     assert push(work, "origin", "main").returncode == 0
     assert remote_ref(remote, "main") == head
+
+    # One push, two refs: the update hook refuses the branch, and the notes land anyway — which
+    # is what its message says.
+    unverified = commit(work, "y")
+    add_verdict(work, rev="HEAD~1", key="p:g:other")  # moves the notes, not onto `unverified`
+    proc = push(work, "origin", VERDICTS_REF, "main")
+    assert proc.returncode != 0 and "may have been updated" in proc.stderr
+    assert remote_ref(remote, VERDICTS_REF) == git(work, "rev-parse", VERDICTS_REF)
+    assert remote_ref(remote, "main") == head != unverified
 
 
 # -- over the network -----------------------------------------------------------------------

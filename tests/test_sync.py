@@ -187,6 +187,40 @@ def test_init_remote_makes_plain_fetch_bring_okstra_data_and_bad_input_writes_no
     assert refs(b, "refs/okstra/") == {}
 
 
+def test_init_makes_plain_git_notes_merge_and_status_work(tmp_path: Path):
+    """After init, plain git merges two clones' verdict notes (cat_sort_uniq, no conflict) and
+    `.okstra/` stays out of `git status`, in a linked worktree too."""
+    a, _ = pair(tmp_path, "a")
+    b, _ = pair(tmp_path, "b")
+    for clone in (a, b):
+        proc = okstra(clone, "init", "--remote", "origin", "--json")
+        assert proc.returncode == 0, proc.stderr
+    config = json.loads(proc.stdout)["config"]
+    assert config["notes.okstra/verdicts.mergeStrategy"] == "cat_sort_uniq"
+    assert config["notes.okstra/approvals.mergeStrategy"] == "cat_sort_uniq"
+    mine = add_verdict(a, key="p:g:mine")
+    add_verdict(b, key="p:g:theirs")
+    git(a, "push", "-q", "origin", VERDICTS_REF)
+    git(b, "fetch", "-q", "origin")  # init's refspecs bring the notes to the tracking ref
+    merged = subprocess.run(
+        ["git", "notes", "--ref", "okstra/verdicts", "merge",
+         "refs/notes/okstra-remotes/origin/verdicts"],
+        cwd=b, text=True, capture_output=True,
+    )  # fmt: skip
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    lines = git(b, "notes", "--ref", "okstra/verdicts", "show", mine.head).splitlines()
+    assert sorted(json.loads(line)["taskKey"] for line in lines) == ["p:g:mine", "p:g:theirs"]
+
+    linked = tmp_path / "linked"
+    git(b, "worktree", "add", "-q", "-b", "side", str(linked))
+    for tree in (b, linked):
+        (tree / ".okstra" / "tasks").mkdir(parents=True)
+        (tree / ".okstra" / "tasks" / "view.md").write_text("x\n")
+        assert git(tree, "status", "--porcelain") == ""
+    exclude = (b / ".git" / "info" / "exclude").read_text()
+    assert exclude.count("/.okstra/") == 1
+
+
 def test_push_leased_reports_a_lost_race(tmp_path: Path):
     a, remote = pair(tmp_path, "a")
     b, _ = pair(tmp_path, "b")

@@ -10,7 +10,7 @@ of another (libgit2 transactions skip that check).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import BadInput
@@ -96,7 +96,7 @@ class Claim:
         if self.lease_expires_at is None:
             return False
         expires = datetime.fromisoformat(self.lease_expires_at)
-        return (now or datetime.now(timezone.utc)) >= expires
+        return (now or datetime.now(UTC)) >= expires
 
 
 @dataclass(frozen=True)

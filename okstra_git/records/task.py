@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo, RefUpdate, cas_retry
@@ -22,7 +22,7 @@ TASKS_PREFIX = "refs/okstra/tasks/"
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def task_ref(key: TaskKey) -> str:

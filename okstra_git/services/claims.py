@@ -30,7 +30,7 @@ import contextlib
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -231,7 +231,7 @@ def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Re
     """The ready set and the batch a claim would take now, without claiming or writing
     anything (a plan ticked by hand is judged as the claim will, but not recorded)."""
     plan = check_approved(ctx, key)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     claims = load_claims(ctx.repo, key)
     selection = _select(plan.stage_map.stages, claims, now, take_over_expired=take_over_expired)
     return Readiness(selection, plan.path, {s.number: s for s in plan.stage_map.stages})
@@ -347,7 +347,7 @@ def claim(
     stages = {s.number: s for s in plan.stage_map.stages}
     lay = wt.layout(ctx, key)
     first = load_claims(ctx.repo, key)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     preview = _select(plan.stage_map.stages, first, now, stage, take_over_expired)
     if not preview.batch:
         raise _nothing_ready(ctx, key, stages, preview, first)
@@ -362,7 +362,7 @@ def claim(
     def build() -> tuple[list[RefUpdate], _Landed]:
         # Runs holding the task ref's lock: every claim of this task moves the task ref, so
         # racers wait here rather than build a batch's objects only to lose the transaction.
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         claims = load_claims(ctx.repo, key)
         selection = _select(plan.stage_map.stages, claims, now, stage, take_over_expired)
         if not selection.batch:
@@ -833,7 +833,7 @@ class ClaimRow:
 
 def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
     require_task(ctx.repo, key)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return [
         ClaimRow(s.claim, _holder(s.claim, now).state)
         for _, s in sorted(load_claims(ctx.repo, key).items())

@@ -1,13 +1,20 @@
-"""Repository set-up: okstra's config keys and the refspecs that carry its data."""
+"""Repository set-up: okstra's config keys, the refspecs that carry its data, how plain git
+merges its notes, and keeping its workspace out of ``git status``."""
 
 from __future__ import annotations
 
 from ..errors import BadInput
 from ..gate import protect_glob
 from ..keys import check_project_id
+from ..records.approval import APPROVALS_REF
+from ..records.verdict import VERDICTS_REF
+from ..userfiles import write_atomic
 from .context import Context
 from .sync import fetch_refspecs
 from .worktrees import checked_root
+
+NOTES_REFS = (APPROVALS_REF, VERDICTS_REF)
+WORKSPACE_EXCLUDE = "/.okstra/"
 
 
 def init(
@@ -20,7 +27,10 @@ def init(
 ) -> dict[str, str]:
     """Write the given settings; returns what was set. Existing refspecs are not duplicated.
 
-    Every value is checked before anything is written, so bad input changes nothing.
+    Always (idempotently): ``notes.<ref>.mergeStrategy=cat_sort_uniq`` for each okstra notes
+    ref, so a plain ``git notes merge`` of two clones' JSON-Lines notes never conflicts, and
+    ``/.okstra/`` in the common ``info/exclude``. Every value is checked before anything is
+    written, so bad input changes nothing.
     """
     if project_id is not None:
         check_project_id(project_id, "--project-id")
@@ -54,9 +64,33 @@ def init(
             config.set_multivar(f"remote.{remote}.fetch", "^$", spec)
         if added:
             changes[f"remote.{remote}.fetch"] = ", ".join(added)
+    for ref in NOTES_REFS:
+        # git reads notes.<name>.mergeStrategy for the exact name merged into; no globs.
+        key = f"notes.{ref.removeprefix('refs/notes/')}.mergeStrategy"
+        if ctx.repo.config_get(key) is None:
+            config[key] = changes[key] = "cat_sort_uniq"
+    if _exclude_workspace(ctx):
+        changes["info/exclude"] = WORKSPACE_EXCLUDE
     if hooks:
         from .. import hookinstall
 
         action, state = hookinstall.install(ctx.repo)
         changes["hooks.pre-push"] = f"{action}: {state.path}"
     return changes
+
+
+def _exclude_workspace(ctx: Context) -> bool:
+    """Add ``/.okstra/`` to the common dir's ``info/exclude`` (every worktree reads that one);
+    False when a line already names it."""
+    exclude = ctx.repo.common_dir / "info" / "exclude"
+    text = exclude.read_text("utf-8") if exclude.is_file() else ""
+    if any(
+        line.strip() in (".okstra", ".okstra/", "/.okstra", "/.okstra/")
+        for line in text.splitlines()
+    ):
+        return False
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    lead = "" if not text or text.endswith("\n") else "\n"
+    added = f"{lead}# okstra's local workspace (git okstra init)\n{WORKSPACE_EXCLUDE}\n"
+    write_atomic(exclude, (text + added).encode("utf-8"), "info/exclude")
+    return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC
 from pathlib import Path
 
 from ..errors import BadInput, Refused
@@ -92,13 +93,13 @@ class Event:
 
 def task_log(ctx: Context, key: TaskKey) -> list[Event]:
     """The task's timeline, newest first."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     state = require_task(ctx.repo, key)
     return [
         Event(
             commit=str(c.id),
-            time=datetime.fromtimestamp(c.commit_time, timezone.utc).isoformat(),
+            time=datetime.fromtimestamp(c.commit_time, UTC).isoformat(),
             author=f"{c.author.name} <{c.author.email}>",
             summary=c.message.split("\n", 1)[0],
         )
