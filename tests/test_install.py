@@ -1,10 +1,16 @@
-"""A non-editable install into a fresh venv runs every command, data files included."""
+"""The README's set-up, for real: the wheel installed with its dependencies into a fresh venv,
+and on top of the system Python's packages; each runs commands, the demo and the shipped data.
+
+One wheel and one pair of installs per session (a venv with its dependencies takes a while),
+shared by the tests below.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,47 +19,112 @@ from conftest import git, make_repo
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.slow
-def test_wheel_install_runs_commands_and_the_demo(tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
-    # System site-packages supply the dependencies; the package itself is a real wheel install.
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    pip = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", str(ROOT)],
-        capture_output=True,
-        text=True,
-    )
-    assert pip.returncode == 0, pip.stderr
-    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    where = subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-c",
-            "import okstra_git.resources as r; print(r.data_dir('schemas'))",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    ).stdout.strip()
-    assert where.startswith(str(venv)), where
-    assert Path(where, "task.schema.json").is_file()
-    repo = make_repo(tmp_path / "r")
-    for args in (
-        ["task", "new", "p:g:i", "--type", "implementation-planning"],
-        ["task", "show", "p:g:i", "--write-index"],
-    ):
-        proc = subprocess.run(
-            ["git", "okstra", *args], cwd=repo, env=env, capture_output=True, text=True
+@dataclass(frozen=True)
+class Install:
+    """One installation of the wheel: its interpreter, and an environment whose PATH finds its
+    ``git-okstra`` first and whose Python path holds nothing of this checkout."""
+
+    python: Path
+    env: dict[str, str]
+
+    def run(self, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(argv, cwd=cwd, env=self.env, capture_output=True, text=True)
+
+
+def _installs(wheel: Path, root: Path) -> tuple[Install, Install]:
+    """Two installs made at once: a venv that sees no other packages (every dependency from
+    the index, as for a user's `pip install .` in a new venv), and one on top of the system
+    Python's packages (whatever it has; pip adds what is missing) without touching them."""
+    base = getattr(sys, "_base_executable", sys.executable)
+    plans = {"fresh": (sys.executable, []), "system": (base, ["--system-site-packages"])}
+    procs = {}
+    for name, (python, args) in plans.items():
+        prefix = root / name
+        subprocess.run([python, "-m", "venv", *args, str(prefix)], check=True)
+        procs[name] = subprocess.Popen(
+            [str(prefix / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
-        assert proc.returncode == 0, proc.stderr
-    assert (repo / ".okstra/tasks/g/i/task-index.md").is_file()
-    assert git(repo, "rev-parse", "--verify", "refs/okstra/tasks/g/i")
-    demo = subprocess.run(
-        ["git", "okstra", "demo", "--dir", str(tmp_path / "demo")],
-        env=env,
+    made = []
+    for name, proc in procs.items():
+        out, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"{name}: {out[-3000:]}"
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+        env["PATH"] = f"{root / name / 'bin'}{os.pathsep}{env['PATH']}"
+        made.append(Install(root / name / "bin" / "python", env))
+    return made[0], made[1]
+
+
+@pytest.fixture(scope="session")
+def installs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Install, Install]:
+    """(fresh venv, system Python) installs of one wheel built from this checkout."""
+    out = tmp_path_factory.mktemp("wheel")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
     )
-    assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr[-3000:]
+    assert proc.returncode == 0, proc.stderr
+    (wheel,) = out.glob("okstra_git-*.whl")
+    return _installs(wheel, tmp_path_factory.mktemp("installs"))
+
+
+@pytest.fixture
+def fresh(installs: tuple[Install, Install]) -> Install:
+    return installs[0]
+
+
+def _data_dir(install: Install, name: str, cwd: Path) -> str:
+    code = f"import okstra_git.resources as r; print(r.data_dir({name!r}))"
+    where = install.run(str(install.python), "-c", code, cwd=cwd).stdout.strip()
+    assert where.startswith(str(install.python.parent.parent)), where
+    return where
+
+
+@pytest.mark.slow
+def test_the_readme_set_up_in_a_fresh_venv_and_on_the_system_python(
+    installs: tuple[Install, Install], tmp_path: Path
+) -> None:
+    """`pip install . && git okstra demo` in both installs (the demos run at once), after a
+    command that writes a task and one that reads it back."""
+    demos = []
+    for n, install in enumerate(installs):
+        assert Path(_data_dir(install, "schemas", tmp_path), "task.schema.json").is_file()
+        repo = make_repo(tmp_path / f"r{n}")
+        for args in (
+            ["task", "new", "p:g:i", "--type", "implementation-planning"],
+            ["task", "show", "p:g:i", "--write-index"],
+        ):
+            proc = install.run("git", "okstra", *args, cwd=repo)
+            assert proc.returncode == 0, proc.stderr
+        assert (repo / ".okstra/tasks/g/i/task-index.md").is_file()
+        assert git(repo, "rev-parse", "--verify", "refs/okstra/tasks/g/i")
+        demos.append(
+            subprocess.Popen(
+                ["git", "okstra", "demo", "--dir", str(tmp_path / f"demo{n}")],
+                cwd=tmp_path,
+                env=install.env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    for demo in demos:
+        out, err = demo.communicate(timeout=600)
+        assert demo.returncode == 0, out[-3000:] + err[-3000:]
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_contrib_and_installs_server_hooks_from_it(
+    fresh: Install, tmp_path: Path
+) -> None:
+    contrib = _data_dir(fresh, "contrib", tmp_path)
+    for name in (
+        "pre-receive",
+        "update",
+        "github-actions/okstra-gate.yml",
+        "gitlab-ci/okstra-gate.yml",
+    ):
+        assert Path(contrib, name).is_file(), name
