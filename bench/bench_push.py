@@ -102,7 +102,7 @@ def setup(root: Path) -> tuple[Path, Path, str]:
         clones.append(clone)
     heads = {record_verdict(c) for c in clones}
     assert len(heads) == 1, "the two clones must push the same commit"
-    hookinstall.install(GitRepo.open(clones[0]))
+    hookinstall.install(clones[0])
     assert not (clones[1] / ".git" / "hooks" / "pre-push").exists()
     return clones[0], clones[1], heads.pop()
 
@@ -132,7 +132,8 @@ def main() -> None:
     compileall.compile_dir(Path(hookinstall.__file__).parent, quiet=1)
     with tempfile.TemporaryDirectory(prefix="okstra-bench-push-") as tmp:
         hooked, plain, head = setup(Path(tmp))
-        exe = hookinstall.state(GitRepo.open(hooked)).executable or "git-okstra"
+        script = (hooked / ".git" / "hooks" / "pre-push").read_text()
+        exe = hookinstall.recorded_exe(script) or "git-okstra"
         print(f"okstra pre-push hook running {exe}; {args.rounds} rounds, medians in ms\n")
         print(f"{'git push':<24} {'no hook':>9} {'okstra hook':>11} {'added':>10} {'ratio':>8}")
         for case in ("unprotected branch", "protected + verdict", "20 protected refs"):

@@ -257,11 +257,6 @@ def test_the_shipped_ci_jobs_pass_on_a_verified_commit(tmp_path: Path):
         run(line)
     assert ET.parse(fresh / "okstra-gate.xml").getroot().get("failures") == "0"
 
-    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["stages"] == ["pre-push"]
-    env.update(PRE_COMMIT_TO_REF=head, PRE_COMMIT_REMOTE_BRANCH="refs/heads/main")
-    run(hook["entry"].replace("git-okstra", f"{sys.executable} -m okstra_git", 1))
-
 
 @pytest.mark.parametrize(
     ("path", "schema"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -14,9 +15,10 @@ from hooks_world import KEY, add_verdict, commit, pair, push, remote_ref
 from reports_data import verdict_report
 from verify_world import make_world
 
-from okstra_git import gate_cli, hookinstall
+from okstra_git import gate_cli
 from okstra_git.errors import BadInput
 from okstra_git.gitlayer import GitRepo
+from okstra_git.hooklayout import MARKER, TEAM_LINE
 from okstra_git.records.verdict import VERDICTS_REF
 from okstra_git.resources import installed_executable
 
@@ -184,7 +186,7 @@ def test_foreign_hook_is_chained_first_and_restored_byte_identical(tmp_path: Pat
     assert "chained" in out
     chained = hooks / "pre-push.okstra-chained"
     assert chained.read_bytes() == original
-    assert hookinstall.MARKER in (hooks / "pre-push").read_text()
+    assert MARKER in (hooks / "pre-push").read_text()
     # Reinstalling is idempotent: the kept hook stays the foreign one, not our script.
     assert "unchanged" in install(work)
     assert chained.read_bytes() == original
@@ -213,9 +215,9 @@ def test_foreign_hook_is_chained_first_and_restored_byte_identical(tmp_path: Pat
     assert restored.read_bytes() == original
     assert stat.S_IMODE(restored.stat().st_mode) == 0o750
     assert not chained.exists()
-    # Uninstall leaves a foreign hook alone.
+    # Uninstall leaves a foreign hook alone (and does not refuse: there is nothing of ours).
     proc = okstra(work, "hooks", "uninstall")
-    assert proc.returncode == 1 and "not okstra's hook" in proc.stderr
+    assert proc.returncode == 0 and proc.stdout.startswith("not installed"), proc.stderr
     assert restored.read_bytes() == original
 
 
@@ -247,21 +249,59 @@ def test_linked_worktree_shares_the_hook_of_the_common_dir(tmp_path: Path):
     add_verdict(linked)  # recorded from the linked worktree, into the shared notes
     assert push(linked, "origin", "side:main").returncode == 0
     assert remote_ref(remote, "main") == head
-    status = okstra(linked, "hooks", "status", "--json")
-    assert '"installed": true' in status.stdout
+    status = json.loads(okstra(linked, "hooks", "status", "--json").stdout)
+    assert status["runs"] and status["manager"] == "none"
+    assert [w["runs"] for w in status["worktrees"]] == [True, True]
 
 
-def test_core_hookspath_is_honoured(tmp_path: Path):
-    work, _ = pair(tmp_path)
+def test_a_hooks_path_in_the_work_tree_gets_the_team_line_not_a_file(tmp_path: Path):
+    """A tracked, relative core.hooksPath resolves in each worktree: okstra writes nothing there
+    (no untracked file) and prints the one line; once committed, every worktree is gated."""
+    work, remote = pair(tmp_path)
+    team = work / ".githooks" / "pre-push"
+    team.parent.mkdir()
+    log = tmp_path / "team"
+    team.write_text(FOREIGN.format(log=log, code=0))
+    team.chmod(0o755)
+    git(work, "add", ".githooks")
+    git(work, "commit", "-q", "-m", "team hooks")
     git(work, "config", "core.hooksPath", ".githooks")
-    install(work)
-    assert (work / ".githooks" / "pre-push").is_file()
-    assert not (work / ".git" / "hooks" / "pre-push").exists()
-    commit(work, "x")
-    assert push(work, "origin", "main").returncode != 0
-    okstra(work, "hooks", "uninstall")
-    assert not (work / ".githooks" / "pre-push").exists()
-    assert push(work, "origin", "main").returncode == 0
+    before = snapshot(work)
+
+    proc = okstra(work, "hooks", "install")
+    assert proc.returncode == 1 and TEAM_LINE in proc.stderr, proc.stderr
+    assert snapshot(work) == before and git(work, "status", "--porcelain") == ""
+    status = json.loads(okstra(work, "hooks", "status", "--json").stdout)
+    assert status["runs"] is False and status["manager"] == "core.hooksPath in the work tree"
+
+    team.write_text(f"#!/bin/sh\n{TEAM_LINE}\n" + team.read_text().split("\n", 1)[1])
+    git(work, "commit", "-q", "-am", "run the okstra gate")
+    linked = tmp_path / "linked"
+    git(work, "worktree", "add", "-q", "-b", "side", str(linked))
+    assert "unchanged" in install(work)
+    head = commit(linked, "from the linked worktree")
+    proc = push(linked, "origin", "side:main")
+    assert proc.returncode != 0 and "refusing to update refs/heads/main" in proc.stderr
+    assert not (tmp_path / "team.args").exists()  # the gate goes first and stopped it
+    add_verdict(linked)
+    assert push(linked, "origin", "side:main").returncode == 0
+    assert remote_ref(remote, "main") == head
+    assert (tmp_path / "team.args").read_text().split()[0] == "origin"  # the team's hook ran
+    status = json.loads(okstra(linked, "hooks", "status", "--json").stdout)
+    assert status["runs"] and [w["runs"] for w in status["worktrees"]] == [True, True]
+    assert git(work, "status", "--porcelain") == git(linked, "status", "--porcelain") == ""
+
+
+def snapshot(repo: Path) -> dict[str, tuple[bytes, int] | str]:
+    """Every hook file git could run for ``repo`` (bytes and mode), and core.hooksPath."""
+    found: dict[str, tuple[bytes, int] | str] = {
+        "core.hooksPath": git(repo, "config", "--get", "core.hooksPath", check=False)
+    }
+    for folder in (repo / ".git" / "hooks", repo / ".githooks", repo / ".husky"):
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+            if path.is_file() and not path.name.endswith(".sample"):
+                found[str(path.relative_to(repo))] = (path.read_bytes(), path.stat().st_mode)
+    return found
 
 
 def test_hook_falls_back_to_git_okstra_on_path_and_fails_closed_without_it(tmp_path: Path):
@@ -288,16 +328,20 @@ def test_hook_falls_back_to_git_okstra_on_path_and_fails_closed_without_it(tmp_p
     assert missing.returncode != 0 and "git-okstra is not installed" in missing.stderr
 
 
-def test_pre_commit_framework_mode_reads_its_variables(repo: Path, monkeypatch, capsys):
+def test_pre_commit_stage_passes_only_with_the_full_gate_installed(repo: Path, monkeypatch, capsys):
+    """pre-commit's okstra-gate hook sees one ref at most: without okstra's full gate it checks
+    that one and refuses anyway; with it, every ref was already checked."""
     head = git(repo, "rev-parse", "HEAD")
     monkeypatch.chdir(repo)
     monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", "0" * 40)
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/main")
     assert gate_cli.pre_push(from_env=True).code == 1
-    assert "refusing to update refs/heads/main" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "refusing to update refs/heads/main" in err and "git okstra hooks install" in err
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/topic")
-    assert gate_cli.pre_push(from_env=True).code == 0
+    assert gate_cli.pre_push(from_env=True).code == 1
+    assert "refusing" not in (err := capsys.readouterr().err) and "hooks install" in err
     # A push carrying the root commit: pre-commit names only the local ref, no range.
     monkeypatch.delenv("PRE_COMMIT_TO_REF")
     monkeypatch.delenv("PRE_COMMIT_FROM_REF")
@@ -308,6 +352,9 @@ def test_pre_commit_framework_mode_reads_its_variables(repo: Path, monkeypatch, 
     monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "no-such-branch")
     with pytest.raises(BadInput, match="PRE_COMMIT_LOCAL_BRANCH 'no-such-branch'"):
         gate_cli.pre_push(from_env=True)
+    install(repo)
+    assert gate_cli.pre_push(from_env=True).code == 0
+    assert "every ref of this push was checked" in capsys.readouterr().err
 
 
 def test_bad_stdin_and_bad_config_are_exit_2(repo: Path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import time
@@ -19,13 +18,16 @@ from hooks_world import add_verdict, commit, pair, push, remote_ref
 from okstra_git.records.verdict import VERDICTS_REF
 from okstra_git.resources import installed_executable
 
-CONTRIB = Path(__file__).resolve().parent.parent / "contrib"
 OKSTRA_EXE = installed_executable() or "git-okstra"
 
 
 def serve_hook(remote: Path, name: str = "pre-receive") -> None:
-    shutil.copy(CONTRIB / name, remote / "hooks" / name)
-    (remote / "hooks" / name).chmod(0o755)
+    """``git okstra hooks install --server`` (with ``--update`` for the update hook)."""
+    args = ["--update"] if name == "update" else []
+    proc = okstra(remote, "hooks", "install", "--server", str(remote), *args)
+    assert proc.returncode == 0, proc.stderr
+    if name == "update":  # the update hook alone
+        (remote / "hooks" / "pre-receive").unlink()
 
 
 @pytest.fixture
@@ -89,6 +91,30 @@ def test_pre_receive_without_okstra_installed_fails_closed(server, monkeypatch):
     proc = push(work, "--no-verify", "origin", "HEAD:refs/heads/topic")
     assert proc.returncode != 0 and "not installed on this server" in proc.stderr
     assert remote_ref(remote, "topic") is None
+
+
+def test_server_install_records_okstra_and_chains_a_hook_already_there(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    log = tmp_path / "theirs"
+    theirs = f'#!/bin/sh\ncat > "{log}"\nexit 0\n'
+    (remote / "hooks" / "pre-receive").write_text(theirs)
+    (remote / "hooks" / "pre-receive").chmod(0o755)
+    proc = okstra(tmp_path, "hooks", "install", "--server", str(remote), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "chained" in json.loads(proc.stdout)["action"]
+    script = (remote / "hooks" / "pre-receive").read_text()
+    assert f"OKSTRA_EXE=${{OKSTRA_EXE:-{OKSTRA_EXE}}}" in script
+    assert (remote / "hooks" / "pre-receive.okstra-chained").read_text() == theirs
+    again = okstra(tmp_path, "hooks", "install", "--server", str(remote))
+    assert again.returncode == 0 and again.stdout.startswith("pre-receive unchanged")
+    head = commit(work, "unverified")
+    proc = push(work, "--no-verify", "origin", "main", "HEAD:refs/heads/topic")
+    assert proc.returncode != 0 and "okstra pre-receive: refusing" in proc.stderr
+    assert len(log.read_text().splitlines()) == 2  # their hook saw both lines first
+    assert remote_ref(remote, "main") != head
+    work_tree = okstra(work, "hooks", "install", "--server", str(work))
+    assert work_tree.returncode == 2 and "not a bare repository" in work_tree.stderr
+    assert okstra(work, "hooks", "install", "--update").returncode == 2
 
 
 def test_update_hook_variant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

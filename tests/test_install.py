@@ -128,3 +128,9 @@ def test_the_wheel_ships_contrib_and_installs_server_hooks_from_it(
         "gitlab-ci/okstra-gate.yml",
     ):
         assert Path(contrib, name).is_file(), name
+    bare = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    proc = fresh.run("git", "okstra", "hooks", "install", "--server", str(bare), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    exe = fresh.python.parent / "git-okstra"
+    assert f"OKSTRA_EXE=${{OKSTRA_EXE:-{exe}}}" in (bare / "hooks" / "pre-receive").read_text()

@@ -12,85 +12,128 @@ from ..views import Output
 from .declare import Arg, command, group
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..gate_cli import Outcome
-    from ..hookinstall import HookState
+    from ..hookinstall import Outcome as HookOutcome
 
 group("hooks", "The pre-push hook that enforces the verification gate.")
 
 
 @command(
     "hooks install",
-    "Install the pre-push hook (core.hooksPath, else the common git dir's hooks/).",
+    "Install the gate where git runs it for pushes from here, beside the hook manager in use.",
     Arg(
         "--force",
         "When a foreign hook AND an earlier kept-aside hook both exist, chain the current one "
         "and keep the older under a timestamped name.",
         flag=True,
     ),
-    about="An existing foreign hook is kept as pre-push.okstra-chained and runs first, with "
-    "the same arguments and stdin.",
+    Arg(
+        "--server",
+        "Install contrib's pre-receive hook into this bare repository instead.",
+        metavar="BARE_REPO",
+        complete="dir",
+    ),
+    Arg("--update", "With --server: install the per-ref update hook too.", flag=True),
+    about="No core.hooksPath: pre-push in the common git dir's hooks/ (a hook already there is "
+    "kept as pre-push.okstra-chained and runs first, with the same arguments and stdin); "
+    "pre-commit owns pre-push: pre-push.legacy, which pre-commit runs first on every push. "
+    "husky, lefthook, or a core.hooksPath inside the work tree: writes nothing and refuses, "
+    "printing the exact line (or lefthook script) for the team's own hook.",
 )
-def install(force: bool) -> Output:
-    from .. import hookinstall
-    from ..services.context import open_context
+def install(force: bool, server: str | None, update: bool) -> Output:
+    from pathlib import Path
 
-    action, state = hookinstall.install(open_context().repo, force)
-    return Output({"action": action, **state.to_data()}, _describe(action, state))
+    from .. import hookinstall
+    from ..errors import BadInput
+
+    if update and server is None:
+        raise BadInput("--update goes with --server BARE_REPO")
+    if server is not None:
+        outcome = hookinstall.install_server(Path(server), update, force)
+    else:
+        outcome = hookinstall.install(Path.cwd(), force)
+    return Output(outcome.to_data(), _describe(outcome))
 
 
 @command(
-    "hooks uninstall", "Remove okstra's pre-push hook and put back the hook it chained, unchanged."
+    "hooks uninstall",
+    "Remove okstra's hook scripts and put back the hooks they chained, byte for byte.",
+    about="Never edits a team's hook: when the gate still runs from one, says so.",
 )
 def uninstall() -> Output:
-    from .. import hookinstall
-    from ..services.context import open_context
+    from pathlib import Path
 
-    action, state = hookinstall.uninstall(open_context().repo)
-    return Output({"action": action, **state.to_data()}, f"pre-push hook {action}: {state.path}")
+    from .. import hookinstall
+
+    outcome = hookinstall.uninstall(Path.cwd())
+    return Output(outcome.to_data(), _describe(outcome))
 
 
 @command(
-    "hooks status", "Where the hook is, whether okstra's is installed, and the gate's settings."
+    "hooks status",
+    "Which hook manager is in use, where the gate lives, and whether a push runs it.",
+    about="Follows what git runs for a push from this worktree and from every other worktree "
+    "of the repository; also prints the gate's settings.",
 )
 def status() -> Output:
+    from pathlib import Path
+
     from .. import hookinstall
     from ..gate import GateConfig
-    from ..services.context import open_context
 
-    repo = open_context().repo
-    state = hookinstall.state(repo)
-    config = GateConfig.load(repo.workdir or repo.git_dir)
-    gate = {
-        "protect": list(config.protect),
-        "match": config.match,
-        "allowedSigners": config.allowed_signers,
-        "allowDelete": config.allow_delete,
+    here = Path.cwd()
+    where = hookinstall.layout(here)
+    runs = hookinstall.runs_gate(where)
+    worktrees = hookinstall.worktree_report(here)
+    config = GateConfig.load(str(where.worktree or where.common_dir))
+    executable = hookinstall.recorded_exe(_text(runs.via[-1])) if runs.runs else None
+    data = {
+        "manager": where.manager,
+        "hooksDir": str(where.hooks_dir),
+        "coreHooksPath": where.hooks_path,
+        "runs": runs.runs,
+        "why": runs.why,
+        "via": [str(p) for p in runs.via],
+        "executable": executable,
+        "worktrees": worktrees,
+        "gate": {
+            "protect": list(config.protect),
+            "match": config.match,
+            "allowedSigners": config.allowed_signers,
+            "allowDelete": config.allow_delete,
+        },
     }
-    if state.installed:
-        installed = "okstra's hook is installed"
-    elif state.foreign:
-        installed = "a foreign hook is installed (not okstra's)"
-    else:
-        installed = "no pre-push hook"
     lines = [
-        f"{state.path}: {installed}",
-        f"runs: {state.executable or 'git-okstra on PATH'}" if state.installed else None,
-        f"chained first: {state.chained}" if state.has_chained else None,
+        f"hook manager: {where.manager} (git runs hooks from {where.hooks_dir})",
+        f"a push from here {'runs' if runs.runs else 'does NOT run'} the gate: {runs.why}",
+        f"runs: {executable}" if executable else None,
+        *(
+            f"worktree {w['path']}: {'gated' if w['runs'] else 'NOT gated'} ({w['why']})"
+            for w in worktrees
+            if len(worktrees) > 1
+        ),
         f"protected: {', '.join(config.protect)}",
         f"match: {config.match}",
         f"allowed signers: {config.allowed_signers or '(any verdict counts)'}",
         f"deleting protected refs: {'allowed' if config.allow_delete else 'refused'}",
     ]
-    return Output(
-        {**state.to_data(), "gate": gate}, "\n".join(line for line in lines if line is not None)
-    )
+    return Output(data, "\n".join(line for line in lines if line is not None))
 
 
-def _describe(action: str, state: HookState) -> str:
-    lines = [f"pre-push hook {action}: {state.path}"]
-    if state.has_chained:
-        lines.append(f"runs first, with the same arguments and stdin: {state.chained}")
-    lines.append(f"runs: {state.executable or 'git-okstra on PATH'}")
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _describe(outcome: HookOutcome) -> str:
+    lines = [f"{outcome.action} ({outcome.manager})"]
+    if outcome.gate is not None:
+        lines.append(f"gate: {outcome.gate}")
+    lines += [f"note: {note}" for note in outcome.notes]
     return "\n".join(lines)
 
 
@@ -110,16 +153,22 @@ def _describe(action: str, state: HookState) -> str:
     Arg("url", "The remote's URL, as git passes it.", metavar="URL", optional=True, default=""),
     Arg(
         "--from-env",
-        "Read the one pushed ref from pre-commit's PRE_COMMIT_* variables, not stdin.",
+        "As pre-commit's okstra-gate hook: pass when okstra's full gate runs on this push "
+        "(pre-push.legacy), else check the one ref pre-commit names and refuse.",
+        flag=True,
+    ),
+    Arg(
+        "--require-refs",
+        "Refuse when stdin names no ref (a hook manager that did not pass git's stdin on).",
         flag=True,
     ),
     about="stdin: '<local ref> <local sha> <remote ref> <remote sha>' lines. The entry the "
     "installed hook script calls.",
 )
-def pre_push(remote: str, url: str, from_env: bool) -> Output:
+def pre_push(remote: str, url: str, from_env: bool, require_refs: bool) -> Output:
     from .. import gate_cli
 
-    return _hook(gate_cli.pre_push(from_env))
+    return _hook(gate_cli.pre_push(from_env, require_refs))
 
 
 @command(

@@ -74,8 +74,8 @@ def init(
     if hooks:
         from .. import hookinstall
 
-        action, state = hookinstall.install(ctx.repo)
-        changes["hooks.pre-push"] = f"{action}: {state.path}"
+        outcome = hookinstall.install(ctx.workdir or ctx.repo.git_dir)
+        changes["hooks.pre-push"] = f"{outcome.action}: {outcome.gate}"
     return changes
 
 
