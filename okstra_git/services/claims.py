@@ -351,11 +351,7 @@ def claim(
     preview = _select(plan.stage_map.stages, first, now, stage, take_over_expired)
     if not preview.batch:
         raise _nothing_ready(ctx, key, stages, preview, first)
-    task_path: Path | None = None
-    if worktrees:
-        for number in preview.batch:
-            wt.check_stage_slot(ctx, lay, number)
-        task_path = wt.ensure_task_worktree(ctx, lay)
+    task_path = wt.ensure_task_worktree(ctx, lay) if worktrees else None
     host, user = socket.gethostname(), ctx.repo.identity()
     tref = task_ref(key)
 
@@ -367,6 +363,12 @@ def claim(
         selection = _select(plan.stage_map.stages, claims, now, stage, take_over_expired)
         if not selection.batch:
             raise _nothing_ready(ctx, key, stages, selection, claims)
+        if worktrees:
+            # Here, against the claims read under the lock, not the preview: a stage another
+            # run claimed meanwhile has its worktree half-made by that run, which is not
+            # something in the way.
+            for number in selection.batch:
+                wt.check_stage_slot(ctx, lay, number)
         state = require_task(ctx.repo, key)
         head = wt.task_head(ctx, lay)
         since = state.task.implementation_base_commit
