@@ -8,6 +8,7 @@ shared by the tests below.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -117,9 +118,23 @@ def test_the_readme_set_up_in_a_fresh_venv_and_on_the_system_python(
 
 
 @pytest.mark.slow
-def test_the_wheel_ships_contrib_and_installs_server_hooks_from_it(
-    fresh: Install, tmp_path: Path
-) -> None:
+def test_the_wheel_ships_the_man_page_contrib_and_version(fresh: Install, tmp_path: Path) -> None:
+    """In the fresh venv: `--version`, `git okstra --help` showing the shipped man page with
+    MANPATH unset (man-db finds <venv>/share/man from <venv>/bin on PATH), contrib's files, and
+    `hooks install --server` installing from them."""
+    version = fresh.run("git", "okstra", "--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("okstra-git "), version.stderr
+    page = fresh.python.parent.parent / "share" / "man" / "man1" / "git-okstra.1"
+    assert page.is_file()
+    if shutil.which("man"):
+        env = {k: v for k, v in fresh.env.items() if k != "MANPATH"}
+        env.update(MANPAGER="cat", PAGER="cat", MANWIDTH="100")
+        shown = subprocess.run(
+            ["git", "okstra", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert shown.returncode == 0, shown.stderr
+        assert "GIT-OKSTRA(1)" in shown.stdout and "hooks install" in shown.stdout
+
     contrib = _data_dir(fresh, "contrib", tmp_path)
     for name in (
         "pre-receive",
