@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from .errors import BadInput
 from .mdtable import decode_cell, header_key, heading, is_delimiter_row, scan_lines, table_blocks
+from .shell import okstra
 
 KINDS = ("material", "decision", "data-point")
 BLOCKS = ("approval", "next-phase", "none")
@@ -325,7 +326,8 @@ class ApprovalText:
                     f"approved plan has no recognised user-approval marker: {path}\n"
                     f"  canonical form (one line in the approval block at the top): "
                     f"{CANONICAL_MARKER}\n"
-                    f"  or let okstra check §5 and tick it for you: git okstra plan approve {key}"
+                    "  or let okstra check §5 and tick it for you: "
+                    + okstra("plan", "approve", key)
                 )
         if self.blockers:
             lead = "approved plan marker is set but §5 has" if checked else "cannot approve: §5 has"

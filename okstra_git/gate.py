@@ -18,7 +18,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import BadInput
 
@@ -217,6 +217,43 @@ def okstra_data(ref: str, new: str) -> Decision | None:
     return Decision(ref, new, True, "okstra-data") if ref.startswith(_PASS_PREFIXES) else None
 
 
+_CHAINS = ("refs/okstra/", "refs/notes/okstra/")
+
+
+def only_commit_chains(decisions: list[Decision]) -> list[Decision]:
+    """Refuse okstra refs moved to anything but a commit: tasks, claims and verdict notes are
+    commit chains, and a blob there would break every clone that fetches it. One
+    ``git cat-file`` (which sees a server's quarantined objects) answers all of them."""
+
+    def moves_a_chain(d: Decision) -> bool:
+        return d.allowed and d.ref.startswith(_CHAINS) and not is_zero(d.commit)
+
+    moved = {d.commit for d in decisions if moves_a_chain(d)}
+    if not moved:
+        return decisions
+    proc = subprocess.run(
+        ["git", "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+        input="".join(f"{sha}\n" for sha in moved).encode(),
+        capture_output=True,
+    )
+    kinds = dict(line.split(" ", 1) for line in proc.stdout.decode().splitlines() if " " in line)
+
+    def checked(d: Decision) -> Decision:
+        kind = kinds.get(d.commit, "missing")
+        if not moves_a_chain(d) or kind == "commit":
+            return d
+        return Decision(
+            d.ref,
+            d.commit,
+            False,
+            "not-a-commit",
+            f"refusing to update {d.ref} to {d.commit[:12]}: that is a {kind} object, not a "
+            "commit; okstra's refs hold commit chains (publish them with git okstra sync)",
+        )
+
+    return [checked(d) for d in decisions]
+
+
 def _bad(found: ConfigValue, key: str, why: str, fix: Sequence[str], more: str = "") -> str:
     """One config problem: key, value, where it was set, why, and the command that fixes it
     (in the file that set it, when a file did)."""
@@ -350,21 +387,28 @@ class VerdictNotes:
                 heads[ref] = sha
         heads.update(extra or {})
         self.repo = repo
-        self.sources = [(name, repo.tree_of(sha)) for name, sha in heads.items() if sha]
+        self.sources: list[tuple[str, Any]] = []
+        """``(name, notes tree)`` of every readable source."""
+        self.problems: list[str] = []
+        """Sources ignored because they hold no readable notes commit: skipping one can only
+        hide verdicts (the gate stays shut), while failing on it would let anyone who can push
+        a bad notes ref shut the gate for every protected push."""
+        for name, sha in heads.items():
+            if sha:
+                try:
+                    self.sources.append((name, repo.tree_of(repo.commit_at(sha, name).id)))
+                except BadInput as exc:
+                    self.problems.append(str(exc))
 
     def lines(self, target: str) -> list[tuple[str, bytes]]:
         """``(where, note bytes)`` for each source holding a note on ``target``."""
-        from .gitlayer import note_paths  # loaded already: the sources are pygit2 trees
+        from .gitlayer import note_in  # loaded already: the sources are pygit2 trees
 
         found = []
         for name, tree in self.sources:
-            for path in note_paths(target):
-                try:
-                    entry = tree[path]
-                except KeyError:
-                    continue
-                found.append((f"{name} note on {target[:12]}", self.repo.repo[entry.id].data))
-                break
+            note = note_in(self.repo, tree, target)
+            if note is not None:
+                found.append((f"{name} note on {target[:12]}", note))
         return found
 
 
@@ -527,21 +571,31 @@ class Gate:
         elif self.notes.sources:
             notes = ", ".join(name for name, _ in self.notes.sources)
             parts.append(f"No verdict on it in {notes}.")
-        else:
+        elif not self.notes.problems:
             parts.append("There are no verdict notes here (refs/notes/okstra/verdicts is absent).")
         if finding.problems:
             parts.append("Unreadable note lines: " + "; ".join(finding.problems) + ".")
+        if self.notes.problems:
+            parts.append("Ignored, so no verdict in it counts: " + "; ".join(self.notes.problems))
         parts.append("Fix: " + self._fix(finding))
         return "\n".join(parts)
 
     def _fix(self, finding: Finding) -> str:
+        from .keys import part_problem
+        from .shell import okstra
+
         keys = finding.task_keys
         key = keys[0] if len(keys) == 1 else "KEY"
-        sign = " --sign" if self.signers is not None else ""
+        # A task key read from a note is untrusted: one that no command could take is not shown.
+        if len(key.split(":")) != 3 or any(map(part_problem, key.split(":"))):
+            key = "KEY"
+        sign = ("--sign",) if self.signers is not None else ()
+        record = okstra(
+            "verify", "record", key, "--verdict", "accepted", "--report", "REPORT.json", *sign
+        )
         verify = (
             f"in the task worktree whose HEAD is {finding.commit[:12]}, run "
-            f"`git okstra verify target {key}` and then "
-            f"`git okstra verify record {key} --verdict accepted --report REPORT.json{sign}`"
+            f"`{okstra('verify', 'target', key)}` and then `{record}`"
         )
         if self.side == "server":
             return (

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import BadInput, OkstraError
-from .gate import Decision, GateConfig, is_zero, okstra_data
+from .gate import Decision, GateConfig, is_zero, okstra_data, only_commit_chains
 
 if TYPE_CHECKING:  # loaded only when a verdict is looked up: pygit2 costs ~50 ms
     from .gate import Finding, Gate
@@ -122,16 +122,18 @@ def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
     """
     data = [okstra_data(ref, new) for ref, _old, new in updates]
     if all(decision is not None for decision in data):
-        return [d for d in data if d is not None]
+        return only_commit_chains([d for d in data if d is not None])
     config = GateConfig.load()
     quick = [config.quick(ref, old, new) for ref, old, new in updates]
     if all(decision is not None for decision in quick):
-        return [d for d in quick if d is not None]
+        return only_commit_chains([d for d in quick if d is not None])
     gate = _open_gate(config, side, updates)
-    return [
-        decision if decision is not None else gate.check(ref, old, new)
-        for decision, (ref, old, new) in zip(quick, updates, strict=True)
-    ]
+    return only_commit_chains(
+        [
+            decision if decision is not None else gate.check(ref, old, new)
+            for decision, (ref, old, new) in zip(quick, updates, strict=True)
+        ]
+    )
 
 
 def _open_gate(config: GateConfig, side: str, updates: list[tuple[str, str, str]]) -> Gate:
@@ -335,7 +337,7 @@ def _ci_report(gate: Gate, rev: str, finding: Finding, task: str | None) -> dict
         "task": task,
         "verdict": to_data(finding.opening) if finding.opening is not None else None,
         "rejected": [{"verdict": to_data(r.verdict), "why": r.why} for r in finding.rejected],
-        "problems": finding.problems,
+        "problems": finding.problems + gate.notes.problems,
         "notes": [name for name, _ in gate.notes.sources],
         "message": message,
     }

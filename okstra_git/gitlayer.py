@@ -21,6 +21,7 @@ import pygit2
 
 from .crashpoints import crash_point
 from .errors import BadInput, Conflict, Refused
+from .shell import command
 
 if TYPE_CHECKING:
     from .reflocks import LockReport
@@ -110,11 +111,14 @@ class GitRepo:
             return False
 
     def signature(self) -> pygit2.Signature:
-        """The user's git identity, or a neutral fallback so metadata writes never fail on it."""
-        try:
-            return self.repo.default_signature
-        except (KeyError, pygit2.GitError):
-            return pygit2.Signature(*_FALLBACK_IDENTITY)
+        """The user's git identity (``user.name``/``user.email``) cleaned as ``git commit``
+        cleans it, so no config value can write a broken author line; a neutral fallback for a
+        part that is missing or empty, so metadata writes never fail on it."""
+        name, email = (
+            ident_text(self.config_get(key) or "") or fallback
+            for key, fallback in zip(("user.name", "user.email"), _FALLBACK_IDENTITY, strict=True)
+        )
+        return pygit2.Signature(name, email)
 
     def identity(self) -> str:
         """``Name <email>`` of :meth:`signature`, as records store who did something."""
@@ -128,6 +132,39 @@ class GitRepo:
             return str(self.repo.lookup_reference(name).resolve().target)
         except (KeyError, pygit2.InvalidSpecError):
             return None
+
+    def ref_commit(self, name: str) -> str | None:
+        """The commit ref ``name`` points at, or None when it is absent; BadInput naming the
+        ref when it holds another kind of object or a commit libgit2 cannot parse."""
+        sha = self.read_ref(name)
+        if sha is not None:
+            self.commit_at(sha, name)
+        return sha
+
+    def commit_at(self, sha: str, where: str) -> pygit2.Commit:
+        """The commit ``sha`` that ``where`` (a ref) points at, or BadInput saying what is
+        there instead and how to get rid of it."""
+        try:
+            found = self.repo[sha]
+        except KeyError:
+            raise BadInput(
+                f"{where} points at {sha}, which is not in this repository; `git fsck` names "
+                "what is missing"
+            ) from None
+        except pygit2.GitError as exc:
+            raise BadInput(
+                f"{where} points at commit {sha[:12]}, which cannot be read ({exc}); `git fsck` "
+                "names the damage. Point the ref at its last good commit: "
+                + command("git", "update-ref", where, "GOOD-COMMIT")
+            ) from None
+        if not isinstance(found, pygit2.Commit):
+            drop = command("git", "update-ref", "-d", where)
+            raise BadInput(
+                f"{where} points at a {found.type_str} ({sha[:12]}), not a commit: okstra's refs "
+                f"hold commit chains. Remove it ({drop}), then fetch it again if a remote has it",
+                hint=drop,
+            )
+        return found
 
     def list_refs(self, prefix: str) -> dict[str, str]:
         """Refs under ``prefix`` (ending in ``/``) → commit id, without walking every ref.
@@ -254,7 +291,12 @@ class GitRepo:
     def commit(self, tree: str, parents: list[str], message: str) -> str:
         sig = self.signature()
         oid = self.repo.create_commit(
-            None, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents]
+            None,
+            sig,
+            sig,
+            clean_message(message),
+            pygit2.Oid(hex=tree),
+            [pygit2.Oid(hex=p) for p in parents],
         )
         return str(oid)
 
@@ -278,13 +320,14 @@ class GitRepo:
         obj = self.repo[entry.id]
         return [e.name for e in obj] if isinstance(obj, pygit2.Tree) else []
 
-    def walk_first_parent(self, head: str) -> Iterable[pygit2.Commit]:
-        commit = self.repo[head]
-        while True:
+    def walk_first_parent(self, head: str, where: str) -> Iterable[pygit2.Commit]:
+        """``head`` and its first parents, newest first; BadInput naming ``where`` (the ref) at
+        a commit that cannot be read."""
+        commit = self.commit_at(head, where)
+        while commit.parent_ids:
             yield commit
-            if not commit.parents:
-                return
-            commit = commit.parents[0]
+            commit = self.commit_at(str(commit.parent_ids[0]), f"{where} (history)")
+        yield commit
 
     def resolve_commit(self, rev: str) -> str:
         try:
@@ -297,16 +340,10 @@ class GitRepo:
     def read_note(self, notes_ref: str, target: str) -> bytes | None:
         """The note on ``target`` in ``notes_ref``, whatever fanout wrote it (git writes flat,
         2/38 and, past ~65k notes, 2/2/36)."""
-        head = self.read_ref(notes_ref)
+        head = self.ref_commit(notes_ref)
         if head is None:
             return None
-        tree = self.tree_of(head)
-        for path in note_paths(target):
-            try:
-                return self.repo[tree[path].id].data
-            except KeyError:
-                continue
-        return None
+        return note_in(self, self.tree_of(head), target)
 
     def add_note_lines(
         self, notes_ref: str, target: str, lines: Iterable[str], message: str
@@ -344,7 +381,7 @@ class GitRepo:
         """Write (not land) the notes commit merging ``lines_by_target`` into ``notes_ref``,
         read fresh; ``None`` when every line is already there. Land it with
         :meth:`update_refs`, alone or in one transaction with other refs."""
-        old = self.read_ref(notes_ref)
+        old = self.ref_commit(notes_ref)
         changes: dict[str, bytes | None] = {}
         for target, lines in lines_by_target.items():
             # Bytes split at "\n" only, as cat_sort_uniq does: JSON written with
@@ -396,6 +433,24 @@ class GitRepo:
         except (KeyError, ValueError):
             return False
 
+    def check_history(self, head: str, known: Iterable[str], where: str) -> None:
+        """BadInput naming ``where`` when a commit reachable from ``head`` but not from
+        ``known`` (what the other side has) cannot be parsed — e.g. an identity line an older
+        writer left broken: such a commit must not be published."""
+        try:
+            walker = self.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
+            for sha in known:
+                if sha in self.repo:
+                    walker.hide(pygit2.Oid(hex=sha))
+            for _ in walker:
+                pass
+        except pygit2.GitError as exc:
+            raise BadInput(
+                f"{where} holds a commit that cannot be read ({exc}), so it is not published; "
+                "`git fsck` names it. Point the ref at its last good commit: "
+                + command("git", "update-ref", where, "GOOD-COMMIT")
+            ) from None
+
     def contains(self, head: str, commit: str) -> bool:
         return commit == head or self.repo.descendant_of(
             pygit2.Oid(hex=head), pygit2.Oid(hex=commit)
@@ -437,6 +492,48 @@ class GitRepo:
                 if not is_aside(path):  # one being made or removed is not checked out yet
                     return path
         return None
+
+
+# What ``git commit`` strips from the ends of a name or email (ident.c: "crud").
+_IDENT_CRUD = frozenset(map(chr, range(33))) | frozenset(".,:;<>\"\\'")
+
+
+def ident_text(text: str) -> str:
+    """A name or email as ``git commit`` writes it: crud trimmed from both ends and the
+    characters that delimit an identity line (newline, ``<``, ``>``) dropped, so a hostile
+    ``user.name`` cannot give a commit a second header line or a ``missingEmail``."""
+    start, end = 0, len(text)
+    while start < end and text[start] in _IDENT_CRUD:
+        start += 1
+    while end > start and text[end - 1] in _IDENT_CRUD:
+        end -= 1
+    return "".join(ch for ch in text[start:end] if ch not in "\n<>")
+
+
+def clean_message(message: str) -> str:
+    """A commit message as ``git commit --cleanup=whitespace`` leaves it: NULs dropped (a C
+    string would end there), trailing whitespace off every line, runs of blank lines made one,
+    no blank lines at either end, one final newline."""
+    lines: list[str] = []
+    for line in message.replace("\0", "").split("\n"):
+        line = line.rstrip()
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def note_in(repo: GitRepo, tree: pygit2.Tree, target: str) -> bytes | None:
+    """The note on ``target`` in a notes tree; an entry that is not a blob (a forged tree) is
+    no note."""
+    for path in note_paths(target):
+        try:
+            found = repo.repo[tree[path].id]
+        except KeyError:
+            continue
+        return found.data if isinstance(found, pygit2.Blob) else None
+    return None
 
 
 def note_paths(target: str) -> tuple[str, ...]:
@@ -640,8 +737,6 @@ def require_intact(repo: GitRepo, path: Path) -> None:
     found = worktree_at(repo, path)
     if found is None or not found.broken:
         return
-    from .shell import command
-
     main = repo.common_dir.parent if repo.common_dir.name == ".git" else repo.common_dir
     repair = command("git", "-C", main, "worktree", "repair", found.path)
     raise BadInput(

@@ -18,7 +18,7 @@ from typing import Any
 
 from .crashpoints import crash_point
 from .errors import BadInput
-from .strict import json_object
+from .strict import json_object, one_line
 
 
 def _size(limit: int) -> str:
@@ -70,7 +70,9 @@ def read_json_object(path: str, what: str, limit: int) -> tuple[bytes, dict[str,
 
 
 def workspace_relative(workdir: Path | None, path: str, what: str) -> str:
-    """An existing file's path as records keep it: relative to the work tree when inside it."""
+    """An existing file's path as records keep it: relative to the work tree when inside it.
+    Records show it in directives and commands, so it must be one line."""
+    one_line(path, f"{what} file name")
     resolved = Path(path).resolve()
     if not resolved.is_file():
         raise BadInput(f"{what} {path}: no such file")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from .shell import okstra
+
 WHOLE_TASK = "whole-task"
 SINGLE_STAGE = "single-stage"
 VERDICTS = ("accepted", "conditional-accept", "blocked")
@@ -36,15 +38,15 @@ def not_merged(stage: int, sha: str) -> str:
 def task_worktree_missing(key: str, path: str) -> str:
     return (
         f"final-verification(whole-task): task worktree {path} does not exist (or is not a "
-        f"work tree of this repository) — claim a stage to create it (git okstra stage claim "
-        f"'{key}'), or name the work tree to verify with --worktree PATH"
+        f"work tree of this repository) — claim a stage to create it "
+        f"({okstra('stage', 'claim', key)}), or name the work tree to verify with --worktree PATH"
     )
 
 
 def stage_worktree_gone(stage: int, path: str, key: str) -> str:
     return (
         f"final-verification(single-stage): stage {stage} worktree {path} no longer exists "
-        f"— verify the whole task instead: git okstra verify target '{key}' --stage auto"
+        f"— verify the whole task instead: {okstra('verify', 'target', key, '--stage', 'auto')}"
     )
 
 

@@ -17,6 +17,7 @@ from plans import DIAMOND_PLAN, LINEAR_PLAN
 from okstra_git.errors import BadInput, Refused
 from okstra_git.services import claims, plans
 from okstra_git.services.context import open_context
+from okstra_git.shell import command
 
 KEY = "p:g:i"
 CLAIMS = "refs/okstra/claims/g/i/"
@@ -391,7 +392,8 @@ def test_diamond_base_rules(repo: Path) -> None:
     assert "stage 4 of p:g:i depends on stages 2, 3, whose done commits are not in" in (
         refused.stderr
     )
-    assert f"git -C '{task_wt}' merge okstra/g/i/stage-2 okstra/g/i/stage-3" in refused.stderr
+    merge = command("git", "-C", task_wt, "merge", "okstra/g/i/stage-2", "okstra/g/i/stage-3")
+    assert merge in refused.stderr
     assert stored(repo) == before and not (folder / "stage-4").exists()
 
     git(task_wt, "merge", "-q", "--no-edit", "okstra/g/i/stage-2")

@@ -7,6 +7,8 @@ Exit codes: 2 for bad input or a config the gate refuses to read, 1 for a gate r
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 import subprocess
 from dataclasses import replace
@@ -17,14 +19,20 @@ from conftest import git, okstra
 from hooks_world import add_verdict, commit, pair, push, remote_ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plans import DIAMOND_PLAN
 from test_claims import approved_task
 
 from okstra_git import signing
 from okstra_git.errors import BadInput
 from okstra_git.gate import GateConfig, _glob_literal, protect_glob
 from okstra_git.gitlayer import GitRepo
+from okstra_git.keys import parse_task_key, part_problem
 from okstra_git.records.verdict import VERDICTS_REF, append_verdict
+from okstra_git.render import render
 from okstra_git.resources import installed_executable
+from okstra_git.shell import command
+from okstra_git.shell import okstra as okstra_command
+from okstra_git.verify_rules import stage_worktree_gone, task_worktree_missing
 
 CONTRIB = Path(__file__).resolve().parent.parent / "contrib"
 
@@ -169,9 +177,8 @@ def test_a_relative_signers_file_is_read_from_the_git_dir_never_the_work_tree(
     by_agent = replace(by_agent, signature=signing.sign(by_agent.signed_payload(), str(agent)))
     append_verdict(GitRepo.open(work), by_agent)
     git_dir_file = work / ".git" / "allowed_signers"
-    for command in (("ci", "check"),):
-        proc = okstra(work, *command)
-        assert proc.returncode == 1 and str(git_dir_file) in proc.stdout
+    proc = okstra(work, "ci", "check")
+    assert proc.returncode == 1 and str(git_dir_file) in proc.stdout
     proc = push(work, "origin", "main")
     assert proc.returncode != 0 and str(git_dir_file) in proc.stderr
 
@@ -412,4 +419,220 @@ def test_a_malformed_stored_record_is_named_not_an_internal_error(claimed: Path,
         proc = okstra(repo, *args)
         assert proc.returncode == 2, (args, proc.stderr)
         assert where in proc.stderr and why in proc.stderr, proc.stderr
+    assert everything(repo) == before
+
+
+# ---------------------------------------------------------------------------------------------
+# Injection: printed commands, directive lines, identities
+
+
+_HOSTILE_BITS = ["'", '"', ";", "$(touch PWNED)", "`touch PWNED`", " ", "\\", "*", "&", "|",
+                 ">x", "!", "#", "~", "기능", "é", "\t", "{a,b}"]  # fmt: skip
+_KEY_PART = (
+    st.lists(
+        st.sampled_from(_HOSTILE_BITS) | st.text(min_size=1, max_size=4), min_size=1, max_size=5
+    )
+    .map("".join)
+    .filter(lambda part: part_problem(part) is None)
+)
+hostile_keys = st.tuples(_KEY_PART, _KEY_PART, _KEY_PART).map(":".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hostile_keys)
+def test_every_printed_command_splits_back_to_its_argv(key: str):
+    """SPEC §1's grammar (three parts, no control characters, not only dots or whitespace)
+    with shell metacharacters mixed in: each command okstra prints survives shlex.split."""
+    parse_task_key(key)  # the grammar really admits it
+    wanted = {
+        ("git", "okstra", "verify", "target", key, "--stage", "auto"): stage_worktree_gone(
+            1, "/wt", key
+        ),
+        ("git", "okstra", "stage", "claim", key): task_worktree_missing(key, "/wt"),
+        ("git", "okstra", "stage", "done", key, "--stage", "N", "--report", "PATH"): render(
+            "run-directive.md.j2",
+            key=key,
+            run_id="implementation-001",
+            csv="1",
+            stages=[],
+            task_worktree="",
+            task_branch="",
+            implementation_base="abc",
+            plan_path="p.md",
+            plan_blob="",
+        ),
+        ("git", "okstra", "run", "start", key, "--type", "implementation"): render(
+            "task-index.md.j2",
+            ref="refs/okstra/tasks/g/i",
+            task={"taskKey": key, "taskType": "implementation", "workflow": {}},
+        ),
+    }
+    for argv, text in wanted.items():
+        line = command(*argv)
+        assert line in text, (argv, text)
+        assert shlex.split(line) == list(argv)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(st.sampled_from("ab\n\r\u2028\u2029\x85\x0b\x0c`|"), max_size=12))
+def test_a_value_in_a_directive_never_adds_a_line(value: str):
+    plain = render("run-directive.md.j2", key="p:g:i", run_id="implementation-001", csv="1",
+                   stages=[], task_worktree="", task_branch="", implementation_base="abc",
+                   plan_path="x", plan_blob="")  # fmt: skip
+    shown = render("run-directive.md.j2", key="p:g:i", run_id="implementation-001", csv="1",
+                   stages=[], task_worktree="", task_branch="", implementation_base="abc",
+                   plan_path=value or "x", plan_blob="")  # fmt: skip
+    assert len(shown.splitlines()) == len(plain.splitlines())
+
+
+@pytest.fixture
+def on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``git okstra`` on PATH is the code under test, as for an agent running a printed line."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git-okstra").symlink_to(installed_executable() or shutil.which("git-okstra"))
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return bin_dir
+
+
+HOSTILE_KEY = "p:g:x';touch PWNED;'$(touch PWNED2) `touch PWNED3`"
+
+
+def test_a_printed_hint_run_by_a_shell_runs_okstra_and_nothing_else(repo: Path, on_path):
+    assert okstra(repo, "task", "new", HOSTILE_KEY, "--type", "implementation").returncode == 0
+    proc = okstra(repo, "task", "new", HOSTILE_KEY, "--type", "implementation")
+    assert proc.returncode == 1
+    [hint] = [
+        ln.removeprefix("hint: ") for ln in proc.stderr.splitlines() if ln.startswith("hint: ")
+    ]
+    assert shlex.split(hint) == ["git", "okstra", "task", "show", HOSTILE_KEY]
+    shown = subprocess.run(["sh", "-c", hint], cwd=repo, capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert HOSTILE_KEY in shown.stdout
+    assert not list(repo.parent.rglob("PWNED*"))
+
+
+def test_the_directive_command_reaches_okstra_intact(repo: Path, on_path):
+    approved_task(repo, key=HOSTILE_KEY, name="hostile")
+    proc = okstra(repo, "stage", "claim", HOSTILE_KEY, "--no-worktree")
+    assert proc.returncode == 0, proc.stderr
+    done = okstra_command("stage", "done", HOSTILE_KEY, "--stage", "N", "--report", "PATH")
+    assert done in proc.stdout
+    ran = subprocess.run(["sh", "-c", done], cwd=repo, capture_output=True, text=True)
+    assert ran.returncode == 2 and "--stage 'N'" in ran.stderr  # okstra parsed the argv
+    assert not list(repo.parent.rglob("PWNED*"))
+
+
+@pytest.mark.parametrize("name", ["a\nb.md", "a\rb.md", "a\u2028b.md"])
+def test_a_plan_file_name_with_a_line_break_is_refused_at_input(repo: Path, name: str):
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    plan = repo / name
+    plan.write_text(DIAMOND_PLAN)
+    before = everything(repo)
+    proc = okstra(repo, "plan", "submit", "p:g:i", str(plan))
+    assert proc.returncode == 2 and "holds a line break" in proc.stderr
+    assert everything(repo) == before
+
+
+def test_a_hostile_identity_is_cleaned_as_git_commit_cleans_it(repo: Path):
+    git(repo, "config", "user.name", "Ev\nil <x> Name")
+    git(repo, "config", "user.email", "e<v>il@x\n")
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation").returncode == 0
+    head = git(repo, "rev-parse", "refs/okstra/tasks/g/i")
+    assert "author Evil x Name <evil@x> " in git(repo, "cat-file", "-p", head)
+    fsck = subprocess.run(["git", "fsck", "--strict", "--no-dangling"], cwd=repo,
+                          capture_output=True, text=True)  # fmt: skip
+    assert fsck.returncode == 0 and "missingEmail" not in fsck.stdout + fsck.stderr
+    proc = okstra(repo, "task", "show", "p:g:i", "--json")
+    assert proc.returncode == 0 and "internal error" not in proc.stderr
+    # A release reason cannot add a trailer to the claim commit's message either.
+    approved_task(repo, key="p:g:j")
+    assert okstra(repo, "stage", "claim", "p:g:j", "--stage", "1", "--no-worktree").returncode == 0
+    reason = "done\n\nOkstra-Task: p:other:key"
+    proc = okstra(repo, "stage", "release", "p:g:j", "--stage", "1", "--force", "--reason", reason)
+    assert proc.returncode == 0, proc.stderr
+    message = git(repo, "log", "-1", "--format=%B", "refs/okstra/claims/g/j/stage-1")
+    assert "Okstra-Task: p:other:key" not in message.splitlines()
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad stores: refs at blobs, commits libgit2 cannot parse
+
+
+def corrupt_commit(repo: Path, on: str) -> str:
+    """A commit on top of ``on`` whose author line an unchecked writer broke (git fsck:
+    missingEmail), written as such a writer would have written it."""
+    tree = git(repo, "rev-parse", f"{on}^{{tree}}")
+    raw = (f"tree {tree}\nparent {git(repo, 'rev-parse', on)}\nauthor Ev\nil <e@x> 1 +0000\n"
+           "committer Ev\nil <e@x> 1 +0000\n\nbroken\n")  # fmt: skip
+    return subprocess.run(
+        ["git", "hash-object", "--literally", "-t", "commit", "-w", "--stdin"],
+        cwd=repo, input=raw, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+
+
+def test_a_corrupt_task_commit_is_named_and_never_published(tmp_path: Path):
+    work, remote = pair(tmp_path)
+    assert okstra(work, "task", "new", "p:g:i", "--type", "implementation").returncode == 0
+    assert okstra(work, "sync", "origin").returncode == 0
+    bad = corrupt_commit(work, "refs/okstra/tasks/g/i")
+    git(work, "update-ref", "refs/okstra/tasks/g/i", bad)
+    before, remote_before = everything(work), everything(remote)
+    for args in (("task", "show", "p:g:i"), ("task", "log", "p:g:i"), ("task", "list"),
+                 ("run", "start", "p:g:i", "--type", "implementation")):  # fmt: skip
+        proc = okstra(work, *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert f"refs/okstra/tasks/g/i points at commit {bad[:12]}, which cannot be read" in (
+            proc.stderr
+        )
+        assert "git fsck" in proc.stderr and "internal error" not in proc.stderr
+    proc = okstra(work, "sync", "origin", "--push-only")
+    assert proc.returncode == 2 and "cannot be read" in proc.stderr
+    assert everything(remote) == remote_before and everything(work) == before
+    # Under a readable head, deeper in the chain: still never handed to the remote.
+    tree = git(work, "rev-parse", f"{bad}^{{tree}}")
+    git(work, "update-ref", "refs/okstra/tasks/g/i", git(work, "commit-tree", tree, "-p", bad,
+                                                          "-m", "on top"))  # fmt: skip
+    for args in (("sync", "origin"), ("sync", "origin", "--push-only")):
+        proc = okstra(work, *args)
+        assert proc.returncode == 2 and "cannot be read" in proc.stderr, proc.stderr
+        assert "internal error" not in proc.stderr
+    assert everything(remote) == remote_before
+
+
+def test_a_corrupt_or_blob_verdicts_ref_never_opens_nor_jams_the_gate(served):
+    work, remote = served
+    head = commit(work, "verified")
+    add_verdict(work)
+    good_notes = git(work, "rev-parse", VERDICTS_REF)
+    # On the server the verdicts ref points at a blob (pushed by someone, or damaged).
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=remote, input=b"x",
+                          capture_output=True, check=True).stdout.decode().strip()  # fmt: skip
+    git(remote, "update-ref", VERDICTS_REF, blob)
+    proc = push(work, "--no-verify", "origin", "main")
+    assert proc.returncode != 0 and "internal error" not in proc.stderr
+    assert f"{VERDICTS_REF} points at a blob" in proc.stderr and "Ignored" in proc.stderr
+    # The branch with its verdict notes in one push still lands: the pushed notes are read.
+    proc = push(work, "--no-verify", "--force", "origin", VERDICTS_REF, "main")
+    assert proc.returncode == 0, proc.stderr
+    assert remote_ref(remote, "main") == head and remote_ref(remote, VERDICTS_REF) == good_notes
+    # okstra's refs only ever take commits: a blob pushed there is refused.
+    git(work, "update-ref", "refs/okstra/tasks/g/x", git(work, "hash-object", "-w", "README.md"))
+    proc = push(work, "--no-verify", "origin", "refs/okstra/tasks/g/x")
+    assert proc.returncode != 0 and "that is a blob object, not a commit" in proc.stderr
+    assert remote_ref(remote, "refs/okstra/tasks/g/x") is None
+    # A local verdicts ref at a corrupt commit: ci check names it and fails, no traceback.
+    git(work, "update-ref", VERDICTS_REF, corrupt_commit(work, good_notes))
+    proc = okstra(work, "ci", "check")
+    assert proc.returncode == 1 and "cannot be read" in proc.stdout
+
+
+def test_a_task_ref_at_a_blob_is_named_with_the_fix(repo: Path):
+    git(repo, "update-ref", "refs/okstra/tasks/g/i", git(repo, "hash-object", "-w", "README.md"))
+    before = everything(repo)
+    for args in (("task", "show", "p:g:i"), ("task", "list"), ("stage", "list", "p:g:i")):
+        proc = okstra(repo, *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "refs/okstra/tasks/g/i points at a blob" in proc.stderr
+        assert "hint: git update-ref -d refs/okstra/tasks/g/i" in proc.stderr
     assert everything(repo) == before

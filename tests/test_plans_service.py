@@ -13,6 +13,7 @@ from okstra_git.errors import OkstraError, Refused
 from okstra_git.records.approval import APPROVALS_REF, read_approvals
 from okstra_git.services import plans
 from okstra_git.services.context import open_context
+from okstra_git.shell import okstra as okstra_command
 
 KEY = "p:g:i"
 TASK_REF = "refs/okstra/tasks/g/i"
@@ -204,7 +205,7 @@ def test_one_character_edit_makes_the_approval_stale(repo: Path) -> None:
     [message] = data["messages"]
     assert message.startswith("approval stale because the plan changed after approval: ")
     assert PLAN in message and approved_blob in message and edited_blob in message
-    assert f"git okstra plan approve '{KEY}'" in message
+    assert okstra_command("plan", "approve", KEY) in message
 
     ctx = open_context(repo)
     with pytest.raises(Refused, match="approval stale because the plan changed after approval"):

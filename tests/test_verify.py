@@ -15,6 +15,7 @@ from verify_world import KEY, World, make_world
 
 from okstra_git.errors import BadInput
 from okstra_git.services import verify
+from okstra_git.shell import okstra as okstra_command
 
 
 def not_done(n: int) -> str:
@@ -152,7 +153,8 @@ def test_single_stage_with_its_worktree_removed_suggests_whole_task(world: World
     [line] = refusals(world, 1)
     assert line == (
         f"final-verification(single-stage): stage 1 worktree {world.stage_wt(1)} no longer "
-        f"exists — verify the whole task instead: git okstra verify target '{KEY}' --stage auto"
+        "exists — verify the whole task instead: "
+        + okstra_command("verify", "target", KEY, "--stage", "auto")
     )
 
 

@@ -30,6 +30,7 @@ def sync(remote: str | None, fetch_only: bool, push_only: bool) -> Output:
     from ..errors import BadInput
     from ..services import sync as sync_service
     from ..services.context import open_context
+    from ..shell import command as quoted
 
     if fetch_only and push_only:
         raise BadInput("--fetch-only and --push-only exclude each other; give at most one")
@@ -44,8 +45,8 @@ def sync(remote: str | None, fetch_only: bool, push_only: bool) -> Output:
     error = (
         f"{names} diverged from {report.remote} (both sides have commits the other lacks); "
         f"nothing was overwritten and they were not pushed. Compare with "
-        f"`git log --oneline {first.ref}...{track}`; to take the remote's side: "
-        f"`git update-ref {first.ref} {first.remote} {first.local}`"
+        f"`{quoted('git', 'log', '--oneline', f'{first.ref}...{track}')}`; to take the "
+        f"remote's side: `{quoted('git', 'update-ref', first.ref, first.remote, first.local)}`"
     )
     return Output(
         report.to_data(), _text(report), err=f"git okstra: {error}\n", code=1, error=error

@@ -125,6 +125,7 @@ def load_claim(repo: GitRepo, key: TaskKey, stage: int) -> ClaimState | None:
 
 def read_claim_at(repo: GitRepo, commit: str, ref: str) -> Claim:
     where = f"{ref}:{CLAIM_PATH}"
+    repo.commit_at(commit, ref)  # a ref forged to a blob or a corrupt commit is named
     raw = repo.read_path(commit, CLAIM_PATH)
     if raw is None:
         raise BadInput(f"{where} is missing: the claim ref does not hold a claim record")

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo, RefUpdate, cas_retry
 from ..keys import TaskKey
+from ..shell import okstra
 from .base import check_schema, dumps_pretty, from_data, loads, to_data
 
 SCHEMA_VERSION = 1
@@ -218,15 +219,16 @@ def load_task(repo: GitRepo, key: TaskKey) -> TaskState | None:
 def require_task(repo: GitRepo, key: TaskKey) -> TaskState:
     state = load_task(repo, key)
     if state is None:
+        create = okstra("task", "new", key, "--type", "TYPE")
         raise Refused(
-            f"no task {key} (looked for {task_ref(key)}); create it with: "
-            f"git okstra task new '{key}' --type TYPE"
+            f"no task {key} (looked for {task_ref(key)}); create it with: {create}", hint=create
         )
     return state
 
 
 def _read_manifest(repo: GitRepo, commit: str, ref: str, key: TaskKey | None) -> Task:
     where = f"{ref}:{MANIFEST_PATH}"
+    repo.commit_at(commit, ref)  # a ref forged to a blob or a corrupt commit is named
     raw = repo.read_path(commit, MANIFEST_PATH)
     if raw is None:
         raise BadInput(f"{where} is missing: the task ref does not hold a manifest")

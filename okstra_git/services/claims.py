@@ -307,12 +307,13 @@ def _base(
     if len(unmerged) == 1:
         dep = unmerged[0]
         return str(heads[dep]), dep
-    branches = " ".join(lay.stage_branch(d) for d in unmerged)
-    where = f"git -C '{task_path}' merge {branches}" if task_path else f"git merge {branches}"
+    branches = [lay.stage_branch(d) for d in unmerged]
+    where = command("git", *(("-C", task_path) if task_path else ()), "merge", *branches)
     raise Refused(
         f"stage {stage.number} of {lay.key} depends on stages "
         f"{', '.join(str(d) for d in unmerged)}, whose done commits are not in the task worktree "
-        f"HEAD {head[:12]}; merge them into the task worktree first ({where}), then claim again"
+        f"HEAD {head[:12]}; merge them into the task worktree first ({where}), then claim again",
+        hint=where,
     )
 
 
@@ -491,10 +492,13 @@ def _provision_or_roll_back(
         try:
             ctx.repo.update_refs(undo, f"okstra: roll back claim of {landed.result.run_id}")
         except RefMoved as moved:
+            run = landed.result.run_id
+            reason = ("--reason", "provisioning failed")
+            release = shell_okstra("stage", "release", key, "--stage", "N", "--run", run, *reason)
             raise Refused(
                 f"making the worktrees of {landed.result.run_id} failed ({exc}) and its claims "
-                f"could not be put back ({moved}); release them: git okstra stage release "
-                f"'{key}' --stage N --run {landed.result.run_id} --reason 'provisioning failed'"
+                f"could not be put back ({moved}); release them: {release}",
+                hint=release,
             ) from exc
         finish_run(ctx, key, RUN_TYPE, landed.seq, "error", None)
         raise
@@ -510,9 +514,8 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
         if s.claim.run_id == run_id and s.claim.status == "started"
     ]
     if not mine:
-        raise Refused(
-            f"run {run_id} holds no started claim of {key}; see: git okstra stage list '{key}'"
-        )
+        listing = shell_okstra("stage", "list", key)
+        raise Refused(f"run {run_id} holds no started claim of {key}; see: {listing}", hint=listing)
     lay = wt.layout(ctx, key)
     state = require_task(ctx.repo, key)
     with_worktrees = any(c.worktree_path for c in mine)  # one batch: all or none have one
@@ -728,9 +731,11 @@ def _idle_run(ctx: Context, key: TaskKey, c: Claim) -> str | None:
 def _require_claim(ctx: Context, key: TaskKey, stage: int) -> ClaimState:
     state = load_claim(ctx.repo, key, stage)
     if state is None:
+        claim_it = shell_okstra("stage", "claim", key, "--stage", stage)
         raise Refused(
             f"stage {stage} of {key} has no claim ({claim_ref(key, stage)}); claim it with: "
-            f"git okstra stage claim '{key}' --stage {stage}"
+            f"{claim_it}",
+            hint=claim_it,
         )
     return state
 
@@ -778,8 +783,9 @@ def release(
         c.release_reason = reason.strip()
         tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
         forced = " (forced)" if force else ""
+        said = " ".join(c.release_reason.split())  # the subject line: the reason cannot add lines
         message = (
-            f"release stage {stage} of {c.run_id}{forced}: {c.release_reason}\n\n"
+            f"release stage {stage} of {c.run_id}{forced}: {said}\n\n"
             f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
         )
         commit = ctx.repo.commit(tree, [current.head], message)

@@ -32,8 +32,9 @@ from ..keys import TaskKey
 from ..planfile import PlanFile, Validation, blob_id, decode_plan, read_plan_file, validate_text
 from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
 from ..records.task import PlanRef, Task, TaskState, now_iso, require_task, task_ref, write_event
+from ..shell import okstra
 from ..stagemap import StageMap, parse_plan
-from ..strict import is_digits
+from ..strict import is_digits, one_line
 from ..userfiles import sweep_dead_temps, write_atomic
 from .context import Context
 
@@ -44,10 +45,12 @@ _LOCK_TIMEOUT = 60.0
 def _refuse_invalid(validation: Validation, doing: str) -> None:
     """Refuse a plan whose Stage Map fails; an unreadable §5 is the approval gate's to refuse."""
     if validation.findings:
+        check = okstra("plan", "validate", validation.path)
         raise Refused(
             f"plan {validation.path} fails {len(validation.findings)} Stage Map check(s), so "
-            f"okstra will not {doing} it; fix them (git okstra plan validate "
-            f"{validation.path}):\n{validation.report(stage_map_only=True)}"
+            f"okstra will not {doing} it; fix them ({check}):\n"
+            f"{validation.report(stage_map_only=True)}",
+            hint=check,
         )
 
 
@@ -58,6 +61,7 @@ def _refuse_invalid(validation: Validation, doing: str) -> None:
 def _work_relative(ctx: Context, file: str) -> str:
     """``file`` as a path relative to the work tree; plans must live inside it."""
     workdir = _require_workdir(ctx)
+    one_line(file, "plan file name")  # it is shown in directives and printed commands
     path = Path(file).resolve()
     if not path.is_relative_to(workdir):
         raise BadInput(
@@ -183,7 +187,7 @@ def _snapshot(ctx: Context, state: TaskState, plan: PlanRef) -> PlanFile:
 def _no_plan_message(key: TaskKey) -> str:
     return (
         f"task {key} has no submitted plan; an implementation run starts only from an approved "
-        f"plan: git okstra plan submit '{key}' FILE, then git okstra plan approve '{key}'"
+        f"plan: {okstra('plan', 'submit', key, 'FILE')}, then {okstra('plan', 'approve', key)}"
     )
 
 
@@ -274,14 +278,14 @@ def _assess_content(
                 f"approval stale because the plan changed after approval: {relpath} is now "
                 f"blob {plan.blob}, but the approval of {key} is on blob {approved_blob}; "
                 f"review the change (git diff {approved_blob} {plan.blob}) and approve again: "
-                f"git okstra plan approve '{key}'"
+                f"{okstra('plan', 'approve', key)}"
             )
         elif not reasons:
             reasons.append("not-recorded")
             messages.append(
                 f"plan {relpath} is marked approved by hand but no approval is recorded for "
                 f"{key} yet; the first `git okstra stage claim` records it, or run: "
-                f"git okstra plan approve '{key}'"
+                f"{okstra('plan', 'approve', key)}"
             )
     return Assessment(
         state,

@@ -26,6 +26,7 @@ from ..records.task import (
     task_ref,
     write_event,
 )
+from ..shell import okstra
 from ..strict import is_digits, parsed, run_seq
 from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
@@ -185,10 +186,11 @@ def finish_run(
             task_type == FINAL_VERIFICATION and flow.phase_states.get(task_type) == "completed"
         )
         if task_type == FINAL_VERIFICATION and status == "completed" and not routed_by_verdict:
+            record = okstra("verify", "record", key, "--verdict", "V", "--report", "DATA.json")
             raise Refused(
                 f"final-verification run {seq} of {key} has no verdict yet: record it first "
-                f"(git okstra verify record '{key}' --verdict V --report DATA.json), which also "
-                "decides where the task goes next"
+                f"({record}), which also decides where the task goes next",
+                hint=record,
             )
         flow.phase_states[task_type] = status
         if task.latest_run and (task.latest_run.task_type, task.latest_run.seq) == (task_type, seq):

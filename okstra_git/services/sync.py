@@ -30,6 +30,7 @@ from ..errors import BadInput, Conflict, Refused
 from ..gate import REMOTE_NOTES_PREFIX
 from ..gitlayer import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate, cas_retry
 from ..reflocks import LockReport, held_locks, report
+from ..shell import okstra
 from .context import Context
 
 if TYPE_CHECKING:
@@ -227,6 +228,14 @@ def _reconcile_ref(repo: GitRepo, ref: str, remote_value: str | None, notes: boo
 
     def attempt() -> RefState:
         local = repo.read_ref(ref)
+        # Ancestry needs readable commits: a forged or damaged value is named, not walked.
+        if local is not None:
+            repo.commit_at(local, ref)
+        if remote_value is not None:
+            repo.commit_at(remote_value, f"{ref} as fetched")
+            if local is not None and local != remote_value:
+                repo.check_history(local, [remote_value], ref)
+                repo.check_history(remote_value, [local], f"{ref} as fetched")
         if remote_value is None:
             return RefState(ref, local, None, "local-only", local)
         if local is None:
@@ -330,6 +339,10 @@ def push_leased(repo: GitRepo, remote: str, updates: Iterable[RefUpdate]) -> Pus
     updates = list(updates)
     if not updates:
         return PushOutcome(True, False, "nothing to push")
+    for update in updates:  # never hand a remote a commit git fsck would reject
+        if update.new is not None:
+            known = [update.expected, repo.read_ref(tracking_name(remote, update.name))]
+            repo.check_history(update.new, [h for h in known if h], update.name)
     args = ["push", "--atomic", "--porcelain", remote]
     for update in updates:
         args.append(f"--force-with-lease={update.name}:{update.expected or ''}")
@@ -445,9 +458,11 @@ def claim_via_remote(
         try:
             ctx.repo.update_refs(undo, "okstra: undo a claim another machine beat to the remote")
         except RefMoved as exc:
+            sync = okstra("sync", remote)
             raise Refused(
                 f"the claim lost the race on {remote} and could not be undone locally ({exc}); "
-                f"run `git okstra sync {remote}` and check `git okstra stage list {key}`"
+                f"run `{sync}` and check `{okstra('stage', 'list', key)}`",
+                hint=sync,
             ) from exc
         raise RemoteRaceLost(f"another machine claimed first on {remote}")
 
@@ -457,7 +472,8 @@ def claim_via_remote(
             names = ", ".join(r.ref for r in pulled.diverged)
             raise Refused(
                 f"{names} diverged from {remote}, so a claim cannot be published safely; "
-                f"resolve it first (see `git okstra sync {remote}`)"
+                f"resolve it first (see `{okstra('sync', remote)}`)",
+                hint=okstra("sync", remote),
             )
         try:
             return claims.claim(
@@ -521,7 +537,8 @@ def sync(
         if not do_fetch:
             raise Conflict(
                 f"{remote} changed since the last fetch, so the leased push landed nothing "
-                f"({outcome.detail}); run `git okstra sync {remote}` without --push-only"
+                f"({outcome.detail}); run `{okstra('sync', remote)}` without --push-only",
+                hint=okstra("sync", remote),
             )
     raise Conflict(
         f"{remote} kept changing during {PUSH_ATTEMPTS} sync attempts (another clone is "

@@ -16,8 +16,10 @@ from ..records.task import (
     now_iso,
     read_manifest_at,
     require_task,
+    task_ref,
     write_event,
 )
+from ..shell import okstra
 from ..userfiles import read_text
 from ..workspace import task_root
 from .context import Context
@@ -43,7 +45,8 @@ def new_task(
 
     def change(old: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
         if old is not None:
-            raise Refused(f"task {key} already exists ({head}); see: git okstra task show '{key}'")
+            show = okstra("task", "show", key)
+            raise Refused(f"task {key} already exists ({head}); see: {show}", hint=show)
         now = now_iso()
         task = Task(
             task_key=str(key),
@@ -103,14 +106,13 @@ def task_log(ctx: Context, key: TaskKey) -> list[Event]:
             author=f"{c.author.name} <{c.author.email}>",
             summary=c.message.split("\n", 1)[0],
         )
-        for c in ctx.repo.walk_first_parent(state.head)
+        for c in ctx.repo.walk_first_parent(state.head, task_ref(state.key))
     ]
 
 
 def write_index(ctx: Context, state: TaskState) -> Path:
     """Render the human summary ``task-index.md`` into the workspace (never the truth)."""
     from ..records.base import to_data
-    from ..records.task import task_ref
     from ..render import render
 
     if ctx.workdir is None:
