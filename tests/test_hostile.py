@@ -8,6 +8,7 @@ Exit codes: 2 for bad input or a config the gate refuses to read, 1 for a gate r
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -636,3 +637,20 @@ def test_a_task_ref_at_a_blob_is_named_with_the_fix(repo: Path):
         assert "refs/okstra/tasks/g/i points at a blob" in proc.stderr
         assert "hint: git update-ref -d refs/okstra/tasks/g/i" in proc.stderr
     assert everything(repo) == before
+
+
+def test_no_command_is_quoted_by_hand_in_the_sources():
+    """Printed commands are built with okstra_git.shell: a value pasted between quotes in an
+    f-string or a template (``'{key}'``, ``'{{ key }}'``) is the injection this module tests."""
+    root = Path(__file__).resolve().parent.parent
+    by_hand = re.compile(r"""(?:git okstra|git -C|git merge|git update-ref|rm)\b[^"\n]*'\{""")
+    interpolated = re.compile(r"""f["'][^"'\n]*\bgit okstra(?: [a-z-]+)+ \{""")
+    offenders = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for folder in ("okstra_git", "templates")
+        for path in sorted((root / folder).rglob("*"))
+        if path.suffix in (".py", ".j2")
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if by_hand.search(line) or interpolated.search(line)
+    ]
+    assert offenders == []

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -11,6 +12,7 @@ from plans import BLOCKED_PLAN, DIAMOND_PLAN, LINEAR_PLAN, plan_text
 
 from okstra_git.errors import BadInput
 from okstra_git.stagemap import (
+    S9_PAIRS_SHOWN,
     Finding,
     StageMap,
     downstream_closure,
@@ -580,3 +582,72 @@ def test_a_fifty_megabyte_plan_parses() -> None:
     stage_map = parse_plan(text, "big.md")
     assert validate(stage_map) == []
     assert stage_map.stage(3).line == line_of(LINEAR_PLAN, "| 3 | Wire")  # type: ignore[union-attr]
+
+
+def _brute_force_parallel_pairs(stage_map) -> dict[str, set[tuple[int, int]]]:
+    """SPEC §3 S9 read literally: every pair sharing a file where neither reaches the other."""
+    found: dict[str, set[tuple[int, int]]] = {}
+    stages = {s.number: s for s in stage_map.stages}
+    for a in stages:
+        for b in stages:
+            if a < b and not reaches(stage_map, a, b) and not reaches(stage_map, b, a):
+                for name in set(stages[a].predicted_files) & set(stages[b].predicted_files):
+                    found.setdefault(name, set()).add((a, b))
+    return found
+
+
+@given(
+    st.integers(2, 14).flatmap(
+        lambda n: st.lists(
+            st.tuples(st.sets(st.integers(1, n), max_size=3), st.sets(st.sampled_from("abc"))),
+            min_size=n,
+            max_size=n,
+        )
+    )
+)
+def test_s9_grouped_by_file_keeps_every_pair_of_the_literal_rule(rows) -> None:
+    stage_map = stage_map_from_data(
+        [
+            {
+                "stage": n,
+                "title": "",
+                "effectiveSteps": 1,
+                "dependsOn": sorted(d - {n}),
+                "predictedFiles": sorted(files),
+            }
+            for n, (d, files) in enumerate(rows, 1)
+        ]
+    )
+    expected = _brute_force_parallel_pairs(stage_map)
+    s9 = [f for f in validate(stage_map) if f.check == "S9"]
+    assert len(s9) == len([name for name, pairs in expected.items() if pairs])
+    for finding in s9:
+        name = re.search(r"predict `([^`]+)`", finding.message).group(1)
+        pairs = expected[name]
+        listed = [
+            tuple(map(int, p.split(" and "))) for p in re.findall(r"\d+ and \d+", finding.message)
+        ]
+        assert set(listed) <= pairs and len(listed) == min(len(pairs), S9_PAIRS_SHOWN)
+        if len(pairs) > 1:
+            assert finding.message.startswith(f"{len(pairs)} pairs of stages")
+
+
+def test_s9_output_stays_small_when_2000_stages_share_one_file() -> None:
+    count = 2000
+    stage_map = stage_map_from_data(
+        [
+            {
+                "stage": n,
+                "title": "",
+                "effectiveSteps": 1,
+                "dependsOn": [],
+                "predictedFiles": ["src/shared.py", f"src/own{n}.py"],
+            }
+            for n in range(1, count + 1)
+        ]
+    )
+    [finding] = validate(stage_map)
+    pairs = count * (count - 1) // 2
+    assert finding.message.startswith(f"{pairs} pairs of stages can run at the same time")
+    assert f"(and {pairs - S9_PAIRS_SHOWN} more)" in finding.message
+    assert len(finding.render("plan.md")) < 1000 and len(finding.stages) <= 2 * S9_PAIRS_SHOWN

@@ -6,7 +6,6 @@ Each part of okstra adds one step module here; a step runs real commands through
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from ..errors import Refused
 from ..resources import okstra_command
+from ..shell import command
 
 SAMPLE_FILES = {
     "README.md": "# calc\n\nA tiny calculator used by the okstra demo.\n",
@@ -45,7 +45,7 @@ class Demo:
         self, *args: str, expect: int = 0, cwd: Path | None = None, quiet: bool = False
     ) -> subprocess.CompletedProcess[str]:
         """Run a command; ``git okstra …`` goes to this installation's executable."""
-        shown = " ".join(shlex.quote(a) for a in args)
+        shown = command(*args)
         where = cwd or self.repo
         print(f"\n$ {shown}" + (f"    # in {where}" if where != self.repo else ""), flush=True)
         argv = list(args)
