@@ -72,6 +72,8 @@ def writer_record(common_dir: Path, lock_paths: Iterable[Path]) -> Iterator[None
         with contextlib.suppress(FileNotFoundError):
             record.unlink()
         os.close(fd)  # drops the flock
+    if os.listdir(folder):  # a killed writer's record: dropped once its locks are cleared
+        _dead_writers(folder)
 
 
 @dataclass(frozen=True)
@@ -133,13 +135,25 @@ def _dead_writers(folder: Path) -> dict[tuple[object, ...], str]:
             try:
                 body = json.loads(os.read(fd, 1 << 16).decode("utf-8", "surrogateescape"))
                 who = f"okstra process {int(body['pid'])} on {body['host']}"
-                for path, ident in body["locks"].items():
-                    found[(path, *ident)] = who
+                locks = {(path, *ident): who for path, ident in body["locks"].items()}
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # half-written by a writer killed while writing it: proves nothing
+            if any(_still_there(key) for key in locks):
+                found.update(locks)
+            else:  # every lock it left was cleared: the record has nothing more to prove
+                with contextlib.suppress(FileNotFoundError):
+                    (folder / name).unlink()
         finally:
             os.close(fd)
     return found
+
+
+def _still_there(key: tuple[object, ...]) -> bool:
+    path, *ident = key
+    try:
+        return _identity(Path(str(path)).stat()) == ident
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def age_text(seconds: float) -> str:

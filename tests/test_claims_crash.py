@@ -85,6 +85,8 @@ def test_killed_inside_the_transaction_claims_nothing(repo: Path) -> None:
 
     retry = okstra(repo, "stage", "claim", KEY, "--json")
     assert retry.returncode == 0, retry.stderr
+    # The killed writer's record went with its locks; no record is left behind.
+    assert list((repo / ".git" / "okstra-locks" / "writers").iterdir()) == []
     data = json.loads(retry.stdout)
     assert data["stages"] == [2, 3] and data["runId"] == "implementation-002"
     assert (folder / "stage-2").is_dir() and (folder / "stage-3").is_dir()
