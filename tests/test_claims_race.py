@@ -1,4 +1,4 @@
-"""The race: 8 processes claim concurrently on a plan whose ready set has 5 stages, on 50 fresh
+"""The race: 8 processes claim concurrently on a plan whose ready set has 5 stages, on 20 fresh
 tasks. Every stage ends up claimed by exactly one run, no two runs' batches overlap, every run
 recorded in a task has its claims (and the other way round), and no lock or half-made ref is
 left behind. A smaller race with worktrees on shows that racers all making a task's worktree
@@ -27,7 +27,7 @@ from plans import plan_text
 FIVE_STAGE_PLAN = plan_text([(n, [], [f"src/part{n}.py"]) for n in range(1, 6)], steps=2)
 BATCHES = [[1, 2, 3, 4], [5]]
 RACERS = 8
-TASKS = 50
+TASKS = 20
 
 
 def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None:

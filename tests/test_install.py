@@ -41,9 +41,11 @@ def _installs(wheel: Path, root: Path) -> tuple[Install, Install]:
     procs = {}
     for name, (python, args) in plans.items():
         prefix = root / name
-        subprocess.run([python, "-m", "venv", *args, str(prefix)], check=True)
+        # No pip inside (ensurepip costs seconds): this pip installs into it.
+        subprocess.run([python, "-m", "venv", "--without-pip", *args, str(prefix)], check=True)
+        pip = [sys.executable, "-m", "pip", "--python", str(prefix / "bin" / "python")]
         procs[name] = subprocess.Popen(
-            [str(prefix / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+            [*pip, "install", "-q", str(wheel)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
