@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -33,6 +34,15 @@ def _isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("GIT_DIR", raising=False)
     monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+
+
+@pytest.fixture
+def scripts_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This interpreter's scripts folder first on PATH, as in an activated venv: the tools the
+    test extra installs (pre-commit, lefthook, check-jsonschema) are found there even when the
+    suite runs with a venv's python that was never activated."""
+    scripts = sysconfig.get_path("scripts")
+    monkeypatch.setenv("PATH", f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

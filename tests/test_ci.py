@@ -265,6 +265,7 @@ def test_the_shipped_ci_jobs_pass_on_a_verified_commit(tmp_path: Path):
         ("contrib/gitlab-ci/okstra-gate.yml", "vendor.gitlab-ci"),
     ],
 )
+@pytest.mark.usefixtures("scripts_on_path")
 def test_the_ci_templates_validate_against_their_platform_schema(
     path: str, schema: str, tmp_path: Path
 ):

@@ -20,6 +20,7 @@ from test_hooks import install, snapshot
 from okstra_git.hooklayout import LEFTHOOK_CONFIG, LEFTHOOK_SCRIPT_TEXT, MARKER, TEAM_LINE
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.usefixtures("scripts_on_path")
 
 
 def run(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> str:
@@ -100,10 +101,17 @@ def pre_commit_clone(tmp_path: Path) -> tuple[Path, Path, Path]:
     return work, remote, tmp_path / "team.log"  # TEAM_LOG (the team_log_env fixture)
 
 
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One pre-commit store for the session (each HOME would otherwise make its own)."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
 @pytest.fixture
-def team_log_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+def team_log_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, pre_commit_home: Path) -> Path:
     log = tmp_path / "team.log"
     monkeypatch.setenv("TEAM_LOG", str(log))
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(pre_commit_home))
     return log
 
 
