@@ -122,8 +122,8 @@ def test_the_readme_set_up_in_a_fresh_venv_and_on_the_system_python(
 @pytest.mark.slow
 def test_the_wheel_ships_the_man_page_contrib_and_version(fresh: Install, tmp_path: Path) -> None:
     """In the fresh venv: `--version`, `git okstra --help` showing the shipped man page with
-    MANPATH unset (man-db finds <venv>/share/man from <venv>/bin on PATH), contrib's files, and
-    `hooks install --server` installing from them."""
+    MANPATH unset (man-db finds <venv>/share/man from <venv>/bin on PATH), the MIT licence and
+    Python floor in the metadata, contrib's files, and `hooks install --server` from them."""
     version = fresh.run("git", "okstra", "--version", cwd=tmp_path)
     assert version.returncode == 0 and version.stdout.startswith("okstra-git "), version.stderr
     page = fresh.python.parent.parent / "share" / "man" / "man1" / "git-okstra.1"
@@ -137,6 +137,15 @@ def test_the_wheel_ships_the_man_page_contrib_and_version(fresh: Install, tmp_pa
         assert shown.returncode == 0, shown.stderr
         assert "GIT-OKSTRA(1)" in shown.stdout and "hooks install" in shown.stdout
 
+    meta = fresh.run(
+        str(fresh.python),
+        "-c",
+        "import importlib.metadata as m; d = m.distribution('okstra-git'); "
+        "print(d.metadata['License-Expression'], d.metadata['Requires-Python']); "
+        "print(*[f.name for f in d.files if f.name == 'LICENSE'])",
+        cwd=tmp_path,
+    ).stdout.split()
+    assert meta == ["MIT", ">=3.11", "LICENSE"], meta
     contrib = _data_dir(fresh, "contrib", tmp_path)
     for name in (
         "pre-receive",
