@@ -152,11 +152,7 @@ class GitRepo:
                 "what is missing"
             ) from None
         except pygit2.GitError as exc:
-            raise BadInput(
-                f"{where} points at commit {sha[:12]}, which cannot be read ({exc}); `git fsck` "
-                "names the damage. Point the ref at its last good commit: "
-                + command("git", "update-ref", where, "GOOD-COMMIT")
-            ) from None
+            raise _unreadable(where, f"points at commit {sha[:12]}", exc) from None
         if not isinstance(found, pygit2.Commit):
             drop = command("git", "update-ref", "-d", where)
             raise BadInput(
@@ -444,12 +440,8 @@ class GitRepo:
                     walker.hide(pygit2.Oid(hex=sha))
             for _ in walker:
                 pass
-        except pygit2.GitError as exc:
-            raise BadInput(
-                f"{where} holds a commit that cannot be read ({exc}), so it is not published; "
-                "`git fsck` names it. Point the ref at its last good commit: "
-                + command("git", "update-ref", where, "GOOD-COMMIT")
-            ) from None
+        except pygit2.GitError as exc:  # so it is never published
+            raise _unreadable(where, "holds a commit", exc) from None
 
     def contains(self, head: str, commit: str) -> bool:
         return commit == head or self.repo.descendant_of(
@@ -492,6 +484,14 @@ class GitRepo:
                 if not is_aside(path):  # one being made or removed is not checked out yet
                     return path
         return None
+
+
+def _unreadable(where: str, what: str, exc: Exception) -> BadInput:
+    """``where`` (a ref) ``what`` that libgit2 cannot parse, and the way out."""
+    return BadInput(
+        f"{where} {what}, which cannot be read ({exc}); `git fsck` names the damage. Point the "
+        "ref at its last good commit: " + command("git", "update-ref", where, "GOOD-COMMIT")
+    )
 
 
 # What ``git commit`` strips from the ends of a name or email (ident.c: "crud").

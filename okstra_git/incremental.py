@@ -17,6 +17,7 @@ from typing import Any
 
 from .errors import BadInput, Refused
 from .stagemap import StageMap, downstream_closure, stage_map_from_data, validate
+from .strict import parsed, run_seq, stage_number
 
 CUTOFF_RATIO = 0.5
 """Default share of the Stage Map a closure may cover and still be incremental."""
@@ -67,9 +68,7 @@ def parse_impacted(text: str) -> list[int]:
         token = token.strip()
         if not token:
             continue
-        if not token.isascii() or not token.isdigit():
-            raise BadInput(f"--impacted {text!r}: {token!r} is not a stage number")
-        numbers.add(int(token))
+        numbers.add(parsed(stage_number, token, f"--impacted {text!r}: stage"))
     return sorted(numbers)
 
 
@@ -201,8 +200,7 @@ def carry_forward(prev: Mapping[str, Any], cur: Mapping[str, Any], prev_seq: str
     and all items sorted by id. Nothing else of ``prev`` — never its verdict card or final
     verdict — reaches the result. Refused when the two runs' data formats differ, or when the
     current data's decision re-verified a stage and an earlier item of it is gone."""
-    if not (prev_seq.isascii() and prev_seq.isdigit() and len(prev_seq) >= 3):
-        raise BadInput(f"--prev-seq {prev_seq!r}: a 3-digit run number such as 001")
+    parsed(run_seq, prev_seq, "--prev-seq")
     versions = prev.get("schemaVersion"), cur.get("schemaVersion")
     if None in versions:
         side = "previous" if versions[0] is None else "current"

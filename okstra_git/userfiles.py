@@ -18,7 +18,7 @@ from typing import Any
 
 from .crashpoints import crash_point
 from .errors import BadInput
-from .strict import json_object, one_line
+from .strict import is_digits, json_object, one_line
 
 
 def _size(limit: int) -> str:
@@ -170,7 +170,7 @@ def sweep_dead_temps(folder: Path) -> None:
         return
     for name in names:
         parts = name.removesuffix(_TEMP_SUFFIX).rsplit(".", 2)
-        if not name.endswith(_TEMP_SUFFIX) or len(parts) != 3 or not parts[1].isdigit():
+        if not name.endswith(_TEMP_SUFFIX) or len(parts) != 3 or not is_digits(parts[1]):
             continue
         try:
             os.kill(int(parts[1]), 0)

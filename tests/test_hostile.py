@@ -654,3 +654,17 @@ def test_no_command_is_quoted_by_hand_in_the_sources():
         if by_hand.search(line) or interpolated.search(line)
     ]
     assert offenders == []
+
+
+def test_a_folder_name_no_key_can_hold_needs_a_project_id_first(tmp_path: Path):
+    from conftest import make_repo
+
+    repo = make_repo(tmp_path / "team:app")
+    before = git(repo, "config", "--list", "--local")
+    proc = okstra(repo, "init", "--worktree-root", str(tmp_path / "wt"))
+    assert proc.returncode == 2 and "the repository folder name" in proc.stderr
+    assert "git config okstra.projectId NAME" in proc.stderr
+    assert git(repo, "config", "--list", "--local") == before
+    assert okstra(repo, "task", "new", "g:i", "--type", "implementation").returncode == 2
+    assert okstra(repo, "init", "--project-id", "app").returncode == 0
+    assert okstra(repo, "task", "new", "g:i", "--type", "implementation").returncode == 0

@@ -38,6 +38,7 @@ from ..records.task import (
     write_event,
 )
 from ..shell import okstra
+from ..strict import parsed, run_seq
 from ..userfiles import write_atomic
 from .context import Context
 from .runs import data_snapshot_path, run_seqs
@@ -79,8 +80,8 @@ def _current_run(
 ) -> RunRecord:
     """The named run, else the latest running run of ``task_type``, else the task's latest
     run; it must still be running (a finished run's scope is history)."""
-    if seq is not None and not (seq.isascii() and seq.isdigit() and len(seq) >= 3):
-        raise BadInput(f"--seq {seq!r}: a 3-digit run number such as 001")
+    if seq is not None:
+        parsed(run_seq, seq, "--seq")
     latest = state.task.latest_run
     if task_type is None:
         if latest is None:

@@ -34,6 +34,8 @@ def init(
     """
     if project_id is not None:
         check_project_id(project_id, "--project-id")
+    else:
+        _ = ctx.default_project  # refused (with the fix) when no task key could hold it
     globs = []
     for value in protect:
         try:
