@@ -14,16 +14,17 @@ anything is written — never a traceback, an overflow, or a value no later read
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import BadInput
+
+if TYPE_CHECKING:  # json and datetime load only when used: every command imports this module
+    from datetime import timedelta
 
 T = TypeVar("T")
 
@@ -34,7 +35,7 @@ MAX_STAGE = 999_999_999
 """The largest stage number; the Stage Map parser reads at most nine digits too."""
 MAX_JSON_DEPTH = 64
 """Deepest nesting of JSON arrays and objects accepted (okstra's records need under 10)."""
-MAX_DURATION = timedelta(days=366)
+MAX_DURATION_DAYS = 366
 """The longest duration (claim leases): a lease is hours; a year is plainly a mistake."""
 
 _DIGITS = re.compile(r"[0-9]{1,19}")
@@ -94,14 +95,16 @@ def run_seq(text: str) -> str:
 
 def duration(text: str) -> timedelta:
     """``90s``, ``30m``, ``2h``, ``1d``: one positive number and one unit, at most
-    MAX_DURATION."""
+    MAX_DURATION_DAYS."""
+    from datetime import timedelta
+
     match = _DURATION.fullmatch(text)
     if match is not None:
         span = timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
-        if timedelta(0) < span <= MAX_DURATION:
+        if timedelta(0) < span <= timedelta(days=MAX_DURATION_DAYS):
             return span
     raise ValueError(
-        f"expected a positive duration such as 90s, 30m, 2h or 1d, at most {MAX_DURATION.days}d"
+        f"expected a positive duration such as 90s, 30m, 2h or 1d, at most {MAX_DURATION_DAYS}d"
     )
 
 
@@ -171,6 +174,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def json_value(raw: bytes | str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """One JSON document, strictly (see the module docstring), or BadInput naming ``where``."""
+    import json
+
     if isinstance(raw, bytes):
         try:
             text = raw.decode("utf-8")
