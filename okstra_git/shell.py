@@ -9,6 +9,7 @@ from __future__ import annotations
 import shlex
 
 from .errors import BadInput
+from .strict import line_break
 
 
 def command(*argv: object) -> str:
@@ -19,7 +20,7 @@ def command(*argv: object) -> str:
     """
     words = [str(word) for word in argv]
     for word in words:
-        if any(ch in word for ch in "\n\r\0"):
+        if "\0" in word or line_break(word) is not None:
             raise BadInput(f"cannot print a one-line command holding {word!r}: it has a line break")
     return " ".join(shlex.quote(word) for word in words)
 

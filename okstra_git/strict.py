@@ -108,14 +108,20 @@ def duration(text: str) -> timedelta:
     )
 
 
+def line_break(text: str) -> str | None:
+    """The first character of ``text`` that ``str.splitlines`` breaks at, or None."""
+    found = _LINE_BREAKS.search(text)
+    return found.group() if found is not None else None
+
+
 def one_line(text: str, what: str) -> str:
     """``text`` unchanged when it holds no line break of any kind, else BadInput: values shown
     in directives and printed commands must not add a line."""
-    found = _LINE_BREAKS.search(text)
+    found = line_break(text)
     if found is not None:
         raise BadInput(
-            f"{what} {text!r} holds a line break (U+{ord(found.group()):04X}); it would add a "
-            "line to the run directive and to printed commands — rename it"
+            f"{what} {text!r} holds a line break (U+{ord(found):04X}); it would add a line to "
+            "the run directive and to printed commands — rename it"
         )
     return text
 

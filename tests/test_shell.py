@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from okstra_git.errors import BadInput
 from okstra_git.shell import command, okstra
 
-_ONE_LINE = st.text(st.characters(blacklist_characters="\n\r\0"), max_size=30)
+_ONE_LINE = st.text(
+    st.characters(blacklist_characters="\n\r\0\v\f\x1c\x1d\x1e\x85\u2028\u2029"), max_size=30
+)
 
 
 @given(st.lists(_ONE_LINE, min_size=1, max_size=5))
@@ -27,7 +29,7 @@ def test_a_hostile_key_stays_one_word() -> None:
     assert shlex.split(line) == ["git", "okstra", "stage", "done", key, "--stage", "2"]
 
 
-@pytest.mark.parametrize("word", ["a\nb", "a\rb", "a\0b"])
+@pytest.mark.parametrize("word", ["a\nb", "a\rb", "a\0b", "a\u2028b", "a\x85b"])
 def test_a_line_break_is_refused_not_printed(word: str) -> None:
     with pytest.raises(BadInput, match="line break"):
         command("git", word)
