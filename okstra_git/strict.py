@@ -220,22 +220,36 @@ def _check_tree(data: Any, where: str, max_depth: int, strings: bool) -> None:
     pending: list[tuple[Any, int]] = [(data, 0)]
     while pending:
         value, depth = pending.pop()
+        if isinstance(value, (dict, list)):
+            if depth >= max_depth:
+                raise BadInput(f"{where}: JSON nested deeper than {max_depth} levels")
+            items = value.values() if isinstance(value, dict) else value
+            pending.extend((item, depth + 1) for item in items)
+    found = not_text(data) if strings else None
+    if found is not None:
+        raise BadInput(
+            f"{where}: {found[0]} holds a lone surrogate escape (\\ud800–\\udfff), which is not "
+            "text; fix the file"
+        )
+
+
+def not_text(data: Any) -> tuple[str, str] | None:
+    """``(path, string)`` of the first string (or key) in JSON-ready ``data`` holding a lone
+    surrogate — what Python makes of bytes that are not UTF-8 (a file name, a command-line
+    argument) and what no UTF-8 record can hold; None when every string is text."""
+    pending: list[tuple[Any, str]] = [(data, "(top)")]
+    while pending:
+        value, path = pending.pop()
         if isinstance(value, dict):
-            items: Any = value.values()
-            if strings:
-                pending.extend((key, depth) for key in value)
+            for key, item in value.items():
+                if _SURROGATE.search(key):
+                    return f"{path}/{key}", key
+                pending.append((item, f"{path}/{key}"))
         elif isinstance(value, list):
-            items = value
-        else:
-            if strings and isinstance(value, str) and _SURROGATE.search(value):
-                raise BadInput(
-                    f"{where}: a string holds a lone surrogate escape (\\ud800–\\udfff), "
-                    "which is not text; fix the file"
-                )
-            continue
-        if depth >= max_depth:
-            raise BadInput(f"{where}: JSON nested deeper than {max_depth} levels")
-        pending.extend((item, depth + 1) for item in items)
+            pending.extend((item, f"{path}/{n}") for n, item in enumerate(value))
+        elif isinstance(value, str) and _SURROGATE.search(value):
+            return path, value
+    return None
 
 
 def json_object(raw: bytes | str, where: str) -> dict[str, Any]:

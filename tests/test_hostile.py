@@ -668,3 +668,14 @@ def test_a_folder_name_no_key_can_hold_needs_a_project_id_first(tmp_path: Path):
     assert okstra(repo, "task", "new", "g:i", "--type", "implementation").returncode == 2
     assert okstra(repo, "init", "--project-id", "app").returncode == 0
     assert okstra(repo, "task", "new", "g:i", "--type", "implementation").returncode == 0
+
+
+def test_a_file_name_that_is_not_utf8_never_reaches_a_record(claimed: Path):
+    report = claimed / "\udcffreport.md"  # the byte 0xff, as Python reads such a name
+    report.write_text("# report\n")
+    before = everything(claimed)
+    proc = okstra(claimed, "stage", "done", "p:g:i", "--stage", "1", "--head", "HEAD",
+                  "--report", str(report))  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "reportPath" in proc.stderr and "is not UTF-8 text" in proc.stderr
+    assert everything(claimed) == before

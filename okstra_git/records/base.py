@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from ..errors import BadInput, OkstraError
 from ..resources import data_dir
-from ..strict import json_value
+from ..strict import json_value, not_text
 
 R = TypeVar("R")
 
@@ -153,7 +153,15 @@ def _validator(schema_name: str) -> Any:
 
 
 def check_schema(data: Any, schema_name: str, where: str) -> None:
-    """Validate against ``schemas/<schema_name>.schema.json``; every error is named."""
+    """Validate against ``schemas/<schema_name>.schema.json``; every error is named. A string
+    that is not text (bytes that were not UTF-8) is refused too: no record could store it."""
+    found = not_text(data)
+    if found is not None:
+        path, value = found
+        raise BadInput(
+            f"{where}: {path.removeprefix('(top)/')} {value!r} is not UTF-8 text (it came from "
+            "bytes that are not UTF-8, e.g. a file name); rename it or give it as UTF-8"
+        )
     errors = sorted(_validator(schema_name).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         lines = [
