@@ -37,7 +37,7 @@ from pathlib import Path
 from . import hooklayout as L
 from .errors import BadInput, Refused
 from .resources import data_dir, installed_executable
-from .shell import command
+from .shell import command, okstra
 from .userfiles import write_atomic
 
 _EXE_LINE = "OKSTRA_EXE=''"
@@ -229,7 +229,7 @@ def install(cwd: Path, force: bool = False) -> Outcome:
             f"pre-commit owns {L.HOOK}: the gate is {slot}, which pre-commit runs first on every "
             "push (`pre-commit install -f` deletes it; run this again after one)"
         )
-    notes += _husky_ahead(where) + _others(cwd, where)
+    notes += _husky_ahead(where) + _lfs_unchained(cwd, where) + _others(cwd, where)
     return Outcome(action, manager, where.hooks_dir / slot, notes)
 
 
@@ -380,6 +380,23 @@ def _lefthook_refusal(where: Layout) -> str:
         f"{root / '.lefthook' / L.HOOK / L.LEFTHOOK_SCRIPT} (executable):\n{script}\n"
         "commit both, then run `git okstra hooks status` to check."
     )
+
+
+def _lfs_unchained(cwd: Path, where: Layout) -> list[str]:
+    """git-lfs is set up for this repository but its pre-push is not in the chain: okstra's
+    hook was there first, so `git lfs install` refused ("Hook already exists") and pushes stop
+    uploading LFS objects. Installing in the other order chains it."""
+    if not _git(cwd, "config", "--get", "filter.lfs.process", check=False):
+        return []
+    chained = where.hooks_dir / (L.HOOK + L.CHAINED_SUFFIX)
+    if _kind(chained) == L.GIT_LFS:
+        return []
+    steps = (okstra("hooks", "uninstall"), command("git", "lfs", "install"))
+    again = " && ".join((*steps, okstra("hooks", "install")))
+    return [
+        "git-lfs is configured here but its pre-push hook is not chained (okstra's was there "
+        f"first, so git-lfs did not install it): LFS objects are not uploaded. Run: {again}"
+    ]
 
 
 def _husky_ahead(where: Layout) -> list[str]:

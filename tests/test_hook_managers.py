@@ -393,3 +393,29 @@ def test_git_lfs_pre_push_is_chained_and_uploads(tmp_path: Path):
     assert MARKER in (work / ".git" / "hooks" / "pre-push").read_text()
     assert okstra(work, "hooks", "uninstall").returncode == 0
     assert snapshot(work) == before
+
+
+def test_okstra_first_then_git_lfs_says_how_to_chain_it(tmp_path: Path):
+    """git-lfs will not install over okstra's pre-push ("Hook already exists"): install says
+    so and gives the order that chains it; following it, objects upload through the gate."""
+    if subprocess.run(["git", "lfs", "version"], capture_output=True).returncode != 0:
+        pytest.skip("git-lfs is not installed")
+    work, remote = pair(tmp_path)
+    install(work)
+    lfs = subprocess.run(["git", "lfs", "install", "--local"], cwd=work, capture_output=True)
+    assert b"Hook already exists: pre-push" in lfs.stdout + lfs.stderr
+    out = install(work)
+    assert "git-lfs is configured here but its pre-push hook is not chained" in out
+    printed = out.split("Run: ", 1)[1].splitlines()[0]
+    assert printed == "git okstra hooks uninstall && git lfs install && git okstra hooks install"
+    run(work, "sh", "-c", printed)  # as the user would
+    assert "git-lfs" in status(work)["manager"] and status(work)["runs"]
+    assert "not chained" not in install(work)
+    run(work, "git", "lfs", "track", "*.bin")
+    (work / "blob.bin").write_bytes(os.urandom(1024))
+    git(work, "add", ".gitattributes", "blob.bin")
+    git(work, "commit", "-q", "-m", "an LFS file")
+    add_verdict(work)
+    proc = push(work, "origin", "main")
+    assert proc.returncode == 0, proc.stderr
+    assert len(list((remote / "lfs" / "objects").rglob("*"))) >= 1
