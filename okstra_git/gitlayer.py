@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -72,6 +73,24 @@ class DiffStatEntry:
     """Lines deleted."""
     binary: bool
     """A binary file: the line counts are 0."""
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """A commit as a message names it."""
+
+    commit: str
+    """Its id."""
+    message: str
+    """Its message."""
+    author: str
+    """``Name <email>``."""
+    when: str
+    """Author date, ISO 8601."""
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
 
 
 class GitRepo:
@@ -284,17 +303,61 @@ class GitRepo:
                 builder.insert(name, pygit2.Oid(hex=sub_id), _FILEMODE_TREE)
         return str(builder.write())
 
-    def commit(self, tree: str, parents: list[str], message: str) -> str:
+    def commit(
+        self, tree: str, parents: list[str], message: str, author_of: str | None = None
+    ) -> str:
+        """Write a commit; ``author_of`` keeps another commit's author and date (a replayed
+        event, as a rebase keeps them), the committer being this user now."""
         sig = self.signature()
+        author = self.repo[author_of].author if author_of is not None else sig
         oid = self.repo.create_commit(
             None,
-            sig,
+            author,
             sig,
             clean_message(message),
             pygit2.Oid(hex=tree),
             [pygit2.Oid(hex=p) for p in parents],
         )
         return str(oid)
+
+    def commit_info(self, commit: str) -> CommitInfo:
+        """Who made ``commit``, when, and its message."""
+        found = self.repo[commit]
+        who = found.author
+        when = datetime.fromtimestamp(who.time, timezone(timedelta(minutes=who.offset)))
+        return CommitInfo(commit, found.message, f"{who.name} <{who.email}>", when.isoformat())
+
+    def first_parents(self, tip: str, stop: str | None, where: str) -> list[str]:
+        """The commits from ``tip`` back along first parents, ``stop`` excluded; oldest first.
+        BadInput naming ``where`` (the ref) at a commit that cannot be read."""
+        found = []
+        for commit in self.walk_first_parent(tip, where):
+            if str(commit.id) == stop:
+                break
+            found.append(str(commit.id))
+        return found[::-1]
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
+        return str(found) if found is not None else None
+
+    def files_of(self, commit: str | None) -> dict[str, str]:
+        """Every blob of ``commit``'s tree: path → blob id (nothing for ``None``)."""
+        found: dict[str, str] = {}
+        if commit is None:
+            return found
+        pending = [(self.tree_of(commit), "")]
+        while pending:
+            tree, at = pending.pop()
+            for entry in tree:
+                if entry.type_str == "tree":
+                    pending.append((self.repo[entry.id], f"{at}{entry.name}/"))
+                else:
+                    found[f"{at}{entry.name}"] = str(entry.id)
+        return found
+
+    def blob(self, blob_id: str) -> bytes:
+        return self.repo[blob_id].data
 
     def tree_of(self, commit: str) -> pygit2.Tree:
         return self.repo[commit].peel(pygit2.Tree)

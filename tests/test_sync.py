@@ -107,26 +107,6 @@ def test_diverged_notes_merge_like_cat_sort_uniq(tmp_path: Path):
     assert git(a, "rev-parse", VERDICTS_REF) == merge
 
 
-def test_a_diverged_task_ref_is_reported_and_nothing_is_overwritten(tmp_path: Path):
-    a, remote = pair(tmp_path, "a")
-    b, _ = pair(tmp_path, "b")
-    new_task(a)
-    sync_json(a)
-    sync_json(b)
-    for clone, phase in ((a, "implementation-planning"), (b, "error-analysis")):
-        assert okstra(clone, "run", "start", KEY, "--type", phase).returncode == 0
-    sync_json(a)
-    mine = git(b, "rev-parse", TASK_REF)
-    theirs = remote_ref(remote, TASK_REF)
-
-    proc = okstra(b, "sync")
-    assert proc.returncode == 1
-    assert f"{TASK_REF} diverged from origin" in proc.stderr
-    assert "git update-ref" in proc.stderr
-    assert git(b, "rev-parse", TASK_REF) == mine
-    assert remote_ref(remote, TASK_REF) == theirs
-
-
 def test_push_only_with_a_stale_view_lands_nothing(tmp_path: Path):
     a, remote = pair(tmp_path, "a")
     b, _ = pair(tmp_path, "b")
@@ -136,9 +116,9 @@ def test_push_only_with_a_stale_view_lands_nothing(tmp_path: Path):
     proc = okstra(b, "sync", "--push-only")
     assert proc.returncode == 3 and "without --push-only" in proc.stderr
     assert remote_ref(remote, TASK_REF) == git(a, "rev-parse", TASK_REF)
-    # --fetch-only never pushes, and reports the divergence.
+    # --fetch-only never pushes, and reports the conflict (the task was created on both).
     proc = okstra(b, "sync", "--fetch-only")
-    assert proc.returncode == 1 and "diverged" in proc.stderr
+    assert proc.returncode == 1 and "created on both sides" in proc.stderr
     assert okstra(b, "sync", "--fetch-only", "--push-only").returncode == 2
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..views import Output
@@ -11,9 +12,15 @@ if TYPE_CHECKING:
     from ..services.sync import SyncReport
 
 
+def _unit(text: str) -> str:
+    if re.fullmatch(r"task|plan-[0-9]{3,9}|[a-z-]+-[0-9]{3,9}", text) is None:
+        raise ValueError("expected a run id such as error-analysis-001, plan-002 or task")
+    return text
+
+
 @command(
     "sync",
-    "Fetch refs/okstra/* and refs/notes/okstra/*, fast-forward or merge, push with leases.",
+    "Fetch refs/okstra/* and refs/notes/okstra/*, bring local refs in step, push what is ahead.",
     Arg(
         "remote",
         "The remote (default: the branch's remote, else origin, else the only one).",
@@ -21,36 +28,103 @@ if TYPE_CHECKING:
         optional=True,
         complete="remote",
     ),
-    Arg("--fetch-only", "Fetch and merge into local refs; push nothing.", flag=True),
-    Arg("--push-only", "Push with leases from the last fetch; fetch nothing.", flag=True),
-    about="Notes merge line by line (cat_sort_uniq), task and claim refs only fast-forward (a "
-    "divergence is reported and exits 1); the push is atomic and leased on what was fetched.",
+    Arg("--fetch-only", "Fetch and bring local refs in step; push nothing.", flag=True),
+    Arg("--push-only", "Push what is ahead since the last fetch; fetch nothing.", flag=True),
+    Arg(
+        "--task",
+        "The task whose true conflict --take-theirs or --renumber settles.",
+        metavar="KEY",
+        complete="task",
+    ),
+    Arg(
+        "--take-theirs",
+        "Settle the conflict by keeping the remote's side of UNIT and dropping yours (your old "
+        "tip is kept under refs/okstra-dropped/).",
+        metavar="UNIT",
+        convert=_unit,
+    ),
+    Arg(
+        "--renumber",
+        "Settle a run or plan started on both sides by keeping both: yours moves to the next "
+        "free number.",
+        metavar="UNIT",
+        convert=_unit,
+    ),
+    about="Remote records are checked (schema, ref names, branch and path fields) before they "
+    "are adopted. Local-only task events are replayed on the remote's chain, like `git pull "
+    "--rebase`; notes merge line by line (cat_sort_uniq). Only a true conflict — the same run "
+    "or plan started on both sides, the same stage claimed on both — stops, for that task "
+    "alone, naming both sides and one command per choice (exit 1). The push is atomic and "
+    "never forced: each ref is a fast-forward of what was fetched.",
 )
-def sync(remote: str | None, fetch_only: bool, push_only: bool) -> Output:
+def sync(
+    remote: str | None,
+    fetch_only: bool,
+    push_only: bool,
+    task: str | None,
+    take_theirs: str | None,
+    renumber: str | None,
+) -> Output:
     from ..errors import BadInput
     from ..services import sync as sync_service
     from ..services.context import open_context
-    from ..shell import command as quoted
+    from ..services.reconcile import Choice
 
     if fetch_only and push_only:
         raise BadInput("--fetch-only and --push-only exclude each other; give at most one")
+    if take_theirs and renumber:
+        raise BadInput("--take-theirs and --renumber exclude each other; give one")
+    if (task is None) != (take_theirs is None and renumber is None):
+        raise BadInput("--take-theirs and --renumber settle one task's conflict: give --task KEY")
+    if renumber == "task":
+        raise BadInput("--renumber task: only a run or a plan snapshot can be renumbered")
+    ctx = open_context()
+    choice = None
+    if task is not None:
+        if push_only:
+            raise BadInput("--push-only cannot settle a conflict: it needs the remote's side")
+        action, unit = ("renumber", renumber) if renumber else ("take-theirs", take_theirs)
+        assert unit is not None
+        choice = Choice(ctx.key(task), action, unit)
     report = sync_service.sync(
-        open_context(), remote, do_fetch=not push_only, do_push=not fetch_only
+        ctx, remote, do_fetch=not push_only, do_push=not fetch_only, choice=choice
     )
-    if not report.diverged:
+    if not report.conflicts and not report.invalid:
         return Output(report.to_data(), _text(report))
-    names = ", ".join(r.ref for r in report.diverged)
-    first = report.diverged[0]
-    track = sync_service.tracking_name(report.remote, first.ref)
-    error = (
-        f"{names} diverged from {report.remote} (both sides have commits the other lacks); "
-        f"nothing was overwritten and they were not pushed. Compare with "
-        f"`{quoted('git', 'log', '--oneline', f'{first.ref}...{track}')}`; to take the "
-        f"remote's side: `{quoted('git', 'update-ref', first.ref, first.remote, first.local)}`"
-    )
+    error = _error(report)
     return Output(
         report.to_data(), _text(report), err=f"git okstra: {error}\n", code=1, error=error
     )
+
+
+def _error(report: SyncReport) -> str:
+    parts = []
+    for c in report.conflicts:
+        lines = [f"sync with {report.remote} stopped for task {c.task_key}: {c.summary}."]
+        lines.append(f"  here:   {_side(c.here)}")
+        lines.append(f"  {report.remote}: {_side(c.there)}")
+        lines.append(
+            "  Nothing of this task was pushed or rewritten; every other task was synced. "
+            "Choose one:"
+        )
+        lines += [f"  - {what}: {cmd}" for what, cmd in c.choices]
+        parts.append("\n".join(lines))
+    if report.invalid:
+        parts.append(
+            f"{len(report.invalid)} record(s) fetched from {report.remote} fail their checks and "
+            "were not adopted (nothing here acts on them; whoever wrote them must fix them on "
+            f"{report.remote}):\n" + "\n".join(f"  - {p}" for p in report.invalid)
+        )
+    return "\n".join(parts)
+
+
+def _side(info: object) -> str:
+    if info is None:
+        return "(the remote's event could not be told apart)"
+    from ..gitlayer import CommitInfo
+
+    assert isinstance(info, CommitInfo)
+    return f"{info.commit[:12]} {info.subject} ({info.author}, {info.when})"
 
 
 def _text(report: SyncReport) -> str:
@@ -65,12 +139,18 @@ def _text(report: SyncReport) -> str:
             "fetched": f"fetched {remote}",
             "fast-forwarded": f"fast-forwarded {local} → {new}",
             "merged": f"merged the remote's {remote} into {local} → {new}",
+            "replayed": f"local events replayed on the remote's {remote} → {new}",
             "ahead": f"ahead of the remote ({remote} → {local})",
             "local-only": f"not on the remote yet ({local})",
-            "diverged": f"DIVERGED: here {local}, remote {remote}",
+            "conflict": f"CONFLICT: left as it was (here {local}, remote {remote})",
+            "invalid": f"NOT ADOPTED: the remote's {remote} fails its checks",
         }[state.state]
         pushed = "; pushed" if state.ref in report.pushed else ""
         lines.append(f"  {state.ref}: {said}{pushed}")
+    for old, new in report.renumbered.items():
+        lines.append(f"renumbered your {old} as {new}")
+    for kept in report.kept:
+        lines.append(f"your replaced side is kept at {kept}")
     unchanged = sum(1 for r in report.refs if r.state == "same")
     lines.append(f"{unchanged} ref(s) already in step; {len(report.pushed)} pushed")
     return "\n".join(lines)

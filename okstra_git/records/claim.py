@@ -9,13 +9,15 @@ of another (libgit2 transactions skip that check).
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import BadInput
 from ..gitlayer import GitRepo
-from ..keys import TaskKey
+from ..keys import TaskKey, parse_task_key
+from ..shell import command
 from ..strict import is_digits
 from .base import check_schema, dumps_pretty, from_data, loads, to_data
 
@@ -124,12 +126,53 @@ def load_claim(repo: GitRepo, key: TaskKey, stage: int) -> ClaimState | None:
 
 
 def read_claim_at(repo: GitRepo, commit: str, ref: str) -> Claim:
+    """The claim at ``commit`` of ``ref``; refused (exit 2) when it names a stage, task, branch
+    or worktree path that is not its own, so such a record is never acted on."""
     where = f"{ref}:{CLAIM_PATH}"
     repo.commit_at(commit, ref)  # a ref forged to a blob or a corrupt commit is named
     raw = repo.read_path(commit, CLAIM_PATH)
     if raw is None:
         raise BadInput(f"{where} is missing: the claim ref does not hold a claim record")
-    return from_data(Claim, loads(raw, where), where)
+    claim = from_data(Claim, loads(raw, where), where)
+    problems = claim_location_problems(
+        ref, claim.stage, claim.task_key, claim.branch, claim.worktree_path
+    )
+    if problems:
+        raise BadInput(
+            f"{where} is not a claim okstra wrote, so it is never acted on: "
+            + "; ".join(problems)
+            + f". Remove it here with: {command('git', 'update-ref', '-d', ref, commit)}"
+        )
+    return claim
+
+
+def claim_location_problems(
+    ref: str, stage: int, task_key: str, branch: str, worktree_path: str
+) -> list[str]:
+    """Why a claim stored at ``ref`` does not name its own stage, task, branch and a plain
+    worktree path (every field okstra later acts on: prune deletes that branch and folder)."""
+    prefix, _, leaf = ref.rpartition("/")
+    suffix = prefix[len(CLAIMS_PREFIX) :]
+    problems = []
+    if leaf != f"stage-{stage}":
+        problems.append(f"stage {stage} is not the stage of its ref ({leaf})")
+    try:
+        if parse_task_key(task_key).ref_suffix != suffix:
+            problems.append(f"taskKey {task_key!r} is not the task of its ref ({suffix})")
+    except BadInput as exc:
+        problems.append(f"taskKey: {exc}")
+    own = f"okstra/{suffix}/{leaf}"
+    if branch not in ("", own):
+        problems.append(f"branch {branch!r} is not the stage's own branch {own}")
+    if bool(branch) != bool(worktree_path):
+        problems.append("branch and worktreePath are not both set or both empty")
+    elif worktree_path and (
+        not worktree_path.startswith("/")
+        or posixpath.normpath(worktree_path) != worktree_path
+        or any(ch < " " or ch == "\x7f" for ch in worktree_path)
+    ):
+        problems.append(f"worktreePath {worktree_path!r} is not a plain absolute path")
+    return problems
 
 
 def load_claims(repo: GitRepo, key: TaskKey) -> dict[int, ClaimState]:

@@ -1,12 +1,14 @@
-"""Sharing okstra's refs and notes through a remote (SPEC §2).
+"""Sharing okstra's refs and notes through a remote (SPEC §2, §14).
 
 Fetch lands in remote-tracking namespaces only — ``refs/okstra-remotes/<R>/*`` for task and
 claim refs, ``refs/notes/okstra-remotes/<R>/*`` for notes — so a fetch never clobbers local
-state. Then, locally: task and claim refs fast-forward (a divergence is reported, never
-overwritten); notes merge by union of sorted unique lines per annotated object (what
-``git notes merge -s cat_sort_uniq`` gives for JSON-Lines notes). Push is one ``--atomic``
-push with ``--force-with-lease=<ref>:<expected>`` for every ref, so a shared remote (any git
-server) arbitrates between machines: a push based on stale information lands nothing.
+state. Then ``reconcile`` brings local refs in step (adopting checked remote records,
+replaying local-only task events on the remote's chain, merging notes) in one local
+transaction, and one ``--atomic`` push publishes what is ahead here. Every pushed ref is a
+fast-forward of the remote's value, pushed without force: a remote that moved meanwhile
+rejects it (compare-and-swap by the fast-forward rule), nothing lands, and sync starts over
+from a fresh fetch. The refs to push go through a staging namespace and two glob refspecs, so
+the command line never grows with the number of tasks.
 
 Network work uses the ``git`` CLI (the user's credentials and transports); object and ref
 work uses the git layer. This module is imported by ``ci check --fetch``: stdlib and the git
@@ -18,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import secrets
 import subprocess
 import sys
 import time
@@ -28,10 +31,21 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadInput, Conflict, Refused
 from ..gate import REMOTE_NOTES_PREFIX
-from ..gitlayer import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate, cas_retry
+from ..gitlayer import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
+from ..records.claim import claims_prefix
+from ..records.task import task_ref
 from ..reflocks import LockReport, held_locks, report
 from ..shell import okstra
 from .context import Context
+from .reconcile import (
+    LOCAL_NOTES,
+    LOCAL_REFS,
+    Choice,
+    RefState,
+    TaskConflict,
+    reconcile,
+    tracking_name,
+)
 
 if TYPE_CHECKING:
     from datetime import timedelta
@@ -39,8 +53,9 @@ if TYPE_CHECKING:
     from ..keys import TaskKey
     from .claims import ClaimResult
 
-LOCAL_REFS = "refs/okstra/"
-LOCAL_NOTES = "refs/notes/okstra/"
+STAGING = "refs/okstra-outgoing/"
+"""Where one sync lists the refs it pushes (``<pid>-<random>/okstra/…``, ``…/notes/…``): two
+glob refspecs then push exactly them. Deleted after the push."""
 PUSH_ATTEMPTS = 5
 CLAIM_ATTEMPTS = 12
 # What git prints for a push that lost to another writer, as opposed to a refusal by policy.
@@ -69,13 +84,6 @@ def tracking_notes(remote: str) -> str:
     return f"{REMOTE_NOTES_PREFIX}{remote}/"
 
 
-def tracking_name(remote: str, ref: str) -> str:
-    """Where the remote's copy of ``ref`` (an okstra ref or notes ref) is kept locally."""
-    if ref.startswith(LOCAL_NOTES):
-        return tracking_notes(remote) + ref[len(LOCAL_NOTES) :]
-    return tracking_refs(remote) + ref[len(LOCAL_REFS) :]
-
-
 def fetch_refspecs(remote: str) -> list[str]:
     """What a fetch of okstra data from ``remote`` brings, and where: the tracking namespaces
     only, so a fetch (ours, or a plain ``git fetch`` after ``init --remote``) never clobbers a
@@ -84,32 +92,6 @@ def fetch_refspecs(remote: str) -> list[str]:
         f"+{LOCAL_REFS}*:{tracking_refs(remote)}*",
         f"+{LOCAL_NOTES}*:{tracking_notes(remote)}*",
     ]
-
-
-@dataclass(frozen=True)
-class RefState:
-    """One local ref against its remote-tracking copy, and what sync did about it."""
-
-    ref: str
-    """The local ref (``refs/okstra/…`` or ``refs/notes/okstra/…``)."""
-    local: str | None
-    """Its value before sync touched it."""
-    remote: str | None
-    """The remote's value, as last fetched."""
-    state: str
-    """``same``, ``fetched`` (new here), ``fast-forwarded``, ``merged`` (notes), ``ahead``,
-    ``local-only`` or ``diverged``."""
-    new: str | None = None
-    """The local value after sync, when it changed or is to be pushed."""
-
-    def to_data(self) -> dict[str, str | None]:
-        return {
-            "ref": self.ref,
-            "local": self.local,
-            "remote": self.remote,
-            "state": self.state,
-            "new": self.new,
-        }
 
 
 @dataclass
@@ -126,10 +108,29 @@ class SyncReport:
     """The refs the (atomic) push landed."""
     attempts: int = 0
     """Fetch-reconcile-push rounds; more than one when the remote moved meanwhile."""
+    conflicts: list[TaskConflict] = field(default_factory=list)
+    """True conflicts, one per task: nothing of those tasks was pushed or rewritten."""
+    invalid: list[str] = field(default_factory=list)
+    """Problems with remote records that were not adopted (ref and field named)."""
+    kept: list[str] = field(default_factory=list)
+    """Refs keeping the local tips a ``--take-theirs`` replaced."""
+    renumbered: dict[str, str] = field(default_factory=dict)
+    """What a ``--renumber`` moved: old run id (or plan) → new."""
 
     @property
     def diverged(self) -> list[RefState]:
-        return [r for r in self.refs if r.state == "diverged"]
+        """Refs left as they were by a conflict."""
+        return [r for r in self.refs if r.state == "conflict"]
+
+    def blocking(self, refs_prefixes: Iterable[str]) -> list[str]:
+        """Why refs under any of ``refs_prefixes`` could not be brought in step (a conflict, a
+        remote record failing its checks): what a claim through the remote must not ignore."""
+        prefixes = tuple(refs_prefixes)
+        return [
+            f"{r.ref} ({r.state})"
+            for r in self.refs
+            if r.state in ("conflict", "invalid") and r.ref.startswith(prefixes)
+        ]
 
     def to_data(self) -> dict[str, object]:
         return {
@@ -139,6 +140,10 @@ class SyncReport:
             "unchanged": sum(1 for r in self.refs if r.state == "same"),
             "pushed": self.pushed,
             "diverged": [r.ref for r in self.diverged],
+            "conflicts": [c.to_data() for c in self.conflicts],
+            "invalid": self.invalid,
+            "kept": self.kept,
+            "renumbered": self.renumbered,
             "attempts": self.attempts,
         }
 
@@ -206,114 +211,6 @@ def fetch(repo: GitRepo, remote: str) -> None:
     _fetch(repo, remote, fetch_refspecs(remote))
 
 
-# -- reconciling local refs with the fetched ones -------------------------------------------
-
-
-def _remote_values(repo: GitRepo, local_prefix: str, track_prefix: str) -> dict[str, str | None]:
-    """Every ref under ``local_prefix`` here or on the remote → the remote's value (``None``:
-    the remote lacks it)."""
-    tracked = {
-        local_prefix + name[len(track_prefix) :]: sha
-        for name, sha in repo.list_refs(track_prefix).items()
-    }
-    here = repo.list_refs(local_prefix)
-    return {ref: tracked.get(ref) for ref in sorted(here.keys() | tracked.keys())}
-
-
-def _reconcile_ref(repo: GitRepo, ref: str, remote_value: str | None, notes: bool) -> RefState:
-    """Bring one local ref up to its fetched value where that loses nothing.
-
-    Conditional on the local value read, retried on a lost race (a local writer moved it).
-    """
-
-    def attempt() -> RefState:
-        local = repo.read_ref(ref)
-        # Ancestry needs readable commits: a forged or damaged value is named, not walked.
-        if local is not None:
-            repo.commit_at(local, ref)
-        if remote_value is not None:
-            repo.commit_at(remote_value, f"{ref} as fetched")
-            if local is not None and local != remote_value:
-                repo.check_history(local, [remote_value], ref)
-                repo.check_history(remote_value, [local], f"{ref} as fetched")
-        if remote_value is None:
-            return RefState(ref, local, None, "local-only", local)
-        if local is None:
-            repo.update_refs([RefUpdate(ref, remote_value, None)], "okstra sync: fetched")
-            return RefState(ref, None, remote_value, "fetched", remote_value)
-        if local == remote_value:
-            return RefState(ref, local, remote_value, "same")
-        if repo.contains(remote_value, local):
-            repo.update_refs([RefUpdate(ref, remote_value, local)], "okstra sync: fast-forward")
-            return RefState(ref, local, remote_value, "fast-forwarded", remote_value)
-        if repo.contains(local, remote_value):
-            return RefState(ref, local, remote_value, "ahead", local)
-        if not notes:
-            return RefState(ref, local, remote_value, "diverged")
-        merged = merge_notes(repo, local, remote_value, f"okstra sync: merge {ref}")
-        repo.update_refs([RefUpdate(ref, merged, local)], "okstra sync: merge notes")
-        return RefState(ref, local, remote_value, "merged", merged)
-
-    return cas_retry(repo, attempt, [ref])
-
-
-def reconcile(repo: GitRepo, remote: str) -> list[RefState]:
-    """Fast-forward task and claim refs, merge notes; say what is to be pushed or diverged."""
-    states = []
-    for local_prefix, track_prefix, notes in (
-        (LOCAL_REFS, tracking_refs(remote), False),
-        (LOCAL_NOTES, tracking_notes(remote), True),
-    ):
-        for ref, remote_value in _remote_values(repo, local_prefix, track_prefix).items():
-            states.append(_reconcile_ref(repo, ref, remote_value, notes))
-    return states
-
-
-def note_entries(repo: GitRepo, notes_commit: str) -> dict[str, tuple[str, str]]:
-    """Annotated object → (path in the notes tree, blob id), whatever the fanout."""
-    found: dict[str, tuple[str, str]] = {}
-
-    def walk(tree, path: str, prefix: str) -> None:
-        for entry in tree:
-            name = prefix + entry.name
-            where = f"{path}{entry.name}"
-            if entry.type_str == "tree":
-                walk(repo.repo[entry.id], where + "/", name)
-            elif entry.type_str == "blob" and len(name) == 40:
-                found[name] = (where, str(entry.id))
-
-    walk(repo.tree_of(notes_commit), "", "")
-    return found
-
-
-def merge_notes(repo: GitRepo, local: str, remote: str, message: str) -> str:
-    """A merge commit of two notes commits: per object, the sorted union of their lines.
-
-    Starts from the local tree and rewrites only the notes that differ, so the cost follows
-    the number of changed notes, not the size of the notes tree.
-    """
-    mine = note_entries(repo, local)
-    theirs = note_entries(repo, remote)
-    changes: dict[str, bytes | None] = {}
-    for target, (_path, blob) in theirs.items():
-        have = mine.get(target)
-        if have is not None and have[1] == blob:
-            continue
-        lines = _lines(repo, blob)
-        if have is not None:
-            lines |= _lines(repo, have[1])
-            changes[have[0]] = None
-        changes[f"{target[:2]}/{target[2:]}"] = b"\n".join(sorted(lines)) + b"\n"
-    tree = repo.tree_with(repo.tree_of(local), changes)
-    return repo.commit(tree, [local, remote], message)
-
-
-def _lines(repo: GitRepo, blob: str) -> set[bytes]:
-    """A note's non-empty lines, as bytes split at ``\\n`` only, like ``cat_sort_uniq``: no
-    decoding that could alter a byte, no split inside a JSON string holding U+2028."""
-    return {ln for ln in repo.repo[blob].data.split(b"\n") if ln}
-
-
 # -- pushing with leases --------------------------------------------------------------------
 
 
@@ -339,15 +236,55 @@ def push_leased(repo: GitRepo, remote: str, updates: Iterable[RefUpdate]) -> Pus
     updates = list(updates)
     if not updates:
         return PushOutcome(True, False, "nothing to push")
-    for update in updates:  # never hand a remote a commit git fsck would reject
-        if update.new is not None:
-            known = [update.expected, repo.read_ref(tracking_name(remote, update.name))]
-            repo.check_history(update.new, [h for h in known if h], update.name)
+    _check_publishable(repo, remote, updates)
     args = ["push", "--atomic", "--porcelain", remote]
     for update in updates:
         args.append(f"--force-with-lease={update.name}:{update.expected or ''}")
     args += [f"{update.new or ''}:{update.name}" for update in updates]
-    proc = _git(repo, *args)
+    return _pushed(repo, remote, updates, _git(repo, *args))
+
+
+def _check_publishable(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
+    """Never hand a remote a commit git fsck would reject (BadInput naming the ref)."""
+    for update in updates:
+        if update.new is not None:
+            known = [update.expected, repo.read_ref(tracking_name(remote, update.name))]
+            repo.check_history(update.new, [h for h in known if h], update.name)
+
+
+def push_staged(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> PushOutcome:
+    """One ``git push --atomic`` of ``updates`` (each a fast-forward of the remote's value, or
+    a ref it lacks), without force: the remote's fast-forward rule is the compare-and-swap.
+
+    The refs are listed under a staging namespace of this process and pushed with two glob
+    refspecs, so the command line is the same size for 1 ref or 50,000.
+    """
+    if not updates:
+        return PushOutcome(True, False, "nothing to push")
+    _check_publishable(repo, remote, updates)
+    staging = f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}/"
+    kinds = {LOCAL_REFS: "okstra/", LOCAL_NOTES: "notes/"}
+    staged = []
+    for update in updates:
+        local = LOCAL_NOTES if update.name.startswith(LOCAL_NOTES) else LOCAL_REFS
+        name = staging + kinds[local] + update.name[len(local) :]
+        staged.append(RefUpdate(name, update.new, None))
+    refspecs = [
+        f"{staging}{kind}*:{local}*"
+        for local, kind in kinds.items()
+        if any(u.name.startswith(local) for u in updates)
+    ]
+    repo.update_refs(staged, "okstra sync: refs to push")
+    try:
+        proc = _git(repo, "push", "--atomic", "--porcelain", remote, *refspecs)
+    finally:
+        repo.update_refs([RefUpdate(u.name, None, u.new) for u in staged], "okstra sync: pushed")
+    return _pushed(repo, remote, updates, proc)
+
+
+def _pushed(
+    repo: GitRepo, remote: str, updates: list[RefUpdate], proc: subprocess.CompletedProcess[str]
+) -> PushOutcome:
     if proc.returncode == 0:
         _track_pushed(repo, remote, updates)
         return PushOutcome(True, False, proc.stdout.strip())
@@ -468,11 +405,11 @@ def claim_via_remote(
 
     for _ in range(CLAIM_ATTEMPTS):
         pulled = pull(ctx, remote)  # checks the remote first
-        if pulled.diverged:
-            names = ", ".join(r.ref for r in pulled.diverged)
+        blocked = pulled.blocking((task_ref(key), claims_prefix(key)))
+        if blocked:
             raise Refused(
-                f"{names} diverged from {remote}, so a claim cannot be published safely; "
-                f"resolve it first (see `{okstra('sync', remote)}`)",
+                f"{', '.join(blocked)} could not be brought in step with {remote}, so a claim "
+                f"cannot be published safely; see why and settle it: {okstra('sync', remote)}",
                 hint=okstra("sync", remote),
             )
         try:
@@ -483,9 +420,6 @@ def claim_via_remote(
             # A progress note, like git's own: the command goes on and may still succeed.
             sys.stderr.write(f"okstra: another machine claimed first on {remote}; choosing again\n")
             time.sleep(0.05 + random.random() * 0.2)  # let the winner's push settle
-    from ..records.claim import claims_prefix
-    from ..records.task import task_ref
-
     found = remote_locks(ctx.repo, remote, [task_ref(key)], under=claims_prefix(key))
     if found is not None:
         raise Conflict(found.text, hint=found.command)
@@ -504,9 +438,17 @@ def pull(ctx: Context, remote: str) -> SyncReport:
 
 
 def sync(
-    ctx: Context, remote: str | None = None, do_fetch: bool = True, do_push: bool = True
+    ctx: Context,
+    remote: str | None = None,
+    do_fetch: bool = True,
+    do_push: bool = True,
+    choice: Choice | None = None,
 ) -> SyncReport:
-    """Fetch, reconcile and push okstra's refs and notes; retried when the remote moves."""
+    """Fetch, reconcile and push okstra's refs and notes; retried when the remote moves.
+
+    ``choice`` settles one task's true conflict (reported by an earlier sync) as the person
+    chose; it applies to the first round only, which rewrites the local side for good.
+    """
     repo = ctx.repo
     remote = remote or default_remote(repo)
     check_remote(repo, remote)
@@ -516,15 +458,14 @@ def sync(
         if do_fetch:
             fetch(repo, remote)
             report.fetched = True
-        report.refs = reconcile(repo, remote)
+        done = reconcile(repo, remote, choice if attempt == 1 else None)
+        report.refs, report.conflicts, report.invalid = done.states, done.conflicts, done.invalid
+        report.kept += done.kept
+        report.renumbered.update(done.renumbered)
         if not do_push:
             return report
-        pushes = [
-            RefUpdate(r.ref, r.new, r.remote)
-            for r in report.refs
-            if r.state in ("ahead", "local-only", "merged")
-        ]
-        outcome = push_leased(repo, remote, pushes)
+        pushes = done.to_push
+        outcome = push_staged(repo, remote, pushes)
         if outcome.ok:
             report.pushed = [u.name for u in pushes]
             return report
@@ -536,7 +477,7 @@ def sync(
             raise Conflict(found.text, hint=found.command)
         if not do_fetch:
             raise Conflict(
-                f"{remote} changed since the last fetch, so the leased push landed nothing "
+                f"{remote} changed since the last fetch, so the push landed nothing "
                 f"({outcome.detail}); run `{okstra('sync', remote)}` without --push-only",
                 hint=okstra("sync", remote),
             )
