@@ -18,17 +18,17 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import BadInput
 
 if TYPE_CHECKING:  # the git layer (pygit2, ~50 ms) loads only when a verdict must be looked up
     from .gitlayer import GitRepo
+    from .notesview import NotesView
     from .records.verdict import Verdict
 
 DEFAULT_PROTECT = ("refs/heads/main", "refs/heads/master", "refs/heads/release/*")
 MATCH_MODES = ("tree", "commit")
-REMOTE_NOTES_PREFIX = "refs/notes/okstra-remotes/"  # + <remote>/: where sync and --fetch put them
 # okstra's own data and every notes ref travel freely: they are how verdicts get to the server.
 _PASS_PREFIXES = ("refs/okstra/", "refs/notes/")
 _TRUE = ("true", "yes", "on", "1")
@@ -370,48 +370,6 @@ class Finding:
         return list(dict.fromkeys(keys))
 
 
-class VerdictNotes:
-    """Every verdict notes tree the gate consults, resolved once.
-
-    The local ``refs/notes/okstra/verdicts``, the copies a fetch brought into
-    ``refs/notes/okstra-remotes/<remote>/verdicts``, and (server side) the notes commit being
-    pushed in the same push, which is not on a ref yet.
-    """
-
-    def __init__(self, repo: GitRepo, extra: Mapping[str, str] | None = None) -> None:
-        from .records.verdict import VERDICTS_REF
-
-        heads: dict[str, str | None] = {VERDICTS_REF: repo.read_ref(VERDICTS_REF)}
-        for ref, sha in sorted(repo.list_refs(REMOTE_NOTES_PREFIX).items()):
-            if ref.endswith("/verdicts"):
-                heads[ref] = sha
-        heads.update(extra or {})
-        self.repo = repo
-        self.sources: list[tuple[str, Any]] = []
-        """``(name, notes tree)`` of every readable source."""
-        self.problems: list[str] = []
-        """Sources ignored because they hold no readable notes commit: skipping one can only
-        hide verdicts (the gate stays shut), while failing on it would let anyone who can push
-        a bad notes ref shut the gate for every protected push."""
-        for name, sha in heads.items():
-            if sha:
-                try:
-                    self.sources.append((name, repo.tree_of(repo.commit_at(sha, name).id)))
-                except BadInput as exc:
-                    self.problems.append(str(exc))
-
-    def lines(self, target: str) -> list[tuple[str, bytes]]:
-        """``(where, note bytes)`` for each source holding a note on ``target``."""
-        from .gitlayer import note_in  # loaded already: the sources are pygit2 trees
-
-        found = []
-        for name, tree in self.sources:
-            note = note_in(self.repo, tree, target)
-            if note is not None:
-                found.append((f"{name} note on {target[:12]}", note))
-        return found
-
-
 def _identity(verdict: Verdict) -> str:
     """The canonical line: the same verdict read from two notes (commit and tree) is one."""
     from .records.base import dumps_line, to_data
@@ -429,7 +387,7 @@ class Gate:
         self,
         repo: GitRepo,
         config: GateConfig | None = None,
-        notes: VerdictNotes | None = None,
+        notes: NotesView | None = None,
         side: str = "client",
     ) -> None:
         self.repo = repo
@@ -444,9 +402,12 @@ class Gate:
         """The resolved ``okstra.gate.allowedSigners`` file."""
 
     @property
-    def notes(self) -> VerdictNotes:
+    def notes(self) -> NotesView:
         if self._notes is None:
-            self._notes = VerdictNotes(self.repo)
+            from .notesview import NotesView
+            from .records.verdict import VERDICTS_REF
+
+            self._notes = NotesView(self.repo, VERDICTS_REF)
         return self._notes
 
     # -- one commit ------------------------------------------------------------------------

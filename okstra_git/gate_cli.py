@@ -144,8 +144,9 @@ def _open_gate(config: GateConfig, side: str, updates: list[tuple[str, str, str]
     commit pushed in the same push counts, so `git push origin refs/notes/okstra/verdicts main`
     lands both together.
     """
-    from .gate import Gate, VerdictNotes
+    from .gate import Gate
     from .gitlayer import GitRepo
+    from .notesview import NotesView
 
     repo = GitRepo.open(".")
     if side != "server":
@@ -158,7 +159,7 @@ def _open_gate(config: GateConfig, side: str, updates: list[tuple[str, str, str]
         for ref, _old, new in updates
         if ref == VERDICTS_REF and not is_zero(new)
     }
-    return Gate(repo, config, notes=VerdictNotes(repo, extra=pushed), side=side)
+    return Gate(repo, config, notes=NotesView(repo, VERDICTS_REF, extra=pushed), side=side)
 
 
 def _pre_commit_update() -> list[tuple[str, str, str]]:

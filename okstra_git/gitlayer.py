@@ -144,6 +144,10 @@ class GitRepo:
         who = self.signature()
         return f"{who.name} <{who.email}>"
 
+    def remote_names(self) -> list[str]:
+        """The remotes configured here, sorted."""
+        return sorted(self.repo.remotes.names())
+
     # -- refs ------------------------------------------------------------------------------
 
     def read_ref(self, name: str) -> str | None:
@@ -209,6 +213,15 @@ class GitRepo:
                         name = entry.path[len(base) :].replace(os.sep, "/")
                         found[name] = content.decode("ascii")
         return found
+
+    def has_refs(self, prefix: str) -> bool:
+        """Whether any ref lies under ``prefix`` (ending in ``/``), without listing them all."""
+        folder = self.common_dir / prefix
+        if folder.is_dir():
+            with os.scandir(folder) as entries:
+                if any(entries):
+                    return True
+        return _packed_refs_under(self.common_dir / "packed-refs", prefix, first=True) != {}
 
     def update_refs(self, updates: Iterable[RefUpdate], message: str) -> None:
         """Apply every update or none, each conditional on its expected value.
@@ -683,8 +696,8 @@ def _head_file(git_dir: Path) -> str | None:
         return None
 
 
-def _packed_refs_under(path: Path, prefix: str) -> dict[str, str]:
-    """Entries of ``packed-refs`` under ``prefix``.
+def _packed_refs_under(path: Path, prefix: str, first: bool = False) -> dict[str, str]:
+    """Entries of ``packed-refs`` under ``prefix`` (only the first one with ``first``).
 
     git writes the file sorted by refname (the ``sorted`` trait in its header), so binary-search
     to the first candidate instead of reading 100k lines on every push; an unsorted file (old
@@ -704,6 +717,8 @@ def _packed_refs_under(path: Path, prefix: str) -> dict[str, str]:
         name = raw[41:]
         if name.startswith(key):
             found[name.decode("utf-8", "surrogateescape")] = raw[:40].decode("ascii")
+            if first:
+                break
         elif is_sorted and name > key:
             break  # past the prefix: nothing further can match
     return found

@@ -123,6 +123,7 @@ def test_every_offence_reported_together_by_the_cli(world: World):
         "error": "\n".join(refusals),
         "exitCode": 1,
         "hint": None,
+        "remoteLag": [],
     }
 
 

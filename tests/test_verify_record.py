@@ -23,7 +23,6 @@ from okstra_git.records.verdict import (
     VERDICTS_REF,
     Verdict,
     append_verdict,
-    read_tree_verdicts,
     read_verdicts,
 )
 from okstra_git.reports.files import MAX_DATA_BYTES
@@ -223,7 +222,7 @@ def test_two_clones_verdicts_on_one_commit_merge_with_cat_sort_uniq(merged: Worl
         "refs/notes/okstra-b/verdicts")  # fmt: skip
     lines = git(merged.repo, "notes", "--ref", "okstra/verdicts", "show", head).splitlines()
     assert lines == sorted([a_done.verdict.to_line(), b_done.verdict.to_line()])
-    by_tree, problems = read_tree_verdicts(merged.ctx.repo, a_done.verdict.head_tree)
+    by_tree, problems = read_verdicts(merged.ctx.repo, a_done.verdict.head_tree)
     assert not problems
     assert {v.recorded_by for v in by_tree} == {
         "Test User <test@example.invalid>",

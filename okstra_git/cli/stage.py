@@ -198,9 +198,12 @@ def release(key: str, stage: int, reason: str, run: str | None, force: bool) -> 
 def list_(key: str) -> Output:
     from ..services import claims
     from ..services.context import open_context
+    from ..views.task import lag_notice
 
     ctx = open_context()
-    rows = claims.list_claims(ctx, ctx.key(key))
+    task_key = ctx.key(key)
+    rows = claims.list_claims(ctx, task_key)
+    lags, err = lag_notice(ctx, task_key, f"the claims of {task_key}")
     header = f"{'stage':>5}  {'status':<8}  {'run':<18}  {'head':<12}  {'lease':<25}  report"
     lines = [header]
     for row in rows:
@@ -211,4 +214,6 @@ def list_(key: str) -> Output:
         )
     if not rows:
         lines = ["no stage of this task is claimed yet"]
-    return Output({"stages": [row.to_data() for row in rows]}, "\n".join(lines))
+    return Output(
+        {"stages": [row.to_data() for row in rows], "remoteLag": lags}, "\n".join(lines), err=err
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..gitlayer import GitRepo, RefUpdate
+from ..notesview import NotesView
 from .base import parse_json_lines, record_line
 
 SCHEMA_VERSION = 1
@@ -44,21 +45,22 @@ class Approval:
 
 
 def parse_lines(raw: bytes, where: str) -> tuple[list[Approval], list[str]]:
-    return parse_json_lines(Approval, raw, where)
+    return parse_json_lines(Approval, raw, where, "approval")
 
 
 def read_approvals(repo: GitRepo, blob: str, task_key: str | None = None) -> list[Approval]:
-    """The approvals noted on ``blob`` (only ``task_key``'s when given), oldest first.
+    """The approvals noted on ``blob`` here or in a fetched remote copy (only ``task_key``'s
+    when given), each once, oldest first.
 
     Unreadable lines are skipped: they can never make a plan count as approved.
     """
-    raw = repo.read_note(APPROVALS_REF, blob)
-    if raw is None:
-        return []
-    approvals, _ = parse_lines(raw, f"{APPROVALS_REF} note on {blob[:12]}")
+    found: list[Approval] = []
+    for where, raw in NotesView(repo, APPROVALS_REF).lines(blob):
+        approvals, _ = parse_lines(raw, where)
+        found += [a for a in approvals if a not in found]
     if task_key is not None:
-        approvals = [a for a in approvals if a.task_key == task_key and a.blob == blob]
-    return sorted(approvals, key=lambda a: a.approved_at)
+        found = [a for a in found if a.task_key == task_key and a.blob == blob]
+    return sorted(found, key=lambda a: a.approved_at)
 
 
 def approval_notes_update(repo: GitRepo, approval: Approval) -> RefUpdate | None:

@@ -121,18 +121,29 @@ def record_line(record: Any, schema_name: str, where: str) -> str:
     return dumps_line(data)
 
 
-def parse_json_lines(cls: type[R], raw: bytes, where: str) -> tuple[list[R], list[str]]:
-    """Records from a JSON-Lines note. A line that does not parse is returned as a problem,
-    not raised, so one bad line can neither hide the good ones nor count as a record."""
+def parse_json_lines(
+    cls: type[R], raw: bytes, where: str, schema_name: str
+) -> tuple[list[R], list[str]]:
+    """Records from a JSON-Lines note, each line checked against its schema (a note may come
+    from any clone that can push). A line that does not parse or match is returned as a
+    problem, not raised, so one bad line can neither hide the good ones nor count as a record."""
+    from ..schemacheck import problems as schema_problems
+
     records: list[R] = []
     problems: list[str] = []
     # Lines end at "\n" only: a JSON string may hold U+2028, which splitlines() would split.
     for number, line in enumerate(raw.decode("utf-8", "replace").split("\n"), 1):
         if not line.strip():
             continue
+        at = f"{where} line {number}"
         try:
-            at = f"{where} line {number}"
-            records.append(from_data(cls, json_value(line, at), at))
+            data = json_value(line, at)
+            mismatch = schema_problems(data, schema_name)
+            if mismatch:
+                raise BadInput(
+                    f"{at}: does not match {schema_name}.schema.json: " + "; ".join(mismatch)
+                )
+            records.append(from_data(cls, data, at))
         except OkstraError as exc:
             problems.append(str(exc))
     return records, problems

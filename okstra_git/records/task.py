@@ -15,6 +15,7 @@ from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo, RefUpdate, cas_retry
 from ..keys import TaskKey
 from ..shell import okstra
+from ..tracking import tracking_name
 from .base import check_schema, dumps_pretty, from_data, loads, to_data
 
 SCHEMA_VERSION = 1
@@ -217,13 +218,22 @@ def load_task(repo: GitRepo, key: TaskKey) -> TaskState | None:
 
 
 def require_task(repo: GitRepo, key: TaskKey) -> TaskState:
+    """The task, or a refusal that says how to get it: ``sync`` when a fetch brought a
+    remote's copy (a fresh clone), else ``task new``."""
     state = load_task(repo, key)
-    if state is None:
-        create = okstra("task", "new", key, "--type", "TYPE")
+    if state is not None:
+        return state
+    ref = task_ref(key)
+    remotes = [r for r in repo.remote_names() if repo.read_ref(tracking_name(r, ref))]
+    if remotes:
+        fix = okstra("sync", remotes[0])
         raise Refused(
-            f"no task {key} (looked for {task_ref(key)}); create it with: {create}", hint=create
+            f"task {key} is not here yet, but {remotes[0]} has it "
+            f"({tracking_name(remotes[0], ref)}, fetched); bring it here with: {fix}",
+            hint=fix,
         )
-    return state
+    fix = okstra("task", "new", str(key), "--type", "TYPE")
+    raise Refused(f"no task {key} (looked for {ref}); create it with: {fix}", hint=fix)
 
 
 def _read_manifest(repo: GitRepo, commit: str, ref: str, key: TaskKey | None) -> Task:

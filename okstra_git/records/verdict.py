@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..gitlayer import GitRepo, RefUpdate
+from ..notesview import NotesView
 from .base import dumps_line, parse_json_lines, record_line, to_data
 
 SCHEMA_VERSION = 1
@@ -68,24 +69,22 @@ class Verdict:
 
 
 def parse_lines(raw: bytes, where: str) -> tuple[list[Verdict], list[str]]:
-    return parse_json_lines(Verdict, raw, where)
+    return parse_json_lines(Verdict, raw, where, "verdict")
 
 
-def read_verdicts(repo: GitRepo, commit: str) -> tuple[list[Verdict], list[str]]:
-    """The verdicts recorded on ``commit`` (and problems with lines that do not parse)."""
-    raw = repo.read_note(VERDICTS_REF, commit)
-    if raw is None:
-        return [], []
-    return parse_lines(raw, f"{VERDICTS_REF} note on {commit[:12]}")
-
-
-def read_tree_verdicts(repo: GitRepo, tree: str) -> tuple[list[Verdict], list[str]]:
-    """The verdicts recorded on any commit whose tree is ``tree``: one note lookup, because
-    every verdict line is also attached to its head's tree."""
-    raw = repo.read_note(VERDICTS_REF, tree)
-    if raw is None:
-        return [], []
-    return parse_lines(raw, f"{VERDICTS_REF} note on tree {tree[:12]}")
+def read_verdicts(
+    repo: GitRepo, target: str, view: NotesView | None = None
+) -> tuple[list[Verdict], list[str]]:
+    """The verdicts noted on ``target`` (a commit, or a tree: every verdict line is also on
+    its head's tree) here or in a fetched remote copy, each once; and the problems with lines
+    that do not parse or match the schema (they never count)."""
+    found: list[Verdict] = []
+    problems: list[str] = []
+    for where, raw in (view or NotesView(repo, VERDICTS_REF)).lines(target):
+        verdicts, bad = parse_lines(raw, where)
+        found += [v for v in verdicts if v not in found]
+        problems += bad
+    return found, problems
 
 
 def _note_lines(verdict: Verdict) -> tuple[dict[str, list[str]], str]:

@@ -31,24 +31,14 @@ from ..records.claim import CLAIM_PATH
 from ..records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
 from ..records.task import MANIFEST_PATH, TASKS_PREFIX
 from ..shell import okstra
+from ..tracking import LOCAL_NOTES, LOCAL_REFS, tracking_name
 
-LOCAL_REFS = "refs/okstra/"
-LOCAL_NOTES = "refs/notes/okstra/"
 NOTES_REFS = ("refs/notes/okstra/approvals", "refs/notes/okstra/verdicts")
 """The notes refs sync exchanges; any other name under a remote's notes is not adopted."""
 DROPPED = "refs/okstra-dropped/"
 """Where a ``--take-theirs`` keeps the local tips it replaced: local only (sync moves
 ``refs/okstra/*``), ``refs/okstra-dropped/<tasks|claims>/…/<old sha>``."""
 PUSHED_STATES = ("ahead", "local-only", "replayed", "merged")
-
-
-def tracking_name(remote: str, ref: str) -> str:
-    """Where the remote's copy of ``ref`` (an okstra ref or notes ref) is kept locally."""
-    from ..gate import REMOTE_NOTES_PREFIX
-
-    if ref.startswith(LOCAL_NOTES):
-        return f"{REMOTE_NOTES_PREFIX}{remote}/{ref[len(LOCAL_NOTES) :]}"
-    return f"refs/okstra-remotes/{remote}/{ref[len(LOCAL_REFS) :]}"
 
 
 @dataclass(frozen=True)

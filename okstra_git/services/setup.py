@@ -8,9 +8,9 @@ from ..gate import protect_glob
 from ..keys import check_project_id
 from ..records.approval import APPROVALS_REF
 from ..records.verdict import VERDICTS_REF
+from ..tracking import fetch_refspecs
 from ..userfiles import write_atomic
 from .context import Context
-from .sync import fetch_refspecs
 from .worktrees import checked_root
 
 NOTES_REFS = (APPROVALS_REF, VERDICTS_REF)

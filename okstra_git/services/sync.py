@@ -30,22 +30,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadInput, Conflict, Refused
-from ..gate import REMOTE_NOTES_PREFIX
 from ..gitlayer import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
 from ..records.claim import claims_prefix
 from ..records.task import task_ref
 from ..reflocks import LockReport, held_locks, report
 from ..shell import okstra
-from .context import Context
-from .reconcile import (
+from ..tracking import (
     LOCAL_NOTES,
     LOCAL_REFS,
-    Choice,
-    RefState,
-    TaskConflict,
-    reconcile,
+    fetch_refspecs,
     tracking_name,
+    tracking_notes,
 )
+from .context import Context
+from .reconcile import Choice, RefState, TaskConflict, reconcile
 
 if TYPE_CHECKING:
     from datetime import timedelta
@@ -72,26 +70,6 @@ _RACE_REASONS = (
     "but expected",
     "incorrect old value",
 )
-
-
-def tracking_refs(remote: str) -> str:
-    """Where the remote's ``refs/okstra/*`` are kept locally."""
-    return f"refs/okstra-remotes/{remote}/"
-
-
-def tracking_notes(remote: str) -> str:
-    """Where the remote's ``refs/notes/okstra/*`` are kept locally (the gate reads them)."""
-    return f"{REMOTE_NOTES_PREFIX}{remote}/"
-
-
-def fetch_refspecs(remote: str) -> list[str]:
-    """What a fetch of okstra data from ``remote`` brings, and where: the tracking namespaces
-    only, so a fetch (ours, or a plain ``git fetch`` after ``init --remote``) never clobbers a
-    local claim or note."""
-    return [
-        f"+{LOCAL_REFS}*:{tracking_refs(remote)}*",
-        f"+{LOCAL_NOTES}*:{tracking_notes(remote)}*",
-    ]
 
 
 @dataclass

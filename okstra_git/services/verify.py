@@ -17,13 +17,13 @@ from .. import verify_rules as rules
 from ..errors import BadInput, Refused
 from ..gitlayer import DiffStatEntry, GitRepo, RefUpdate, dirty_paths, worktree_head
 from ..keys import TaskKey
+from ..notesview import NotesView
 from ..phases import FINAL_VERIFICATION
 from ..records.claim import Claim, load_claims
 from ..records.task import Task, TaskState, now_iso, require_task, write_event
 from ..records.verdict import (
     VERDICTS_REF,
     Verdict,
-    read_tree_verdicts,
     read_verdicts,
     verdict_notes_update,
 )
@@ -415,8 +415,9 @@ class Shown:
 def show_verdicts(ctx: Context, rev: str) -> Shown:
     commit = ctx.repo.resolve_commit(rev)
     tree = str(ctx.repo.tree_of(commit).id)
-    own, problems = read_verdicts(ctx.repo, commit)
-    by_tree, tree_problems = read_tree_verdicts(ctx.repo, tree)
+    view = NotesView(ctx.repo, VERDICTS_REF)  # local and fetched copies: the hook's view
+    own, problems = read_verdicts(ctx.repo, commit, view)
+    by_tree, tree_problems = read_verdicts(ctx.repo, tree, view)
     found = [(v, True) for v in own]
     found += [(v, v.head == commit) for v in by_tree if v not in own]
     found.sort(key=lambda item: (item[0].recorded_at, item[0].head), reverse=True)

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from ..keys import TaskKey, slug
 from ..records.base import to_data
-from ..records.task import require_task, task_ref
-from ..services import tasks
+from ..records.task import TASKS_PREFIX, require_task, task_ref
+from ..services import remoteview, tasks
 from ..services.context import Context
 from . import Output
+
+
+def lag_notice(ctx: Context, key: TaskKey, what: str) -> tuple[list[dict[str, str | None]], str]:
+    """The task's refs against the fetched remote copies: for ``--json`` (``remoteLag``) and
+    the one stderr line every reader prints when the local view is out of date."""
+    lags = remoteview.task_lag(ctx.repo, key)
+    said = remoteview.notice(what, lags)
+    return [lag.to_data() for lag in lags], f"git okstra: note: {said}\n" if said else ""
 
 
 def show(ctx: Context, key_text: str, write_index: bool) -> Output:
@@ -14,17 +23,19 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
     state = require_task(ctx.repo, ctx.key(key_text))
     task = to_data(state.task)
     ref = task_ref(state.key)
-    data = {"ref": ref, "commit": state.head, "task": task}
+    lags, err = lag_notice(ctx, state.key, f"task {state.key}")
+    data = {"ref": ref, "commit": state.head, "task": task, "remoteLag": lags}
     index_path = tasks.write_index(ctx, state) if write_index else None
     if index_path:
         data["indexPath"] = str(index_path)
+        err += f"wrote {index_path}\n"
 
     def text() -> str:
         from ..render import render
 
         return render("task-index.md.j2", task=task, ref=ref)
 
-    return Output(data, text, err=f"wrote {index_path}\n" if index_path else "")
+    return Output(data, text, err=err)
 
 
 def list_(ctx: Context, group: str | None) -> Output:
@@ -43,4 +54,11 @@ def list_(ctx: Context, group: str | None) -> Output:
         f"{r['taskKey']}\t{r['currentStatus']}\t{r['currentPhase']} → {r['nextRecommendedPhase']}"
         for r in rows
     ]
-    return Output({"tasks": rows}, "\n".join(lines or ["no tasks"]))
+    prefix = TASKS_PREFIX + (slug(group) + "/" if group is not None else "")
+    lags = remoteview.tasks_lag(ctx.repo, prefix)
+    said = remoteview.notice("the task list", lags)
+    return Output(
+        {"tasks": rows, "remoteLag": [lag.to_data() for lag in lags]},
+        "\n".join(lines or ["no tasks"]),
+        err=f"git okstra: note: {said}\n" if said else "",
+    )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ..errors import Refused
 from ..records.base import to_data
 from ..services import verify
 from ..services.context import Context
@@ -20,14 +23,25 @@ def refusal(exc: verify.GateRefused) -> Output:
 
 
 def target(ctx: Context, key_text: str, stage: int | None, worktree: str | None) -> Output:
+    from .task import lag_notice
+
+    key = ctx.key(key_text)
+    lags, note = lag_notice(ctx, key, f"the record of {key}")
     try:
-        resolved = verify.resolve_target(ctx, ctx.key(key_text), stage, worktree)
+        resolved = verify.resolve_target(ctx, key, stage, worktree)
     except verify.GateRefused as exc:
-        return refusal(exc)
+        refused = refusal(exc)
+        return replace(refused, data={**refused.data, "remoteLag": lags}, err=refused.err + note)
+    except Refused as exc:
+        if not note:
+            raise
+        # Refused on local records that lag the remote: the refusal may be out of date.
+        raise Refused(f"{exc}\n{note.rstrip()}", hint=exc.hint) from exc
     diff = verify.diff_stat(ctx, resolved)
     return Output(
-        {"ok": True, "target": resolved.to_data(diff)},
+        {"ok": True, "target": resolved.to_data(diff), "remoteLag": lags},
         lambda: verify.render_target(resolved, diff),
+        err=note,
     )
 
 

@@ -1,0 +1,134 @@
+"""How a task's local refs stand against what a fetch brought from each remote (SPEC §14).
+
+The one view every reader shares: task and claim refs are read from the local refs only —
+they are what every write compares-and-swaps against, and a remote's copy may have diverged
+or failed its checks, which only ``sync`` can settle — and every command that shows them
+(``task show``, ``task list``, ``task status``, ``stage list``, ``verify target``) compares
+them with the remote-tracking refs and says the same thing when they lag: run ``git okstra
+sync R``. Notes are read as the union of both (``notesview``), which is what sync makes of
+them. No network: this compares refs a fetch already brought.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..gitlayer import GitRepo
+from ..keys import TaskKey
+from ..records.claim import claims_prefix
+from ..records.task import task_ref
+from ..shell import okstra
+from ..tracking import LOCAL_REFS, tracking_name, tracking_refs
+
+STALE = ("behind", "diverged", "missing-here")
+"""States in which the local view is out of date: reading it gives an old answer."""
+
+
+@dataclass(frozen=True)
+class Lag:
+    """One ref of a task that differs from a remote's copy."""
+
+    remote: str
+    """The remote whose fetched copy differs."""
+    ref: str
+    """The local ref (``refs/okstra/…``)."""
+    state: str
+    """``behind`` (the remote has more), ``diverged`` (both have more: sync replays or
+    stops on a true conflict), ``missing-here`` (only the remote has it), ``ahead`` or
+    ``missing-there`` (only this clone has it: not published yet)."""
+    local: str | None
+    """The local value."""
+    there: str | None
+    """The remote's value, as last fetched."""
+
+    @property
+    def stale(self) -> bool:
+        return self.state in STALE
+
+    def to_data(self) -> dict[str, str | None]:
+        return {
+            "remote": self.remote,
+            "ref": self.ref,
+            "state": self.state,
+            "local": self.local,
+            "remoteValue": self.there,
+        }
+
+
+def okstra_remotes(repo: GitRepo) -> list[str]:
+    """The configured remotes a fetch has brought okstra refs from."""
+    return [r for r in repo.remote_names() if repo.has_refs(tracking_refs(r))]
+
+
+def task_lag(repo: GitRepo, key: TaskKey) -> list[Lag]:
+    """Every ref of the task (its task ref and claim refs) that differs from a remote's."""
+    here = {**repo.list_refs(claims_prefix(key))}
+    local_task = repo.read_ref(task_ref(key))
+    if local_task is not None:
+        here[task_ref(key)] = local_task
+    found: list[Lag] = []
+    for remote in okstra_remotes(repo):
+        there = _tracked(repo, remote, claims_prefix(key))
+        remote_task = repo.read_ref(tracking_name(remote, task_ref(key)))
+        if remote_task is not None:
+            there[task_ref(key)] = remote_task
+        found += _differences(repo, remote, here, there)
+    return found
+
+
+def tasks_lag(repo: GitRepo, prefix: str) -> list[Lag]:
+    """Every task ref under ``prefix`` (``refs/okstra/tasks/…/``) that differs from a
+    remote's: what ``task list`` notes. Claims are left to the per-task views."""
+    here = repo.list_refs(prefix)
+    found: list[Lag] = []
+    for remote in okstra_remotes(repo):
+        found += _differences(repo, remote, here, _tracked(repo, remote, prefix))
+    return found
+
+
+def _tracked(repo: GitRepo, remote: str, prefix: str) -> dict[str, str]:
+    """The remote's refs under ``prefix``, by their local names."""
+    track = tracking_name(remote, LOCAL_REFS)
+    return {
+        LOCAL_REFS + name[len(track) :]: value
+        for name, value in repo.list_refs(tracking_name(remote, prefix)).items()
+    }
+
+
+def _differences(
+    repo: GitRepo, remote: str, here: dict[str, str], there: dict[str, str]
+) -> list[Lag]:
+    return [
+        Lag(remote, ref, _state(repo, here.get(ref), there.get(ref)), here.get(ref), there.get(ref))
+        for ref in sorted(here.keys() | there.keys())
+        if here.get(ref) != there.get(ref)
+    ]
+
+
+def _state(repo: GitRepo, local: str | None, theirs: str | None) -> str:
+    if local is None:
+        return "missing-here"
+    if theirs is None:
+        return "missing-there"
+    try:
+        if repo.contains(theirs, local):
+            return "behind"
+        if repo.contains(local, theirs):
+            return "ahead"
+    except (KeyError, ValueError):
+        return "diverged"  # an object the fetch did not bring: sync will say what
+    return "diverged"
+
+
+def notice(what: str, lags: list[Lag]) -> str | None:
+    """The one sentence every reader prints when its local view is out of date."""
+    stale = [lag for lag in lags if lag.stale]
+    if not stale:
+        return None
+    remote = stale[0].remote
+    refs = ", ".join(f"{lag.ref} {lag.state.replace('-', ' ')}" for lag in stale[:3])
+    more = f" and {len(stale) - 3} more" if len(stale) > 3 else ""
+    return (
+        f"{what} here is older than what was fetched from {remote} ({refs}{more}); this shows "
+        f"the local records. Bring them in step with: {okstra('sync', remote)}"
+    )
