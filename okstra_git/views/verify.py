@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..errors import Refused
 from ..records.base import to_data
 from ..services import verify
@@ -31,7 +29,9 @@ def target(ctx: Context, key_text: str, stage: int | None, worktree: str | None)
         resolved = verify.resolve_target(ctx, key, stage, worktree)
     except verify.GateRefused as exc:
         refused = refusal(exc)
-        return replace(refused, data={**refused.data, "remoteLag": lags}, err=refused.err + note)
+        refused.data["remoteLag"] = lags
+        refused.err += note
+        return refused
     except Refused as exc:
         if not note:
             raise
