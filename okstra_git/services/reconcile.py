@@ -32,9 +32,8 @@ from ..records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
 from ..records.task import MANIFEST_PATH, TASKS_PREFIX
 from ..shell import okstra
 from ..tracking import LOCAL_NOTES, LOCAL_REFS, tracking_name
+from .setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
 
-NOTES_REFS = ("refs/notes/okstra/approvals", "refs/notes/okstra/verdicts")
-"""The notes refs sync exchanges; any other name under a remote's notes is not adopted."""
 DROPPED = "refs/okstra-dropped/"
 """Where a ``--take-theirs`` keeps the local tips it replaced: local only (sync moves
 ``refs/okstra/*``), ``refs/okstra-dropped/<tasks|claims>/…/<old sha>``."""
