@@ -234,13 +234,22 @@ def _unreadable(
     value that is not a readable commit chain is reported and never adopted."""
     if local is not None:
         repo.commit_at(local, ref)
-    if theirs is not None and local != theirs:
-        try:
-            repo.commit_at(theirs, f"{ref} as fetched")
-            repo.check_history(theirs, [local] if local else [], f"{ref} as fetched")
-        except BadInput as exc:
-            done.invalid.append(str(exc))
-            return RefState(ref, local, theirs, "invalid")
+    if theirs is None or local == theirs:
+        return None
+    fetched = f"{ref} as fetched"
+    unreadable = RefState(ref, local, theirs, "invalid")
+    try:
+        repo.commit_at(theirs, fetched)
+    except BadInput:
+        done.invalid.append(f"{ref}: the fetched {theirs[:12]} is not a commit okstra can read")
+        return unreadable
+    if local is not None:
+        repo.check_history(local, [theirs], ref)  # this clone's own damage: BadInput
+    try:
+        repo.check_history(theirs, [local] if local else [], fetched)
+    except BadInput:
+        done.invalid.append(f"{ref}: the fetched {theirs[:12]} holds a commit that cannot be read")
+        return unreadable
     return None
 
 
