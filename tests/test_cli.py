@@ -137,6 +137,7 @@ def _failing_argv(cmd: declare.Command, tmp: Path) -> list[str]:
         ("hooks", "run", "update"): ["refs/heads/main", "0" * 40, "1" * 40],
         ("completion",): ["tcsh"],  # not a shell it knows
         ("completion", "words"): ["ls"],  # not a git okstra command line
+        ("wizard", "start"): ["--state-file", str(tmp / "no-such-folder" / "state.json")],
     }
     if cmd.path in special:
         return [*cmd.path, *special[cmd.path]]

@@ -160,3 +160,87 @@ def test_a_finished_or_missing_run_is_refused(planned: Path):
         decide(planned, [3], task_type="error-analysis")
     with pytest.raises(BadInput, match="--seq"):
         decide(planned, [3], seq="../x")
+
+
+# -- through the real CLI -----------------------------------------------------------------------
+
+
+def test_the_cli_scope_carry_and_finish(planned: Path):
+    out = okstra(planned, "incremental", "scope", KEY, "--impacted", "3", "--json")
+    assert out.returncode == 0, out.stderr
+    scope = json.loads(out.stdout)
+    assert scope["ok"] is True and scope["mode"] == "incremental"
+    assert scope["reverify_stages"] == [3, 4] and scope["carry_stages"] == [1, 2]
+    # The printed carry command runs as is once this run's data exists.
+    decision = {
+        "mode": "incremental",
+        "reverifyStages": [3, 4],
+        "carryStages": [1, 2],
+        "reason": scope["reason"],
+    }
+    data_path = planned / run_record(planned, "002")["paths"]["data"]
+    data_path.write_text(
+        json.dumps(planning_data("002", [item(3, 3, "DISAGREE"), item(4, 4)], decision))
+    )
+    import shlex
+
+    argv = shlex.split(scope["carry_command"])
+    carried = okstra(planned, *argv[2:])
+    assert carried.returncode == 0, carried.stderr
+    assert carried.stdout.strip().startswith("merged 2 carried-forward plan item(s) from seq 001")
+    merged = json.loads(data_path.read_text())
+    items = merged["implementationPlanning"]["planBodyVerification"]["planItems"]
+    assert [(i["id"], i.get("carriedForwardFromSeq")) for i in items] == [
+        ("P-1", "001"), ("P-2", "001"), ("P-3", None), ("P-4", None),
+    ]  # fmt: skip
+    (planned / "r.md").write_text("# plan 002\n")
+    done = okstra(planned, "run", "finish", KEY, "--type", IP, "--seq", "002", "--status",
+                  "completed", "--report", "r.md", "--data", str(data_path))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    kept = git(planned, "show", f"refs/okstra/tasks/g/i:runs/{IP}/002.data.json")
+    assert json.loads(kept) == merged
+
+
+def test_the_cli_pure_scope_is_deterministic_and_checks_its_input(tmp_path: Path):
+    prev = tmp_path / "prev.json"
+    prev.write_text(json.dumps(planning_data("001", FIRST_ITEMS)))
+    args = ["incremental", "scope", "--prev-data", str(prev), "--cur-base-sha", "c" * 40,
+            "--prev-base-sha", "c" * 40, "--impacted", "3,1"]  # fmt: skip
+    first = okstra(tmp_path, *args)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout) == {
+        "mode": "full",
+        "reverify_stages": [1, 2, 3, 4],
+        "carry_stages": [],
+        "reason": "the closure 1, 3, 4 is 3 of 4 stages, more than the 0.5 cutoff",
+    }
+    assert okstra(tmp_path, *args).stdout == first.stdout
+    wider = json.loads(okstra(tmp_path, *args, "--cutoff", "0.75").stdout)
+    assert (wider["mode"], wider["carry_stages"]) == ("incremental", [2])
+    for bad, message in (
+        (["--impacted", "x"], "--impacted 'x'"),
+        (["--cutoff", "2"], "--cutoff '2': must be between 0 and 1"),
+        (["--seq", "002"], "--type and --seq name a run of KEY"),
+    ):
+        proc = okstra(tmp_path, *args, *bad)
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    proc = okstra(tmp_path, "incremental", "scope", "--prev-data", str(prev))
+    assert proc.returncode == 2 and "missing --cur-base-sha, --prev-base-sha" in proc.stderr
+    prev.write_text('{"implementationPlanning": {"stageMap": 5}}')
+    proc = okstra(tmp_path, *args)
+    assert proc.returncode == 2 and "implementationPlanning.stageMap" in proc.stderr
+
+
+def test_the_cli_carry_refuses_drift_and_writes_nothing(tmp_path: Path):
+    prev, cur, out = tmp_path / "prev.json", tmp_path / "cur.json", tmp_path / "out.json"
+    prev.write_text(json.dumps(planning_data("001", FIRST_ITEMS)))
+    drifted = planning_data("002", [])
+    drifted["schemaVersion"] = 2
+    cur.write_text(json.dumps(drifted))
+    args = ["incremental", "carry", "--prev-data", str(prev), "--cur-data", str(cur),
+            "--prev-seq", "001", "--out", str(out)]  # fmt: skip
+    proc = okstra(tmp_path, *args)
+    assert proc.returncode == 1 and proc.stderr.startswith("git okstra: carry refused: ")
+    assert not out.exists()
+    as_json = json.loads(okstra(tmp_path, *args, "--json").stdout)
+    assert as_json["ok"] is False and as_json["error"].startswith("carry refused: schemaVersion")

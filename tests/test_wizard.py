@@ -447,3 +447,52 @@ def test_sigkill_at_random_moments_always_leaves_a_readable_state(tmp_path: Path
         assert state.mode in (wizard.ASK, wizard.CHOOSE_EDIT)
         if state.mode == wizard.CHOOSE_EDIT:
             service.step(str(path), "back")
+
+
+# -- through the real CLI -----------------------------------------------------------------------
+
+
+def test_the_cli_drives_the_wizard_to_a_run_start_that_records_the_critic(repo: Path):
+    from conftest import git, okstra
+
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "final-verification").returncode == 0
+    state = ["--state-file", str(repo.parent / "wizard.json")]
+
+    def step(*args: str) -> tuple[int, dict]:
+        proc = okstra(repo, "wizard", *args, *state, "--json")
+        return proc.returncode, json.loads(proc.stdout)
+
+    code, out = step("start", "--task-type", "final-verification", "--key", "p:g:i")
+    assert (code, out["ok"], out["prompt"]["step"]) == (0, True, "setup_mode")
+    for answer in ("customize", FULL_ROSTER):
+        assert step("step", "--answer", answer)[0] == 0
+    code, out = step("step", "--answer", '{"lead_model": "opus", "codex_model": "opus"}')
+    assert code == 1 and out["ok"] is False and out["exitCode"] == 1
+    assert "codex_model" in out["error"] and len(out["prompt"]["questions"]) == 4
+    for answer in ('{"lead_model": "opus"}', "{}", "codex", "gpt-5", "{}"):
+        code, out = step("step", "--answer", answer)
+        assert code == 0, out
+    assert out["prompt"]["step"] == "confirm"
+    code, out = step("step", "--answer", "start")
+    setup = out["prompt"]["setup"]
+    assert setup["convergence"]["critic"]["mode"] == "acceptance-devils-advocate"
+    # The printed command is one shell line that really starts the run.
+    import shlex
+
+    argv = shlex.split(setup["command"])
+    assert argv[:2] == ["git", "okstra"]
+    started = okstra(repo, *argv[2:], "--json")
+    assert started.returncode == 0, started.stderr
+    record = json.loads(git(repo, "show", "refs/okstra/tasks/g/i:runs/final-verification/001.json"))
+    assert record["convergence"]["critic"] == {
+        "enabled": True,
+        "provider": "codex",
+        "model": "gpt-5",
+        "mode": "acceptance-devils-advocate",
+    }
+    # Without --json a person reads the prompt; a damaged state file is exit 2, named.
+    shown = okstra(repo, "wizard", "step", *state)
+    assert shown.returncode == 0 and shown.stdout.startswith("done: the run set-up")
+    Path(state[1]).write_text("{")
+    broken = okstra(repo, "wizard", "step", *state, "--answer", "x")
+    assert broken.returncode == 2 and state[1] in broken.stderr

@@ -11,6 +11,8 @@ GROUP_MODULES = (
     "stage",
     "worktree",
     "verify",
+    "incremental",
+    "wizard",
     "sync",
     "hooks",
     "ci",

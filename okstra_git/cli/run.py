@@ -20,14 +20,27 @@ def _phase(help: str) -> Arg:
     "Allocate the next run number for a phase and record the run.",
     KEY,
     _phase("The phase to run."),
+    Arg(
+        "--critic",
+        "Opt into a critic pass: whose worker plays it, and optionally its model "
+        "(codex, codex:gpt-5). Only requirements-discovery, error-analysis, "
+        "implementation-planning and final-verification have one.",
+        metavar="CRITIC",
+    ),
+    Arg(
+        "--base",
+        "The commit the run analyses (default: HEAD); a later run re-verifies incrementally "
+        "only while it is unchanged.",
+        metavar="REV",
+    ),
 )
-def start(key: str, task_type: str) -> Output:
+def start(key: str, task_type: str, critic: str | None, base: str | None) -> Output:
     from ..records.base import to_data
     from ..services import runs
     from ..services.context import open_context
 
     ctx = open_context()
-    state, record = runs.start_run(ctx, ctx.key(key), task_type)
+    state, record = runs.start_run(ctx, ctx.key(key), task_type, critic, base)
     lines = [f"started {record.task_type} run {record.seq} of {record.task_key}"]
     lines += [f"  {kind}: {path}" for kind, path in record.paths.items()]
     return Output({"run": to_data(record), "commit": state.head}, "\n".join(lines))
@@ -43,14 +56,23 @@ def start(key: str, task_type: str) -> Output:
         "--status", "How the run ended.", metavar="STATUS", choices=RUN_END_STATUSES, required=True
     ),
     Arg("--report", "The run's final report.", metavar="FILE", complete="file"),
+    Arg(
+        "--data",
+        "The run's report data (data.json): checked against the run and kept in the task, "
+        "where the next run of the phase compares with it (incremental scope).",
+        metavar="FILE",
+        complete="file",
+    ),
 )
-def finish(key: str, task_type: str, seq: str, status: str, report: str | None) -> Output:
+def finish(
+    key: str, task_type: str, seq: str, status: str, report: str | None, data: str | None
+) -> Output:
     from ..records.base import to_data
     from ..services import runs
     from ..services.context import open_context
 
     ctx = open_context()
-    state, record = runs.finish_run(ctx, ctx.key(key), task_type, seq, status, report)
+    state, record = runs.finish_run(ctx, ctx.key(key), task_type, seq, status, report, data)
     flow = state.task.workflow
     return Output(
         {"run": to_data(record), "workflow": to_data(flow), "commit": state.head},
