@@ -8,9 +8,10 @@ recorded — and refuses it (exit 2) naming the field rather than guess.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from ..errors import BadInput
-from ..userfiles import read_json_object, write_atomic
+from ..userfiles import read_json_object, sweep_dead_temps, write_atomic
 from ..wizard import State, check_state
 from .base import check_schema, dumps_pretty, from_data, to_data
 
@@ -34,7 +35,9 @@ def load_state(path: str | os.PathLike[str]) -> State:
 
 
 def store_state(path: str | os.PathLike[str], state: State, *, new: bool = False) -> None:
-    """Write ``state`` atomically (``new``: only if the file does not exist yet)."""
+    """Write ``state`` atomically (``new``: only if the file does not exist yet), first
+    sweeping the temp files a killed writer left beside it."""
     data = {"schemaVersion": SCHEMA_VERSION, **to_data(state)}
     check_schema(data, "wizard-state", f"{WHAT} {os.fspath(path)}")
+    sweep_dead_temps(Path(path).parent)
     write_atomic(path, dumps_pretty(data), WHAT, new=new)
