@@ -222,9 +222,7 @@ STEPS: tuple[Step, ...] = (
     Step(
         "critic_model",
         "Critic model",
-        applies=lambda a: (
-            _phase(a) in CRITIC_PHASES and a.get("critic_provider", CRITIC_OFF) != CRITIC_OFF
-        ),
+        applies=lambda a: _phase(a) in CRITIC_PHASES and a.get("critic_provider") in PROVIDERS,
         options=lambda a: _models(a["critic_provider"])(a),
     ),
     Step(
