@@ -11,6 +11,7 @@ GROUP_MODULES = (
     "stage",
     "worktree",
     "verify",
+    "critic",
     "incremental",
     "wizard",
     "sync",

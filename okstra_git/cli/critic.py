@@ -1,0 +1,57 @@
+"""``git okstra critic``: the acceptance critic's candidates, confirmed or downgraded (SPEC §10)."""
+
+from __future__ import annotations
+
+from ..views import Output, dump
+from .declare import Arg, command, group
+
+group("critic", "The acceptance devil's-advocate critic of final-verification runs.")
+
+
+@command(
+    "critic merge",
+    "Confirm the critic's candidate blockers into acceptance blockers or downgrade them to "
+    "residual risks, and re-derive the verdict.",
+    Arg("--report", "The final-verification report data.", metavar="DATA", required=True,
+        complete="file"),
+    Arg("--candidates", "The critic's candidates: {provider, model, candidates: [{id, "
+        "statement, evidence, severity, trigger?}]}.", metavar="FILE", required=True,
+        complete="file"),
+    Arg("--confirmations", "The analysers' checks: {confirmations: [{candidate, confirmed, "
+        "by?, evidence?, trigger?, followUpPhase?}]}.", metavar="FILE", required=True,
+        complete="file"),
+    Arg("--out", "Write the merged report here, atomically (may be --report); without it the "
+        "merged report is printed.", metavar="FILE", complete="file"),
+    about="A confirmed candidate becomes an acceptance blocker with its severity; an "
+    "unconfirmed one becomes a residual risk with the trigger that would escalate it; none is "
+    "ever dropped, and one restating an existing row adds its source to that row. accepted is "
+    "impossible with a blocker (a critical one blocks); a verdict is never relaxed. The counts "
+    "go to convergence.critic (mode acceptance-devils-advocate).",
+)  # fmt: skip
+def merge(report: str, candidates: str, confirmations: str, out: str | None) -> Output:
+    from ..services.critic import merge_files
+
+    merged, s = merge_files(report, candidates, confirmations, out)
+    summary = {
+        "candidatesProposed": s.proposed,
+        "confirmedBlockers": s.confirmed,
+        "downgradedToResidual": s.downgraded,
+        "verdictBefore": s.verdict_before,
+        "verdictAfter": s.verdict_after,
+        "blockers": list(s.blockers),
+        "residualRisks": list(s.risks),
+    }
+    if out is None:
+        return Output({"report": merged, "summary": summary}, lambda: dump(merged))
+    verdict = (
+        s.verdict_after
+        if s.verdict_after == s.verdict_before
+        else f"{s.verdict_before} -> {s.verdict_after}"
+    )
+    text = (
+        f"critic: {s.proposed} candidate(s): {s.confirmed} confirmed as acceptance blocker(s)"
+        f"{' ' + ', '.join(s.blockers) if s.blockers else ''}, {s.downgraded} downgraded to "
+        f"residual risk(s){' ' + ', '.join(s.risks) if s.risks else ''}; verdict {verdict}; "
+        f"wrote {out}"
+    )
+    return Output({"summary": summary, "out": out}, text)
