@@ -238,28 +238,3 @@ def carry_forward(prev: Mapping[str, Any], cur: Mapping[str, Any], prev_seq: str
     planning["planBodyVerification"] = body
     merged["implementationPlanning"] = planning
     return merged
-
-
-def recorded_decision_problems(
-    data: Mapping[str, Any], recorded: Mapping[str, Any] | None
-) -> list[str]:
-    """A run whose record holds an ``incremental`` decision (``incremental scope KEY``) must
-    carry the same decision in its report data, so the report says what was really done."""
-    if recorded is None or recorded.get("mode") != INCREMENTAL:
-        return []
-    fields = ("mode", "reverifyStages", "carryStages", "reason")
-    expected = {name: recorded.get(name) for name in fields}
-    planning = data.get("implementationPlanning")
-    found = planning.get("incrementalDecision") if isinstance(planning, dict) else None
-    if not isinstance(found, dict):
-        return [
-            "implementationPlanning.incrementalDecision: the run record says this run is "
-            f"incremental (stages {_list(expected['reverifyStages'] or [])} re-verified); "
-            "record that decision in the report data"
-        ]
-    return [
-        f"implementationPlanning.incrementalDecision.{name}: {found.get(name)!r} differs from "
-        f"the decision recorded on the run, {expected[name]!r}"
-        for name in fields
-        if found.get(name) != expected[name]
-    ]

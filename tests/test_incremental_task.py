@@ -11,6 +11,7 @@ import pytest
 from conftest import git, okstra
 
 from okstra_git.errors import BadInput, Refused
+from okstra_git.reports.starter import starter
 from okstra_git.services.context import open_context
 from okstra_git.services.incremental import decide_for_task
 from okstra_git.services.runs import finish_run, start_run
@@ -22,21 +23,18 @@ DEPS = {1: [], 2: [], 3: [1], 4: [3]}
 
 
 def planning_data(seq: str, items: list[dict], decision: dict | None = None) -> dict:
-    planning: dict = {
-        "stageMap": [
-            {"stage": n, "title": f"stage {n}", "effectiveSteps": 1, "dependsOn": d,
-             "predictedFiles": [f"s{n}.py"]}
-            for n, d in DEPS.items()
-        ],
-        "planBodyVerification": {"planItems": items},
-    }  # fmt: skip
+    """Valid report data of planning run ``seq`` (the starter ``report init`` writes)."""
+    stage_map = [
+        {"stage": n, "title": f"stage {n}", "effectiveSteps": 1, "dependsOn": d,
+         "predictedFiles": [f"s{n}.py"], "steps": [f"Edit `s{n}.py`."]}
+        for n, d in DEPS.items()
+    ]  # fmt: skip
+    data = starter(KEY, IP, seq, stage_map=stage_map)
+    planning = data["implementationPlanning"]
+    planning["planBodyVerification"]["planItems"] = items
     if decision is not None:
         planning["incrementalDecision"] = decision
-    return {
-        "schemaVersion": 1,
-        "header": {"taskKey": KEY, "taskType": IP, "seq": seq, "language": "en"},
-        "implementationPlanning": planning,
-    }
+    return data
 
 
 def item(n: int, stage: int, verdict: str = "AGREE") -> dict:
@@ -109,12 +107,12 @@ def test_the_decision_comes_from_the_task_and_is_recorded_on_the_run(planned: Pa
 def test_run_finish_holds_the_report_to_the_recorded_decision(planned: Path):
     decision = decide(planned, [3]).decision.to_data()
     before = git(planned, "rev-parse", "refs/okstra/tasks/g/i")
-    with pytest.raises(Refused, match="the run record says this run is incremental"):
+    with pytest.raises(BadInput, match="the run's record says it re-verifies incrementally"):
         finish(planned, "002", planning_data("002", [item(3, 3), item(4, 4)]))
     wrong = {**decision, "carryStages": [2]}
-    with pytest.raises(Refused, match=r"carryStages: \[2\] differs"):
+    with pytest.raises(BadInput, match=r"carryStages: \[2\] differs from the decision"):
         finish(planned, "002", planning_data("002", [item(3, 3)], wrong))
-    with pytest.raises(Refused, match=r"header\.seq: '001'; the run is '002'"):
+    with pytest.raises(BadInput, match=r"header\.seq is '001', but the run is 002"):
         finish(planned, "002", planning_data("001", [item(3, 3)], decision))
     assert git(planned, "rev-parse", "refs/okstra/tasks/g/i") == before
     finish(planned, "002", planning_data("002", [item(3, 3)], decision))
@@ -244,3 +242,20 @@ def test_the_cli_carry_refuses_drift_and_writes_nothing(tmp_path: Path):
     assert not out.exists()
     as_json = json.loads(okstra(tmp_path, *args, "--json").stdout)
     assert as_json["ok"] is False and as_json["error"].startswith("carry refused: schemaVersion")
+
+
+def test_report_validate_requires_the_recorded_decision(planned: Path):
+    data = planned / "d.json"
+    data.write_text(json.dumps(planning_data("002", [item(3, 3)])))
+    assert okstra(planned, "report", "validate", str(data)).returncode == 0  # nothing decided yet
+    decision = decide(planned, [3]).decision.to_data()
+    proc = okstra(planned, "report", "validate", str(data), "--json")
+    assert proc.returncode == 1
+    [problem] = json.loads(proc.stdout)["problems"]
+    assert (problem["pointer"], problem["rule"]) == (
+        "/implementationPlanning/incrementalDecision", "incremental",
+    )  # fmt: skip
+    data.write_text(json.dumps(planning_data("002", [item(3, 3)], decision)))
+    assert okstra(planned, "report", "validate", str(data)).returncode == 0
+    # Out of the task's repository the record cannot be read: only the rules apply.
+    assert okstra(planned.parent, "report", "validate", str(data)).returncode == 0

@@ -560,7 +560,8 @@ CASES: list[tuple[str, str, Mutation, list[tuple[str, str, str]]]] = [
             (
                 "/implementationPlanning/incrementalDecision/mode",
                 "incremental",
-                "mode full re-verifies every stage: reverifyStages and carryStages stay empty",
+                "mode full re-verifies every stage: carryStages stays empty and reverifyStages "
+                "lists every stage (or none)",
             )
         ],
     ),

@@ -59,7 +59,8 @@ def start(key: str, task_type: str, critic: str | None, base: str | None) -> Out
     Arg(
         "--data",
         "The run's report data (data.json): checked against the run and kept in the task, "
-        "where the next run of the phase compares with it (incremental scope).",
+        "where the next run of the phase compares with it (incremental scope). A --report "
+        "that is report data counts as this.",
         metavar="FILE",
         complete="file",
     ),

@@ -33,6 +33,9 @@ class TaskFacts:
     """The Stage Map of the task's plan (empty without a plan)."""
     stages: Mapping[int, StageFacts] = field(default_factory=dict)
     """Each claimed stage's state; a stage without a claim is missing."""
+    run_decision: Mapping[str, Any] | None = None
+    """The scope ``incremental scope KEY`` recorded on the report's own run (the run record
+    named by header.taskType and header.seq), if any."""
 
 
 def task_problems(data: dict[str, Any], facts: TaskFacts) -> list[Problem]:
@@ -50,7 +53,39 @@ def task_problems(data: dict[str, Any], facts: TaskFacts) -> list[Problem]:
         )
     if field_at(data, "header", "taskType") == FINAL_VERIFICATION:
         problems += _verified_stages(data, facts)
-    return problems
+    return problems + decision_problems(data, facts.run_decision)
+
+
+DECISION_FIELDS = ("mode", "reverifyStages", "carryStages", "reason")
+
+
+def decision_problems(data: dict[str, Any], recorded: Mapping[str, Any] | None) -> list[Problem]:
+    """A run whose record says it re-verifies incrementally carries that same decision in its
+    report data, so the report says what the run really did (SPEC §9)."""
+    if recorded is None or recorded.get("mode") != "incremental":
+        return []
+    base = ("implementationPlanning", "incrementalDecision")
+    found = field_at(data, *base)
+    if not isinstance(found, dict):
+        stages = ", ".join(map(str, recorded.get("reverifyStages") or []))
+        return [
+            Problem(
+                pointer(*base),
+                "incremental",
+                f"the run's record says it re-verifies incrementally (stages {stages}); record "
+                "that incremental scope decision here",
+            )
+        ]
+    return [
+        Problem(
+            pointer(*base, name),
+            "incremental",
+            f"{found.get(name)!r} differs from the decision recorded on the run, "
+            f"{recorded.get(name)!r}",
+        )
+        for name in DECISION_FIELDS
+        if found.get(name) != recorded.get(name)
+    ]
 
 
 def _verified_stages(data: dict[str, Any], facts: TaskFacts) -> list[Problem]:

@@ -691,12 +691,16 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
                 f"stage(s) {', '.join(map(str, both))} are both re-verified and carried",
             )
         )
-    if mode == "full" and (reverify or carry):
+    # Full re-verifies every stage: `incremental scope` lists them all (okstra's older data
+    # lists none); a partial list would read as a narrowed scope.
+    partial = bool(reverify) and bool(known) and set(reverify) != known
+    if mode == "full" and (carry or partial):
         problems.append(
             Problem(
                 pointer(*base, "mode"),
                 "incremental",
-                "mode full re-verifies every stage: reverifyStages and carryStages stay empty",
+                "mode full re-verifies every stage: carryStages stays empty and reverifyStages "
+                "lists every stage (or none)",
             )
         )
     if mode == "incremental":

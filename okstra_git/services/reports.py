@@ -28,8 +28,9 @@ from .context import Context
 _REPORT_NAME = re.compile(r"final-report-(?P<type>[a-z-]+)-(?P<seq>[0-9]{3})\.(?:md|data\.json)")
 
 
-def task_facts(ctx: Context, key: TaskKey) -> TaskFacts:
-    """The task's Stage Map and each stage's claim, as the consistency rules read them."""
+def task_facts(ctx: Context, key: TaskKey, data: Any = None) -> TaskFacts:
+    """The task's Stage Map, each stage's claim and, for report ``data``, the scope decision
+    recorded on its run, as the consistency rules read them."""
     from .plans import stage_map_of
 
     state = require_task(ctx.repo, key)
@@ -40,14 +41,30 @@ def task_facts(ctx: Context, key: TaskKey) -> TaskFacts:
         number: StageFacts(found.claim.status, found.claim.report_path)
         for number, found in load_claims(ctx.repo, key).items()
     }
-    return TaskFacts(str(key), numbers, stages)
+    return TaskFacts(str(key), numbers, stages, _run_decision(ctx, state, data))
+
+
+def _run_decision(ctx: Context, state: TaskState, data: Any) -> dict[str, Any] | None:
+    from ..keys import TASK_TYPES
+    from ..records.base import to_data
+    from ..records.task import load_run
+
+    header = data.get("header") if isinstance(data, dict) else None
+    task_type = header.get("taskType") if isinstance(header, dict) else None
+    seq = header.get("seq") if isinstance(header, dict) else None
+    if task_type not in TASK_TYPES or not (isinstance(seq, str) and seq.isdigit()):
+        return None
+    record = load_run(ctx.repo, state, task_type, seq)
+    if record is None or record.incremental_decision is None:
+        return None
+    return to_data(record.incremental_decision)
 
 
 def check_report(ctx: Context, key: TaskKey, data: Any) -> list[Problem]:
     """Every problem of ``data`` as report data of ``key``: the rules, then the task's records."""
     problems = validate(data)
     if isinstance(data, dict):
-        problems += task_problems(data, task_facts(ctx, key))
+        problems += task_problems(data, task_facts(ctx, key, data))
     return problems
 
 
@@ -68,7 +85,8 @@ def records_check(data: dict[str, Any]) -> tuple[list[Problem], str]:
         return [], "task records not checked: not in a git repository"
     if load_task(ctx.repo, key) is None:
         return [], f"task records not checked: no task {key} in this repository"
-    return task_problems(data, task_facts(ctx, key)), f"checked against the records of {key}"
+    facts = task_facts(ctx, key, data)
+    return task_problems(data, facts), f"checked against the records of {key}"
 
 
 def check_report_file(ctx: Context, key: TaskKey, path: str, task_type: str) -> None:

@@ -8,7 +8,6 @@ from typing import Any
 from ..critic import parse_critic
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo
-from ..incremental import recorded_decision_problems
 from ..keys import TaskKey
 from ..phases import FINAL_VERIFICATION, RUN_END_STATUSES, next_phase_after, waits_for_approval
 from ..records.base import to_data
@@ -154,13 +153,20 @@ def finish_run(
     if status == "completed" and report is None:
         raise BadInput("--report is required when a run finishes completed")
     report_path = workspace_relative(ctx.workdir, report, "report") if report else None
-    if report is not None:
-        from .reports import check_report_file
+    if data is None and report is not None and report.endswith(".json"):
+        data = report  # the report is the run's data: keep it as such
+    if data is not None and not data.endswith(".json"):
+        raise BadInput(f"--data {data}: report data is a .json file (data.json)")
+    from ..reports.consistency import decision_problems
+    from .reports import check_report_file
 
-        check_report_file(ctx, key, report, task_type)
+    for path in dict.fromkeys(p for p in (report, data) if p is not None):
+        check_report_file(ctx, key, path, task_type)
     data_raw, data_obj = (
         read_json_object(data, "--data", MAX_DATA_BYTES) if data is not None else (None, None)
     )
+    if data_obj is not None:
+        _check_data_seq(data_obj, seq, data or "")
     records: dict[str, RunRecord] = {}
 
     def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
@@ -173,7 +179,14 @@ def finish_run(
             raise Refused(f"{task_type} run {seq} of {key} already finished ({record.status})")
         files: dict[str, bytes | None] = {}
         if data_obj is not None:
-            _check_data(data_obj, record, data or "")
+            # Checked again on the record this event replaces: a scope decided meanwhile counts.
+            recorded = to_data(record.incremental_decision) if record.incremental_decision else None
+            problems = decision_problems(data_obj, recorded)
+            if problems:
+                raise BadInput(
+                    f"report data {data} does not carry {task_type} run {seq}'s decision:\n"
+                    + "\n".join(f"  - {p.line()}" for p in problems)
+                )
             files[data_snapshot_path(task_type, seq)] = data_raw
         record.status = status
         record.finished_at = now_iso()
@@ -233,24 +246,8 @@ def data_snapshot_path(task_type: str, seq: str) -> str:
     return f"runs/{task_type}/{seq}.data.json"
 
 
-def _check_data(data: dict[str, Any], record: RunRecord, shown: str) -> None:
-    """The report data belongs to this run, and says what the run recorded doing."""
-    problems = []
+def _check_data_seq(data: dict[str, Any], seq: str, shown: str) -> None:
     header = data.get("header")
-    if not isinstance(header, dict):
-        problems.append("header: missing or not an object")
-    else:
-        for field, expected in (
-            ("taskKey", record.task_key),
-            ("taskType", record.task_type),
-            ("seq", record.seq),
-        ):
-            if header.get(field) != expected:
-                problems.append(f"header.{field}: {header.get(field)!r}; the run is {expected!r}")
-    recorded = to_data(record.incremental_decision) if record.incremental_decision else None
-    problems += recorded_decision_problems(data, recorded)
-    if problems:
-        raise Refused(
-            f"report data {shown} does not fit {record.task_type} run {record.seq}:\n"
-            + "\n".join(f"  - {p}" for p in problems)
-        )
+    found = header.get("seq") if isinstance(header, dict) else None
+    if found != seq:
+        raise BadInput(f"report data {shown}: header.seq is {found!r}, but the run is {seq}")
