@@ -15,7 +15,6 @@ from typing import Any
 
 from .errors import BadInput
 from .providers import DEFAULT_MODEL, MODELS, PROVIDERS
-from .shell import okstra
 
 CRITIC_PHASES = (
     "requirements-discovery",
@@ -63,7 +62,6 @@ def parse_critic(text: str, task_type: str) -> dict[str, Any]:
 
 VERDICT_ORDER = ("accepted", "conditional-accept", "blocked")
 """Verdicts from the most to the least favourable; a merge never moves a verdict left."""
-DIRECTION = {"accepted": "approve", "conditional-accept": "hold", "blocked": "reject"}
 DEFAULT_TRIGGER = (
     "a verifier reproduces it or cites evidence for it: it then becomes an acceptance blocker"
 )
@@ -125,13 +123,45 @@ def merge(
 ) -> tuple[dict[str, Any], MergeSummary]:
     """The report with every candidate confirmed into an acceptance blocker (severity kept) or
     downgraded into a residual risk with its trigger — never dropped — and the verdict
-    re-derived (SPEC §10). A candidate restating a row already there adds its source to that
-    row instead of a second row, so merging twice gives the same report.
+    re-derived (SPEC §10).
+
+    A candidate restating a row that was there before (case and spacing aside) adds its source
+    to that row instead of a second row. A candidate already merged (its source is on a row)
+    stays there, unless it is confirmed now and sat in the residual risks: then it moves up.
+    So merging the same inputs again changes nothing.
 
     ``candidates`` and ``confirmations`` are the checked documents of
     ``critic-candidates.schema.json`` and ``critic-confirmations.schema.json``.
     """
     data = copy.deepcopy(report)
+    blockers, risks = _tables(data)
+    before = _verdict(data)
+    by_candidate = _confirmations_by_candidate(candidates, confirmations)
+    critic = _critic_summary_base(data, candidates)
+    placer = _Placer(blockers, risks, _ids_in(data), f"{critic.get('provider', 'critic')}-critic")
+    for candidate in candidates["candidates"]:
+        placer.place(candidate, by_candidate.get(candidate["id"], []))
+
+    after = _derive(before, blockers)
+    if after != before:
+        _route(data, after, [str(b.get("id")) for b in blockers])
+    proposed = len(candidates["candidates"])
+    critic.update(
+        enabled=True,
+        mode=DEVILS_ADVOCATE,
+        candidatesProposed=proposed,
+        confirmedBlockers=len(placer.confirmed),
+        downgradedToResidual=len(placer.downgraded),
+    )
+    data.setdefault("convergence", {})["critic"] = critic
+    summary = MergeSummary(
+        proposed, len(placer.confirmed), len(placer.downgraded), before, after,
+        tuple(placer.confirmed), tuple(placer.downgraded),
+    )  # fmt: skip
+    return data, summary
+
+
+def _tables(data: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     header = data.get("header")
     task_type = header.get("taskType") if isinstance(header, dict) else None
     if task_type != "final-verification":
@@ -142,14 +172,21 @@ def merge(
     verification = data.get("finalVerification")
     if not isinstance(verification, dict):
         raise BadInput("--report: finalVerification is missing or not an object")
-    blockers = verification.setdefault("acceptanceBlockers", [])
-    risks = verification.setdefault("residualRisks", [])
-    for name, rows in (("acceptanceBlockers", blockers), ("residualRisks", risks)):
+    tables = []
+    for name in ("acceptanceBlockers", "residualRisks"):
+        rows = verification.setdefault(name, [])
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             raise BadInput(f"--report: finalVerification.{name} must be a list of objects")
-    before = _verdict(data)
+        tables.append(rows)
+    return tables[0], tables[1]
 
-    known = {c["id"] for c in candidates["candidates"]}
+
+def _confirmations_by_candidate(
+    candidates: dict[str, Any], confirmations: dict[str, Any]
+) -> dict[str, list[dict[str, Any]]]:
+    known = [c["id"] for c in candidates["candidates"]]
+    if len(set(known)) != len(known):
+        raise BadInput("--candidates: candidate ids must be unique")
     by_candidate: dict[str, list[dict[str, Any]]] = {}
     for entry in confirmations["confirmations"]:
         if entry["candidate"] not in known:
@@ -158,65 +195,86 @@ def merge(
                 f"candidates ({', '.join(sorted(known)) or 'none'})"
             )
         by_candidate.setdefault(entry["candidate"], []).append(entry)
-    if len(known) != len(candidates["candidates"]):
-        raise BadInput("--candidates: candidate ids must be unique")
+    return by_candidate
 
-    critic = _critic_summary_base(data, candidates)
-    worker = f"{critic.get('provider', 'critic')}-critic"
-    taken = _ids_in(data)
-    confirmed_ids: list[str] = []
-    risk_ids: list[str] = []
-    for candidate in candidates["candidates"]:
-        entries = by_candidate.get(candidate["id"], [])
+
+class _Placer:
+    """Puts each candidate in one row of the blockers or the residual risks."""
+
+    def __init__(
+        self, blockers: list[dict[str, Any]], risks: list[dict[str, Any]], taken: set[str],
+        worker: str,
+    ) -> None:  # fmt: skip
+        self.blockers, self.risks, self.taken, self.worker = blockers, risks, taken, worker
+        self.earlier = [*blockers, *risks]
+        """Rows that were there before this merge: a restating candidate joins one of them."""
+        self.joined: list[dict[str, Any]] = []
+        self.confirmed: list[str] = []
+        self.downgraded: list[str] = []
+
+    def place(self, candidate: dict[str, Any], entries: list[dict[str, Any]]) -> None:
         agreeing = [e for e in entries if e["confirmed"]]
-        sources = [f"{worker}:{candidate['id']}"] + [e["by"] for e in agreeing if "by" in e]
-        existing = _row_stating(blockers, candidate["statement"])
-        if existing is not None or agreeing:
-            if existing is None:
-                existing = {
-                    "id": _next_id("AB", taken),
-                    "statement": candidate["statement"],
-                    "evidence": _evidence(candidate, agreeing),
-                    "severity": candidate["severity"],
-                    "followUpPhase": next(
-                        (e["followUpPhase"] for e in agreeing if "followUpPhase" in e),
-                        "implementation",
-                    ),
-                }
-                blockers.append(existing)
-            _add_sources(existing, sources)
-            confirmed_ids.append(existing["id"])
-            continue
-        risk = _row_stating(risks, candidate["statement"])
-        if risk is None:
-            trigger = next((e["trigger"] for e in entries if "trigger" in e), None)
-            risk = {
-                "id": _next_id("RR", taken),
-                "statement": candidate["statement"],
-                "evidence": candidate["evidence"],
-                "severity": candidate["severity"],
-                "trigger": trigger or candidate.get("trigger") or DEFAULT_TRIGGER,
-            }
-            risks.append(risk)
-        _add_sources(risk, sources)
-        risk_ids.append(risk["id"])
+        mine = f"{self.worker}:{candidate['id']}"
+        sources = [mine] + [e["by"] for e in agreeing if "by" in e]
+        home = _row_with_source(self.blockers, mine)
+        if home is None:
+            risk = _row_with_source(self.risks, mine)
+            if risk is not None and not agreeing:
+                _add_sources(risk, sources)
+                self.downgraded.append(risk["id"])
+                return
+            if risk is not None:  # confirmed since: it moves up to the blockers
+                risk["sourceItems"].remove(mine)
+                if not risk["sourceItems"]:
+                    self.risks.remove(risk)
+            home = self._restated(self.blockers, candidate)
+            if home is None and agreeing:
+                home = self._new_blocker(candidate, agreeing)
+        if home is not None:
+            _add_sources(home, sources)
+            self.confirmed.append(home["id"])
+            return
+        home = self._restated(self.risks, candidate) or self._new_risk(candidate, entries)
+        _add_sources(home, sources)
+        self.downgraded.append(home["id"])
 
-    after = _derive(before, blockers)
-    if after != before:
-        _route(data, after, [str(b.get("id")) for b in blockers])
-    critic.update(
-        enabled=True,
-        mode=DEVILS_ADVOCATE,
-        candidatesProposed=len(candidates["candidates"]),
-        confirmedBlockers=len(confirmed_ids),
-        downgradedToResidual=len(risk_ids),
-    )
-    data.setdefault("convergence", {})["critic"] = critic
-    summary = MergeSummary(
-        len(candidates["candidates"]), len(confirmed_ids), len(risk_ids), before, after,
-        tuple(confirmed_ids), tuple(risk_ids),
-    )  # fmt: skip
-    return data, summary
+    def _restated(self, rows: list[dict[str, Any]], candidate: dict[str, Any]) -> Any:
+        """An earlier row of ``rows`` saying the same thing, not yet joined by a candidate."""
+        fresh = [r for r in rows if any(r is e for e in self.earlier)]
+        fresh = [r for r in fresh if not any(r is j for j in self.joined)]
+        row = _row_stating(fresh, candidate["statement"])
+        if row is not None:
+            self.joined.append(row)
+        return row
+
+    def _new_blocker(self, candidate: dict[str, Any], agreeing: list[dict[str, Any]]) -> Any:
+        row = {
+            "id": _next_id("AB", self.taken),
+            "statement": candidate["statement"],
+            "evidence": _evidence(candidate, agreeing),
+            "severity": candidate["severity"],
+            "followUpPhase": next(
+                (e["followUpPhase"] for e in agreeing if "followUpPhase" in e), "implementation"
+            ),
+        }
+        self.blockers.append(row)
+        return row
+
+    def _new_risk(self, candidate: dict[str, Any], entries: list[dict[str, Any]]) -> Any:
+        trigger = next((e["trigger"] for e in entries if "trigger" in e), None)
+        row = {
+            "id": _next_id("RR", self.taken),
+            "statement": candidate["statement"],
+            "evidence": candidate["evidence"],
+            "severity": candidate["severity"],
+            "trigger": trigger or candidate.get("trigger") or DEFAULT_TRIGGER,
+        }
+        self.risks.append(row)
+        return row
+
+
+def _row_with_source(rows: list[dict[str, Any]], source: str) -> dict[str, Any] | None:
+    return next((r for r in rows if source in (r.get("sourceItems") or [])), None)
 
 
 def _critic_summary_base(data: dict[str, Any], candidates: dict[str, Any]) -> dict[str, Any]:
@@ -272,38 +330,22 @@ def _derive(before: str, blockers: list[dict[str, Any]]) -> str:
 
 
 def _route(data: dict[str, Any], verdict: str, blocker_ids: list[str]) -> None:
-    """Make the verdict fields agree with ``verdict`` as the report rules demand: the card and
-    the final verdict byte-equal, the first recommended step their next step, and the
-    phase-continuation row the phase that step names. A verdict that was accepted pointed at
-    release-handoff; now the task goes back to implementation."""
-    card, final = data["verdictCard"], data["finalVerdict"]
-    was_accepted = card["verdictToken"] == "accepted"
-    for part in (card, final):
-        part["verdictToken"] = verdict
-        part["direction"] = DIRECTION[verdict]
-    if not was_accepted:
-        return
-    ids = ", ".join(blocker_ids)
-    step = (
-        f"implementation: resolve the acceptance blocker(s) {ids} the critic's confirmed "
-        "candidates raised, then verify the whole task again"
-    )
-    card["nextStep"] = final["nextStep"] = step
-    steps = data.get("recommendedNextSteps")
-    if isinstance(steps, list) and steps:
-        steps[0] = {"text": step}
-    else:
-        data["recommendedNextSteps"] = [{"text": step}]
-    for row in data.get("followUpTasks") or []:
-        if isinstance(row, dict) and row.get("origin") == "phase-continuation":
-            row["suggestedTaskType"] = "implementation"
+    """Make every field that repeats the verdict agree with ``verdict`` as the report rules
+    demand (the card, the final verdict, the first recommended step and the
+    phase-continuation row: back to implementation), and say so in the reader summary."""
+    from .reports.starter import decide
+
+    before = data["verdictCard"]["verdictToken"]
+    decide(data, verdict)
     summary = data.get("readerSummary")
     if isinstance(summary, dict):
-        key = str((data.get("header") or {}).get("taskKey", ""))
+        ids = ", ".join(blocker_ids)
         summary.update(
-            decision=f"Verdict {verdict}: the critic's confirmed acceptance blocker(s) {ids} "
-            "rule out accepting the work as it is.",
-            humanAction="Resolve the acceptance blockers, then run final-verification again.",
+            decision=f"Verdict {verdict} (was {before}): acceptance blocker(s) {ids} stand, "
+            "including what the critic's confirmed candidates raised.",
+            humanAction="Resolve the acceptance blockers, then verify the task again.",
             blockers=f"{len(blocker_ids)} acceptance blocker(s): {ids}.",
-            recommendedCommand=okstra("task", "status", key),
+            recommendedCommand=data["recommendedNextSteps"][0].get(
+                "command", summary.get("recommendedCommand")
+            ),
         )

@@ -188,6 +188,16 @@ def test_never_drops_a_candidate_and_merging_twice_changes_nothing(cands, data):
         ]
     }
     report = accepted_report()
+    if data.draw(st.booleans(), label="an earlier blocker"):
+        report = decide(report, "conditional-accept")
+        rows(report, "acceptanceBlockers").append(
+            {"id": "AB-001", "statement": "A is broken.", "evidence": "e", "severity": "minor"}
+        )
+    if data.draw(st.booleans(), label="an earlier risk"):
+        rows(report, "residualRisks").append(
+            {"id": "RR-001", "statement": "B leaks.", "evidence": "e", "severity": "minor",
+             "trigger": "t"}
+        )  # fmt: skip
     merged, summary = merge(report, doc(*cands), confs)
     every = rows(merged, "acceptanceBlockers") + rows(merged, "residualRisks")
     for c in cands:  # each candidate lives on in exactly one row
@@ -223,3 +233,21 @@ def test_merge_files_checks_its_inputs_and_writes_atomically(tmp_path: Path):
     merge_files(str(report), str(cands), str(confs), str(report))
     assert json.loads(report.read_text()) == merged
     assert okstra(tmp_path, "report", "validate", str(report)).returncode == 0
+
+
+def test_a_candidate_confirmed_later_moves_up_to_the_blockers():
+    cands = doc(candidate("CB-1", "Leaks a file handle.", "major"))
+    first, _ = merge(accepted_report(), cands, {"confirmations": []})
+    assert [r["id"] for r in rows(first, "residualRisks")] == ["RR-001"]
+    later = {"confirmations": [confirm("CB-1", True, by="claude:V-4")]}
+    second, summary = merge(first, cands, later)
+    assert rows(second, "residualRisks") == []
+    [blocker] = rows(second, "acceptanceBlockers")
+    assert blocker["sourceItems"] == ["codex-critic:CB-1", "claude:V-4"]
+    assert (summary.confirmed, summary.downgraded, summary.verdict_after) == (
+        1, 0, "conditional-accept",
+    )  # fmt: skip
+    # Confirmed once, it is never downgraded again by a later merge.
+    third, _ = merge(second, cands, {"confirmations": [confirm("CB-1", False)]})
+    assert rows(third, "acceptanceBlockers") == rows(second, "acceptanceBlockers")
+    assert validate(third) == []
