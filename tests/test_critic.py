@@ -251,3 +251,29 @@ def test_a_candidate_confirmed_later_moves_up_to_the_blockers():
     third, _ = merge(second, cands, {"confirmations": [confirm("CB-1", False)]})
     assert rows(third, "acceptanceBlockers") == rows(second, "acceptanceBlockers")
     assert validate(third) == []
+
+
+def test_the_cli_merges_and_reports_what_it_did(tmp_path: Path):
+    report, cands, confs = tmp_path / "data.json", tmp_path / "c.json", tmp_path / "k.json"
+    report.write_text(json.dumps(accepted_report()))
+    cands.write_text(json.dumps(doc(candidate("CB-1", "A.", "major"), candidate("CB-2", "B."))))
+    confs.write_text(json.dumps({"confirmations": [confirm("CB-1", True, by="gemini:V-1")]}))
+    args = ["critic", "merge", "--report", str(report), "--candidates", str(cands),
+            "--confirmations", str(confs)]  # fmt: skip
+    printed = okstra(tmp_path, *args)
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout)["finalVerdict"]["verdictToken"] == "conditional-accept"
+    out = tmp_path / "merged.json"
+    proc = okstra(tmp_path, *args, "--out", str(out))
+    assert proc.stdout.strip() == (
+        "critic: 2 candidate(s): 1 confirmed as acceptance blocker(s) AB-001, 1 downgraded to "
+        f"residual risk(s) RR-001; verdict accepted -> conditional-accept; wrote {out}"
+    )
+    assert json.loads(out.read_text()) == json.loads(printed.stdout)
+    summary = json.loads(okstra(tmp_path, *args, "--out", str(out), "--json").stdout)["summary"]
+    assert summary["verdictAfter"] == "conditional-accept" and summary["residualRisks"] == [
+        "RR-001"
+    ]
+    confs.write_text(json.dumps({"confirmations": [confirm("CB-9", True)]}))
+    bad = okstra(tmp_path, *args)
+    assert bad.returncode == 2 and "'CB-9' is not among the critic's candidates" in bad.stderr
