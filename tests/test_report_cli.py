@@ -25,8 +25,8 @@ def test_validate_reports_every_problem_with_its_pointer(tmp_path: Path) -> None
     proc = okstra(tmp_path, "report", "validate", good)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (
-        f"{good}: valid — error-analysis 002 of demo:DEV-9184:cache-cli; no task records to "
-        "check for this phase\n"
+        f"{good}: valid — error-analysis 002 of demo:DEV-9184:cache-cli; task records not "
+        "checked: not in a git repository\n"
     )
     data = full_report("error-analysis")
     data["consensus"][0]["sourceItems"] = ["bogus"]

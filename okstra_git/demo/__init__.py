@@ -91,9 +91,12 @@ def _make_world(root: Path) -> Demo:
 
 
 def _steps() -> list[Callable[[Demo], None]]:
-    from . import claims, foundation, plans, push, reports, verify
+    from . import claims, foundation, incremental, plans, push, reports, verify
 
-    return [foundation.step, plans.step, claims.step, verify.step, reports.step, push.step]
+    return [
+        foundation.step, plans.step, incremental.step, claims.step, verify.step, reports.step,
+        push.step,
+    ]  # fmt: skip
 
 
 def run_demo(directory: Path | None) -> int:

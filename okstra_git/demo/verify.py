@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from ..reports.starter import decide
-from . import Demo
+from . import Demo, critic
 
 README = (
     "# calc\n\nA tiny calculator used by the okstra demo.\n\n"
@@ -46,6 +46,7 @@ def step(demo: Demo) -> None:
     demo.run("git", "okstra", "verify", "target", demo.key, expect=1)
     (task_wt / "scratch.py").unlink()
 
+    critic.start_run(demo, task_wt)
     demo.step("The verification target, then an accepted verdict kept as a git note")
     demo.run("git", "okstra", "verify", "target", demo.key)
     # The run writes its report data inside .okstra/, which the clean check ignores: started
@@ -62,11 +63,14 @@ def step(demo: Demo) -> None:
     )
     print(f"\n# the run fills in {data.name} and decides: accepted", flush=True)
     demo.write(str(data.relative_to(task_wt)), json.dumps(filled, indent=2) + "\n", task_wt)
+    critic.merge(demo, data, task_wt)
     demo.run("git", "okstra", "report", "validate", str(data), cwd=task_wt)
     demo.facts["verdict_data"] = str(data)
     head = demo.run("git", "rev-parse", "HEAD", cwd=task_wt, quiet=True).stdout.strip()
     demo.run("git", "okstra", "verify", "record", demo.key, "--verdict", "accepted",
              "--report", str(data), "--expect-head", head)  # fmt: skip
+    demo.run("git", "okstra", "run", "finish", demo.key, "--type", "final-verification", "--seq",
+             "001", "--status", "completed", "--report", str(data), cwd=task_wt)  # fmt: skip
     demo.run("git", "okstra", "verify", "show", cwd=task_wt)
     demo.run("git", "notes", "--ref", "okstra/verdicts", "show", head, quiet=True)
     demo.facts["verified_head"] = head
