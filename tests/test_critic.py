@@ -277,3 +277,32 @@ def test_the_cli_merges_and_reports_what_it_did(tmp_path: Path):
     confs.write_text(json.dumps({"confirmations": [confirm("CB-9", True)]}))
     bad = okstra(tmp_path, *args)
     assert bad.returncode == 2 and "'CB-9' is not among the critic's candidates" in bad.stderr
+
+
+def test_the_file_commands_import_neither_pygit2_nor_jsonschema(tmp_path: Path):
+    """critic merge and the file forms of incremental scope/carry read and write files only."""
+    import subprocess
+    import sys
+
+    report, cands, confs = tmp_path / "data.json", tmp_path / "c.json", tmp_path / "k.json"
+    report.write_text(json.dumps(accepted_report()))
+    cands.write_text(json.dumps(doc(candidate("CB-1", "A."))))
+    confs.write_text(json.dumps({"confirmations": []}))
+    plan = full_report("implementation-planning")
+    (tmp_path / "p.json").write_text(json.dumps(plan))
+    commands = [
+        ["critic", "merge", "--report", str(report), "--candidates", str(cands),
+         "--confirmations", str(confs), "--out", str(tmp_path / "out.json")],
+        ["incremental", "scope", "--prev-data", str(tmp_path / "p.json"), "--cur-base-sha", "a",
+         "--prev-base-sha", "a", "--impacted", "1"],
+        ["incremental", "carry", "--prev-data", str(tmp_path / "p.json"), "--cur-data",
+         str(tmp_path / "p.json"), "--prev-seq", "001", "--out", str(tmp_path / "c2.json")],
+    ]  # fmt: skip
+    for argv in commands:
+        script = (
+            "import sys\nfrom okstra_git.entry import main\n"
+            f"code = main({argv!r})\n"
+            "print(code, sorted(m for m in sys.modules if m in ('pygit2', 'jsonschema')))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        assert done.stdout.strip().splitlines()[-1] == "0 []", (argv, done.stdout, done.stderr)

@@ -75,7 +75,7 @@ def scope(
             )
         if task_type is not None or seq is not None:
             raise BadInput("incremental scope: --type and --seq name a run of KEY")
-        from ..services.incremental import decide_from_file
+        from ..services.incremental_files import decide_from_file
 
         data = decide_from_file(prev_data, cur_base_sha, prev_base_sha, stages, ratio).to_cli()
     return Output(data, json.dumps(data, ensure_ascii=False))
@@ -96,7 +96,7 @@ def scope(
     "refuses (exit 1): re-verify in full instead.",
 )  # fmt: skip
 def carry(prev_data: str, cur_data: str, prev_seq: str, out: str) -> Output:
-    from ..services.incremental import carry_files
+    from ..services.incremental_files import carry_files
 
     count = carry_files(prev_data, cur_data, prev_seq, out)
     return Output(

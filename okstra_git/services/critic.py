@@ -7,17 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import schemacheck
 from ..critic import MergeSummary, merge
-from ..records.base import check_schema, dumps_pretty
+from ..errors import BadInput
+from ..records.base import dumps_pretty
+from ..reports.files import MAX_DATA_BYTES
 from ..userfiles import read_json_object, write_atomic
-
-MAX_INPUT_BYTES = 16 << 20
 
 
 def _read(path: str, flag: str, schema: str | None = None) -> dict[str, Any]:
-    _, data = read_json_object(path, flag, MAX_INPUT_BYTES)
-    if schema is not None:
-        check_schema(data, schema, f"{flag} {path}")
+    _, data = read_json_object(path, flag, MAX_DATA_BYTES)
+    mismatch = schemacheck.problems(data, schema) if schema is not None else []
+    if mismatch:
+        lines = "\n".join(f"  - {line}" for line in mismatch)
+        raise BadInput(f"{flag} {path} does not match {schema}.schema.json:\n{lines}")
     return data
 
 

@@ -27,13 +27,11 @@ from ..incremental import (
     FULL,
     INCREMENTAL,
     ScopeDecision,
-    carry_forward,
     decide_scope,
-    plan_items,
     stage_map_of,
 )
 from ..keys import TaskKey
-from ..records.base import dumps_pretty, loads
+from ..records.base import loads
 from ..records.task import (
     IncrementalDecision,
     RunRecord,
@@ -47,9 +45,9 @@ from ..records.task import (
 )
 from ..shell import okstra
 from ..strict import parsed, run_seq
-from ..userfiles import read_json_object, write_atomic
+from ..userfiles import write_atomic
 from .context import Context
-from .runs import MAX_DATA_BYTES, data_snapshot_path, run_seqs
+from .runs import data_snapshot_path, run_seqs
 from .tasks import check_task_type
 
 
@@ -217,30 +215,3 @@ def _materialize(workdir: Path, record: RunRecord, previous: RunRecord, raw: byt
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, raw, "previous report data")
     return relpath
-
-
-# ---------------------------------------------------------------------------------------------
-# The file forms: report data handed over as files
-
-
-def decide_from_file(
-    prev_data: str,
-    cur_base_sha: str,
-    prev_base_sha: str,
-    impacted: Sequence[int],
-    cutoff: Fraction,
-) -> ScopeDecision:
-    """``incremental scope --prev-data P --cur-base-sha C --prev-base-sha B``."""
-    _, data = read_json_object(prev_data, "--prev-data", MAX_DATA_BYTES)
-    stage_map = stage_map_of(data, f"--prev-data {prev_data}")
-    return decide_scope(stage_map, impacted, prev_base_sha, cur_base_sha, cutoff)
-
-
-def carry_files(prev_data: str, cur_data: str, prev_seq: str, out: str) -> int:
-    """``incremental carry``: write the merged data to ``out`` atomically; how many items
-    were carried in."""
-    _, prev = read_json_object(prev_data, "--prev-data", MAX_DATA_BYTES)
-    _, cur = read_json_object(cur_data, "--cur-data", MAX_DATA_BYTES)
-    merged = carry_forward(prev, cur, prev_seq)
-    write_atomic(out, dumps_pretty(merged), "--out")
-    return len(plan_items(merged, "merged data")) - len(plan_items(cur, "--cur-data"))

@@ -32,8 +32,6 @@ from ..workspace import run_paths
 from .context import Context
 from .tasks import check_task_type
 
-MAX_DATA_BYTES = 16 << 20
-
 
 def run_seqs(repo: GitRepo, head: str, task_type: str) -> list[str]:
     """The run numbers of ``task_type`` in the task tree at ``head``, in order."""
@@ -158,6 +156,7 @@ def finish_run(
     if data is not None and not data.endswith(".json"):
         raise BadInput(f"--data {data}: report data is a .json file (data.json)")
     from ..reports.consistency import decision_problems
+    from ..reports.files import MAX_DATA_BYTES
     from .reports import check_report_file
 
     for path in dict.fromkeys(p for p in (report, data) if p is not None):
