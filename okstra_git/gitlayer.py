@@ -640,6 +640,35 @@ def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -
     return str(repo.head.target)
 
 
+def worktree_owner(path: Path) -> Path | None:
+    """The git dir of the repository whose work tree (main or linked) ``path`` is, if it is
+    one: says whose a folder in our way is."""
+    try:
+        repo = pygit2.Repository(str(path))
+    except pygit2.GitError:
+        return None
+    if repo.workdir is None or not _same_path(Path(repo.workdir), path):
+        return None
+    return _common_dir(Path(repo.path))
+
+
+def occupied(path: Path, wanted: str, retry: str) -> str:
+    """Why the folder ``path`` cannot become ``wanted``, and the way out. Another repository's
+    worktree (a clone sharing the worktree root) is never ours to move or remove: this clone
+    gets a root of its own instead."""
+    owner = worktree_owner(path)
+    if owner is not None:
+        return (
+            f"{path} is a worktree of another repository ({owner}), not {wanted}; okstra "
+            "leaves it alone. Give this clone a worktree root of its own (git config "
+            f"okstra.worktreeRoot PATH), then {retry} again"
+        )
+    return (
+        f"{path} exists and is not {wanted} (nor any git worktree); move it away, then "
+        f"{retry} again"
+    )
+
+
 def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
     """Staged, unstaged and untracked paths of a worktree, outside ``.okstra/``.
 
@@ -920,10 +949,7 @@ def _add_worktree_locked(
             return False, False
         repo.repo.lookup_worktree(existing.name).prune(True)
     if path.exists() and any(path.iterdir()):
-        raise Refused(
-            f"{path} exists and is not a worktree of this repository; move it away or remove "
-            "it, then run the command again"
-        )
+        raise Refused(occupied(path, f"a worktree of branch {branch}", "run the command"))
     if _name_taken(repo, name):
         import hashlib
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import git, okstra
+from conftest import git, make_repo, okstra
 from test_claims import KEY, approved_task, commit_in, stored
 
 from okstra_git.errors import Refused
@@ -131,10 +131,19 @@ def test_prune_refuses_a_branch_checked_out_elsewhere(repo: Path) -> None:
     assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "okstra/g/i/stage-1"
 
 
-def test_default_root_is_under_home(repo: Path, tmp_path: Path) -> None:
+def test_default_root_is_under_home_one_folder_per_clone(repo: Path, tmp_path: Path) -> None:
     ctx = open_context(repo)
     lay = worktrees.layout(ctx, ctx.key("Proj X:Grp:Some Id"))
-    assert lay.folder == Path.home() / ".okstra" / "worktrees" / "proj-x" / "grp" / "some-id"
+    root = worktrees.default_root(ctx)
+    assert root.parent == Path.home() / ".okstra" / "worktrees"
+    assert root.name.startswith("repo-") and len(root.name) == len("repo-") + 8
+    assert lay.folder == root / "proj-x" / "grp" / "some-id"
+    # Another clone of the same project (same folder name, too) gets another root.
+    other = make_repo(tmp_path / "elsewhere" / "repo")
+    assert worktrees.default_root(open_context(other)) not in (root, *root.parents)
+    # Linked worktrees of one clone share its root.
+    git(repo, "worktree", "add", "-q", str(tmp_path / "linked"))
+    assert worktrees.default_root(open_context(tmp_path / "linked")) == root
     assert lay.stage_name(3) == "okstra-grp-some-id-stage-3"
     assert lay.stage_branch(3) == "okstra/grp/some-id/stage-3"
     git(repo, "config", "okstra.worktreeRoot", "../trees")

@@ -1,6 +1,8 @@
 """Task and stage worktrees (SPEC §5): where they live, making them, listing, tearing down.
 
-Layout under ``okstra.worktreeRoot`` (default ``~/.okstra/worktrees``)::
+Layout under ``okstra.worktreeRoot`` (default: one folder per clone,
+``~/.okstra/worktrees/<clone folder>-<8 hex>``, so two clones of one project on one machine never
+share a worktree folder)::
 
     <root>/<project>/<group>/<id>/task        branch okstra/<group>/<id>/task
     <root>/<project>/<group>/<id>/stage-<N>   branch okstra/<group>/<id>/stage-<N>,
@@ -28,6 +30,7 @@ from ..gitlayer import (
     delete_branch,
     dirty_paths,
     main_worktree,
+    occupied,
     remove_worktree,
     require_intact,
     worktree_at,
@@ -86,12 +89,23 @@ def layout(ctx: Context, key: TaskKey) -> Layout:
 
 def worktree_root(ctx: Context) -> Path:
     """``okstra.worktreeRoot`` (``~`` expanded; relative to the main worktree, like git), else
-    ``~/.okstra/worktrees``. A value that cannot hold folders — empty, ``~nosuchuser``, or a
-    path through a file — is refused here with the fix, before anything is made under it."""
+    this clone's :func:`default_root`. A value that cannot hold folders — empty,
+    ``~nosuchuser``, or a path through a file — is refused here with the fix, before anything
+    is made under it."""
     configured = ctx.repo.config_get(ROOT_CONFIG)
     if configured is None:
-        return Path.home() / ".okstra" / "worktrees"
+        return default_root(ctx)
     return checked_root(ctx, configured, f"config {ROOT_CONFIG}")
+
+
+def default_root(ctx: Context) -> Path:
+    """``~/.okstra/worktrees/<clone folder>-<8 hex of its git dir's real path>``: one root per
+    clone. A root shared by two clones of one project would give both the same task and stage
+    folders, and each clone's claims would run into the other's worktrees."""
+    common = ctx.repo.common_dir.resolve()
+    folder = common.parent if common.name == ".git" else common
+    tag = hashlib.sha1(os.fsencode(common)).hexdigest()[:8]
+    return Path.home() / ".okstra" / "worktrees" / f"{slug(folder.name)}-{tag}"
 
 
 def checked_root(ctx: Context, value: str, where: str) -> Path:
@@ -154,10 +168,8 @@ def check_stage_slot(ctx: Context, lay: Layout, stage: int) -> None:
     path = lay.stage_path(stage)
     found = worktree_at(ctx.repo, path)
     if found is None and path.exists() and any(path.iterdir()):
-        raise Refused(
-            f"{path} exists and is not the worktree of stage {stage} of {lay.key}; move it "
-            "away or remove it, then claim again"
-        )
+        raise Refused(occupied(path, f"the worktree of stage {stage} of {lay.key}", "claim"))
+
 
 
 def provision_stage(
