@@ -34,6 +34,16 @@ class Holder:
     """``started`` (live), ``expired`` (started, lease past), ``done`` or ``released``."""
     run_id: str
     """The run named in the claim."""
+    who: str = ""
+    """Who holds it and where, e.g. ``Bob <bob@example.org> on build-7`` (empty: unknown)."""
+    lease_expires_at: str | None = None
+    """When a started claim's lease runs out; None: it has no lease (held until released)."""
+
+    @property
+    def held_by(self) -> str:
+        """``run R (WHO, lease …)``: enough to find the holder and judge whether it is alive."""
+        lease = f"lease until {self.lease_expires_at}" if self.lease_expires_at else "no lease"
+        return f"run {self.run_id} ({self.who + ', ' if self.who else ''}{lease})"
 
 
 @dataclass(frozen=True)
@@ -69,10 +79,10 @@ def _blocked_reason(
         if holder.state == DONE:
             return f"done ({holder.run_id})"
         if holder.state == STARTED:
-            return f"held by run {holder.run_id}"
+            return f"held by {holder.held_by}"
         if holder.state == EXPIRED and not take_over_expired:
             return (
-                f"held by run {holder.run_id} whose lease expired; take it over with "
+                f"held by {holder.held_by}, whose lease expired; take it over with "
                 "--take-over-expired"
             )
     waiting = [d for d in stage.depends_on if holders.get(d, _NONE).state != DONE]

@@ -260,7 +260,12 @@ class GitRepo:
             # transaction has committed (or aborted) and released its locks.
             with contextlib.ExitStack() as record, self.repo.transaction() as tx:
                 lock(tx, guard)
-                updates, value = build()
+                try:
+                    updates, value = build()
+                except pygit2.GitError as exc:  # reading failed: no race, retrying cannot help
+                    raise BadInput(
+                        f"git could not read what updating {guard} needs: {exc}"
+                    ) from exc
                 ordered = sorted(updates, key=lambda u: u.name)
                 for update in ordered:
                     if update.name != guard:
@@ -372,6 +377,17 @@ class GitRepo:
     def blob(self, blob_id: str) -> bytes:
         return self.repo[blob_id].data
 
+    def head_commit(self) -> str | None:
+        """The commit this work tree (or bare repository) has checked out; None when unborn."""
+        if self.repo.head_is_unborn:
+            return None
+        return str(self.repo.head.peel(pygit2.Commit).id)
+
+    def has_object(self, oid: str) -> bool:
+        """Whether the object database holds ``oid`` (a record may name a commit that was
+        never fetched here)."""
+        return oid in self.repo
+
     def tree_of(self, commit: str) -> pygit2.Tree:
         return self.repo[commit].peel(pygit2.Tree)
 
@@ -383,6 +399,31 @@ class GitRepo:
             return None
         obj = self.repo[entry.id]
         return obj.data if isinstance(obj, pygit2.Blob) else None
+
+    def dir_entries(self, commit: str, path: str) -> dict[str, str]:
+        """Name → object id of the entries of the folder ``path`` in ``commit``'s tree (a
+        blob's id is its content's: equal ids, equal files)."""
+        try:
+            entry = self.tree_of(commit)[path]
+        except KeyError:
+            return {}
+        obj = self.repo[entry.id]
+        return {e.name: str(e.id) for e in obj} if isinstance(obj, pygit2.Tree) else {}
+
+    def introduced_by(self, head: str, path: str, blob: str, limit: int = 1000) -> str | None:
+        """The oldest commit of ``head``'s first-parent line, back from ``head``, through which
+        ``path`` holds ``blob`` without a break: where that content arrived. None when ``head``
+        does not hold it there."""
+        found = None
+        for count, commit in enumerate(self.walk_first_parent(head)):
+            try:
+                here = str(commit.tree[path].id)
+            except KeyError:
+                break
+            if here != blob or count >= limit:
+                break
+            found = str(commit.id)
+        return found
 
     def list_dir(self, commit: str, path: str) -> list[str]:
         try:

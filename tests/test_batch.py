@@ -33,7 +33,7 @@ def test_diamond_moves_forward_as_dependencies_finish() -> None:
     }
     claimed = select(DIAMOND, {1: held(STARTED)})
     assert claimed.ready == () and claimed.batch == ()
-    assert claimed.blocked[1] == "held by run implementation-001"
+    assert claimed.blocked[1] == "held by run implementation-001 (no lease)"
     second = select(DIAMOND, {1: held(DONE)})
     assert second.ready == (2, 3) and second.batch == (2, 3) and second.steps == 6
     assert second.blocked[1] == "done (implementation-001)"
@@ -41,6 +41,17 @@ def test_diamond_moves_forward_as_dependencies_finish() -> None:
     assert half.batch == () and half.blocked[4] == "waiting for stage(s) 3 (not done)"
     last = select(DIAMOND, {1: held(DONE), 2: held(DONE), 3: held(DONE)})
     assert last.batch == (4,)
+
+
+def test_a_held_stage_names_run_holder_and_lease() -> None:
+    bob = Holder(STARTED, "implementation-003", "Bob <b@x> on build-7", "2026-06-06T12:00:00+00:00")
+    blocked = select(DIAMOND, {1: bob}).blocked[1]
+    assert blocked == (
+        "held by run implementation-003 (Bob <b@x> on build-7, lease until "
+        "2026-06-06T12:00:00+00:00)"
+    )
+    with pytest.raises(Refused, match=r"stage 1 is not ready: held by run implementation-003 \(Bob"):
+        select(DIAMOND, {1: bob}, stage=1)
 
 
 def test_batch_is_a_prefix_within_the_run_budget() -> None:

@@ -115,7 +115,8 @@ def claim(
         result = claims.claim(
             ctx, task_key, stage, lease, take_over_expired, worktrees=not no_worktree
         )
-    return Output(result.to_data(), result.directive())
+    notes = "".join(f"note: {notice}\n\n" for notice in result.notices)
+    return Output(result.to_data(), notes + result.directive())
 
 
 STAGE_NUMBER = Arg("--stage", "The stage.", metavar="N", required=True, convert=number)

@@ -32,13 +32,18 @@ class Approval:
     blob: str
     """The approved content's blob id: the note is attached to it."""
     approved_by: str
-    """``Name <email>`` from git config of whoever approved (or recorded a hand approval)."""
+    """``Name <email>`` of whoever approved: the ``plan approve`` user (method B); for a
+    marker ticked by hand (method A), the author of the task event or commit that brought the
+    ticked plan, or this clone's user when the tick is an uncommitted edit here."""
     approved_at: str
     """ISO 8601, UTC."""
     method: str
     """``A`` (marker ticked by hand) or ``B`` (``git okstra plan approve``)."""
     schema_version: int = SCHEMA_VERSION
     """Record format version."""
+    recorded_by: str | None = None
+    """Who wrote this record, when not ``approved_by``: a hand approval (method A) is recorded
+    by the first claim that relies on it, but made by whoever ticked the marker."""
 
     def to_line(self) -> str:
         return record_line(self, "approval", f"{APPROVALS_REF} record")

@@ -42,12 +42,15 @@ from ..gitlayer import (
     cas_retry,
     crash_point,
     dirty_paths,
+    worktree_at,
     worktree_head,
 )
 from ..keys import TaskKey
+from ..records.approval import APPROVALS_REF
 from ..records.base import to_data
 from ..records.claim import (
     CLAIM_PATH,
+    CLAIMS_PREFIX,
     Claim,
     ClaimState,
     claim_json,
@@ -61,9 +64,10 @@ from ..shell import okstra as shell_okstra
 from ..stagemap import Stage
 from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
+from . import sync
 from . import worktrees as wt
 from .context import Context
-from .plans import check_approved, ensure_approved, load_stage_map
+from .plans import approve_in_claim, check_approved, load_stage_map
 from .runs import finish_run, make_workspace, next_seq, open_run
 
 RUN_TYPE = "implementation"
@@ -75,7 +79,24 @@ def _holder(claim: Claim, now: datetime) -> batching.Holder:
     state = claim.status
     if state == "started" and claim.lease_expired(now):
         state = batching.EXPIRED
-    return batching.Holder(state=state, run_id=claim.run_id)
+    return batching.Holder(state, claim.run_id, _who(claim), claim.lease_expires_at)
+
+
+def _who(claim: Claim) -> str:
+    return f"{claim.user} on {claim.host}"
+
+
+def _ours(ctx: Context, lay: wt.Layout, claim: Claim) -> bool:
+    """Whether ``claim`` belongs to this clone: taken on this host, with its worktree where
+    this repository registered one or at this clone's own folder for the stage. Only such a
+    claim is offered for resuming or releasing here; another clone's (another machine's, or a
+    clone beside this one) is that clone's to resume or release."""
+    if claim.host != socket.gethostname():
+        return False
+    if not claim.worktree_path:
+        return True  # nothing on disk tells two clones on one host apart
+    path = Path(claim.worktree_path)
+    return path == lay.stage_path(claim.stage) or worktree_at(ctx.repo, path) is not None
 
 
 def _select(
@@ -174,6 +195,8 @@ class ClaimResult:
     """The approved plan's blob id the claim was made against."""
     resumed: bool = False
     """True for ``--resume``: no new claim, worktrees (re)made."""
+    notices: tuple[str, ...] = ()
+    """Things the claimer should know that did not stop the claim (a stale plan checkout)."""
 
     @property
     def csv(self) -> str:
@@ -191,6 +214,7 @@ class ClaimResult:
             "planPath": self.plan_path,
             "planBlob": self.plan_blob,
             "resumed": self.resumed,
+            "notices": list(self.notices),
             "directive": self.directive(),
         }
 
@@ -243,11 +267,12 @@ def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Re
 
 def _nothing_ready(
     ctx: Context,
-    key: TaskKey,
+    lay: wt.Layout,
     stages: dict[int, Stage],
     selection: batching.Selection,
     claims: dict[int, ClaimState],
 ) -> Refused:
+    key = lay.key
     if all(n in claims and claims[n].claim.status == "done" for n in stages):
         return Refused(f"every stage of {key} is done; nothing left to claim")
     lines = [f"  - stage {n}: {why}" for n, why in sorted(selection.blocked.items())]
@@ -257,19 +282,24 @@ def _nothing_ready(
             for s in claims.values()
             if s.claim.status == "started"
             and s.claim.worktree_path
+            and _ours(ctx, lay, s.claim)
             and worktree_head(s.claim.worktree_path, ctx.repo) is None
         }
     )
     resumes = {run: shell_okstra("stage", "claim", key, "--resume", run) for run in missing}
     hint = "".join(
-        f"\nrun {run} holds stages whose worktrees are missing (an interrupted claim?); make "
-        f"them with: {resume}"
+        f"\nrun {run} of this clone holds stages whose worktrees are missing (an interrupted "
+        f"claim?); make them with: {resume}"
         for run, resume in resumes.items()
     )
+    # Only this clone's runs: another clone's claim is that clone's to resume or release (the
+    # blocked lines name its holder and lease).
     held = sorted(
         (s.claim.run_id, n)
         for n, s in claims.items()
-        if s.claim.status == "started" and s.claim.run_id not in resumes
+        if s.claim.status == "started"
+        and s.claim.run_id not in resumes
+        and _ours(ctx, lay, s.claim)
     )
     hint += "".join(
         f"\nif run {run} was interrupted (its agent is gone), release stage {n} so it can be "
@@ -296,10 +326,16 @@ def _base(
     since: str | None,
     lay: wt.Layout,
     task_path: Path | None,
+    remote: str | None,
 ) -> tuple[str, int | None]:
     """SPEC §5: the task worktree HEAD must contain every dependency's done head; exactly one
-    unmerged dependency may be stacked on; otherwise refuse naming what to merge."""
+    unmerged dependency may be stacked on; otherwise refuse naming what to merge. A done head
+    this clone does not have is named at once: no ancestry question can be answered without
+    it, and waiting never brings it."""
     heads = {d: claims[d].claim.head_commit for d in stage.depends_on}
+    for dep, done_head in sorted(heads.items()):
+        if done_head and not ctx.repo.has_object(done_head):
+            raise _missing_commit(ctx, lay.key, stage.number, claims[dep].claim, remote)
     missing = ctx.repo.not_contained(head, [h for h in heads.values() if h], since)
     unmerged = sorted(d for d, h in heads.items() if h in missing)
     if not unmerged:
@@ -314,6 +350,29 @@ def _base(
         f"{', '.join(str(d) for d in unmerged)}, whose done commits are not in the task worktree "
         f"HEAD {head[:12]}; merge them into the task worktree first ({where}), then claim again",
         hint=where,
+    )
+
+
+def _missing_commit(
+    ctx: Context, key: TaskKey, stage: int, dep: Claim, remote: str | None
+) -> Refused:
+    """A dependency's done commit is not in this clone. After ``claim --remote`` fetched, the
+    remote lacks it too: only the clone that finished the stage can publish it."""
+    assert dep.head_commit is not None
+    done = f"stage {dep.stage} ({dep.run_id}, {_who(dep)})"
+    what = f"stage {stage} of {key} depends on {done}, whose done commit {dep.head_commit}"
+    if remote is not None:
+        return Refused(
+            f"{what} is neither in this clone nor on {remote} (fetched just now): its stage "
+            f"branch was never published. On {dep.host}, {dep.user} publishes it with: "
+            f"{shell_okstra('sync', remote)}; then claim again",
+            hint=shell_okstra("sync", remote),
+        )
+    where = sync.remote_or_placeholder(ctx.repo)
+    return Refused(
+        f"{what} is not in this clone: commit {dep.head_commit[:12]} of stage {dep.stage} is "
+        f"missing here; fetch it with: {shell_okstra('sync', where)}, then claim again",
+        hint=shell_okstra("sync", where),
     )
 
 
@@ -337,21 +396,22 @@ def claim(
     take_over_expired: bool = False,
     worktrees: bool = True,
     publish: Callable[[list[RefUpdate]], None] | None = None,
+    remote: str | None = None,
 ) -> ClaimResult:
     """Claim the batch (or ``stage``) for a new implementation run: all stages or none.
 
     ``publish`` (``--remote``, see ``sync.claim_via_remote``) runs once the claim landed
     locally and before any worktree is made: it pushes the claim to the shared remote, or puts
-    the refs back and raises.
+    the refs back and raises. ``remote`` is that remote, just fetched, for messages.
     """
-    plan = ensure_approved(ctx, key)
+    plan = check_approved(ctx, key)  # a first look; the transaction decides (and records)
     stages = {s.number: s for s in plan.stage_map.stages}
     lay = wt.layout(ctx, key)
     first = load_claims(ctx.repo, key)
     now = datetime.now(UTC)
     preview = _select(plan.stage_map.stages, first, now, stage, take_over_expired)
     if not preview.batch:
-        raise _nothing_ready(ctx, key, stages, preview, first)
+        raise _nothing_ready(ctx, lay, stages, preview, first)
     task_path = wt.ensure_task_worktree(ctx, lay) if worktrees else None
     host, user = socket.gethostname(), ctx.repo.identity()
     tref = task_ref(key)
@@ -360,17 +420,21 @@ def claim(
         # Runs holding the task ref's lock: every claim of this task moves the task ref, so
         # racers wait here rather than build a batch's objects only to lose the transaction.
         now = datetime.now(UTC)
+        read = require_task(ctx.repo, key)
+        # A hand approval is recorded (and the approved plan followed) by this transaction:
+        # a claim that does not land leaves no approval event behind, one that lands carries it.
+        plan, state, gate_updates = approve_in_claim(ctx, read)
+        stages = {s.number: s for s in plan.stage_map.stages}
         claims = load_claims(ctx.repo, key)
         selection = _select(plan.stage_map.stages, claims, now, stage, take_over_expired)
         if not selection.batch:
-            raise _nothing_ready(ctx, key, stages, selection, claims)
+            raise _nothing_ready(ctx, lay, stages, selection, claims)
         if worktrees:
             # Here, against the claims read under the lock, not the preview: a stage another
             # run claimed meanwhile has its worktree half-made by that run, which is not
             # something in the way.
             for number in selection.batch:
                 wt.check_stage_slot(ctx, lay, number)
-        state = require_task(ctx.repo, key)
         head = wt.task_head(ctx, lay)
         since = state.task.implementation_base_commit
         seq = next_seq(ctx.repo, state.head, RUN_TYPE)
@@ -380,7 +444,7 @@ def claim(
         updates: list[RefUpdate] = []
         for number in selection.batch:
             prev = claims.get(number)
-            base, stacked = _base(ctx, stages[number], claims, head, since, lay, task_path)
+            base, stacked = _base(ctx, stages[number], claims, head, since, lay, task_path, remote)
             started_head = base
             path = branch = ""
             if worktrees:
@@ -431,7 +495,8 @@ def claim(
         csv = ",".join(str(n) for n in selection.batch)
         event = f"run start {RUN_TYPE} {seq}: claim stage(s) {csv}"
         task_commit = event_commit(ctx.repo, key, task, state.head, files, event)
-        updates.append(RefUpdate(tref, task_commit, state.head))
+        updates.append(RefUpdate(tref, task_commit, read.head))
+        updates.extend(gate_updates)
         result = ClaimResult(
             key=key,
             run_id=run_id,
@@ -441,6 +506,7 @@ def claim(
             implementation_base=task.implementation_base_commit or head,
             plan_path=plan.path,
             plan_blob=plan.blob,
+            notices=tuple(n for n in (plan.stale_checkout,) if n),
         )
         return updates, _Landed(result, seq, updates)
 
@@ -448,7 +514,7 @@ def claim(
         return ctx.repo.update_refs_guarded(tref, build, f"okstra: claim for {key}")
 
     # The hint names every ref a stale lock could block: all of the plan's claims and the task.
-    refnames = [claim_ref(key, n) for n in sorted(stages)] + [tref]
+    refnames = [claim_ref(key, n) for n in sorted(stages)] + [tref, APPROVALS_REF]
     landed = cas_retry(ctx.repo, attempt, refnames)
     crash_point("after-refs")
     if publish is not None:
@@ -486,9 +552,13 @@ def _provision_or_roll_back(
                 branch_head = place.started_head_commit if made_branch else None
                 with contextlib.suppress(RefMoved):
                     wt.remove_stage(ctx, Path(place.worktree_path), place.branch, branch_head)
-        # The task ref stays: the run it allocated is finished ``error`` below, on the record.
-        tref = task_ref(key)
-        undo = [RefUpdate(u.name, u.expected, u.new) for u in landed.updates if u.name != tref]
+        # Only the claims are put back. The task ref stays (the run it allocated is finished
+        # ``error`` below, on the record), and so does an approval the claim recorded with it.
+        undo = [
+            RefUpdate(u.name, u.expected, u.new)
+            for u in landed.updates
+            if u.name.startswith(CLAIMS_PREFIX)
+        ]
         try:
             ctx.repo.update_refs(undo, f"okstra: roll back claim of {landed.result.run_id}")
         except RefMoved as moved:
@@ -517,6 +587,16 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
         listing = shell_okstra("stage", "list", key)
         raise Refused(f"run {run_id} holds no started claim of {key}; see: {listing}", hint=listing)
     lay = wt.layout(ctx, key)
+    theirs = [c for c in mine if c.worktree_path and not _ours(ctx, lay, c)]
+    if theirs:
+        c = theirs[0]
+        raise Refused(
+            f"run {run_id} is not this clone's: it holds stage(s) "
+            f"{', '.join(str(t.stage) for t in theirs)} of {key} for {_who(c)}, with "
+            f"worktrees at {c.worktree_path} there "
+            f"({_holder(c, datetime.now(UTC)).held_by}); only that clone can resume "
+            "it. To claim what is ready instead: " + shell_okstra("stage", "claim", key)
+        )
     state = require_task(ctx.repo, key)
     with_worktrees = any(c.worktree_path for c in mine)  # one batch: all or none have one
     task_path = str(wt.ensure_task_worktree(ctx, lay)) if with_worktrees else ""
@@ -731,6 +811,12 @@ def _idle_run(ctx: Context, key: TaskKey, c: Claim) -> str | None:
 def _require_claim(ctx: Context, key: TaskKey, stage: int) -> ClaimState:
     state = load_claim(ctx.repo, key, stage)
     if state is None:
+        numbers = load_stage_map(ctx, key).numbers
+        if stage not in numbers:
+            raise BadInput(
+                f"--stage {stage}: the plan of {key} has no stage {stage} (stages: "
+                f"{', '.join(map(str, numbers)) or 'none'})"
+            )
         claim_it = shell_okstra("stage", "claim", key, "--stage", stage)
         raise Refused(
             f"stage {stage} of {key} has no claim ({claim_ref(key, stage)}); claim it with: "
@@ -761,6 +847,7 @@ def release(
         raise BadInput("--reason must say why the claim is released (it is kept for audit)")
     ref = claim_ref(key, stage)
     who = ctx.repo.identity()
+    run = run or _only_run_here(ctx, key)
 
     def attempt() -> Claim:
         current = _require_claim(ctx, key, stage)
@@ -771,11 +858,15 @@ def release(
                 "can be released"
             )
         if not force and run != c.run_id:
+            held = _holder(c, datetime.now(UTC)).held_by
+            yours = shell_okstra(
+                "stage", "release", key, "--stage", stage, "--reason", reason, "--run", c.run_id
+            )
             raise Refused(
-                f"stage {stage} of {key} is held by run {c.run_id}"
+                f"stage {stage} of {key} is held by {held}"
                 + (f", not {run}" if run else "")
-                + f"; release your own claim with --run {c.run_id}, or another run's with "
-                "--force (recorded)"
+                + f"; if that run is yours, release it with: {yours}; another run's claim only "
+                "with --force (recorded)"
             )
         c.status = "released"
         c.released_at = now_iso()
@@ -811,6 +902,18 @@ def release(
     return ReleaseResult(
         stored, f"run {stored.run_id} holds no started stage now and is still running; {how}"
     )
+
+
+def _only_run_here(ctx: Context, key: TaskKey) -> str | None:
+    """The run holding started claims of ``key`` on this host, when there is exactly one: then
+    it is the releaser's own, and ``--run`` need not be typed."""
+    here = socket.gethostname()
+    runs = {
+        s.claim.run_id
+        for s in load_claims(ctx.repo, key).values()
+        if s.claim.status == "started" and s.claim.host == here
+    }
+    return runs.pop() if len(runs) == 1 else None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,8 +31,17 @@ from ..gitlayer import OKSTRA_DIR, RefUpdate
 from ..keys import TaskKey
 from ..planfile import PlanFile, Validation, blob_id, decode_plan, read_plan_file, validate_text
 from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
-from ..records.task import PlanRef, Task, TaskState, now_iso, require_task, task_ref, write_event
-from ..shell import okstra
+from ..records.task import (
+    PlanRef,
+    Task,
+    TaskState,
+    event_commit,
+    now_iso,
+    require_task,
+    task_ref,
+    write_event,
+)
+from ..shell import command, okstra
 from ..stagemap import StageMap, parse_plan
 from ..strict import is_digits, one_line
 from ..userfiles import sweep_dead_temps, write_atomic
@@ -114,6 +123,14 @@ def _adopt_plan(
 ) -> TaskState:
     """Make the task follow ``plan`` (snapshotted unless it is the latest already), ready for
     implementation when ``approved``, else waiting for the user's approval."""
+    change = _follow(ctx, plan, relpath, approved)
+    return write_event(ctx.repo, key, change, event, also, APPROVALS_REF if also else None)
+
+
+def _follow(
+    ctx: Context, plan: PlanFile, relpath: str, approved: bool
+) -> Callable[[Task | None, str | None], tuple[Task, dict[str, bytes | None]]]:
+    """The task change of :func:`_adopt_plan`, for ``write_event`` or a claim's transaction."""
 
     def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
         assert task is not None and head is not None
@@ -125,7 +142,7 @@ def _adopt_plan(
         task.current_status = "active" if approved else "awaiting-approval"
         return task, files
 
-    return write_event(ctx.repo, key, change, event, also, APPROVALS_REF if also else None)
+    return change
 
 
 @dataclass(frozen=True)
@@ -218,6 +235,9 @@ class Assessment:
     blockers: list[ClarificationItem] = field(default_factory=list)
     """Unresolved ``Blocks=approval`` rows of §5."""
     validation: Validation | None = None
+    stale_checkout: str | None = None
+    """When the work tree holds a superseded snapshot of the task's plan (a checkout of an
+    older commit): that, in words. The task's own plan is judged instead."""
 
     @property
     def key(self) -> TaskKey:
@@ -239,11 +259,61 @@ def _assess(ctx: Context, state: TaskState) -> Assessment:
     if latest is None:
         return Assessment(state, None, None, "none", ["no-plan"], [_no_plan_message(key)])
     local = ctx.workdir / latest.path if ctx.workdir is not None else None
+    stale = None
     if local is not None and local.exists():
         plan, source = replace(read_plan_file(local), path=latest.path), "work tree"
+        older = _snapshot_seq_of(ctx, state, plan.blob)
+        if older is not None and older != latest.seq:
+            stale = (
+                f"{latest.path} in this checkout is plan-{older} of {key} (blob "
+                f"{plan.blob[:12]}), superseded by plan-{latest.seq} (blob {latest.blob[:12]}); "
+                f"okstra follows plan-{latest.seq} stored in the task, not this file (see it: "
+                f"{command('git', 'show', f'{task_ref(key)}:{snapshot_path(latest.seq)}')})"
+            )
+            plan, source = _snapshot(ctx, state, latest), "snapshot"
     else:
         plan, source = _snapshot(ctx, state, latest), "snapshot"
-    return _assess_content(ctx, state, plan, latest.path, source)
+    found = _assess_content(ctx, state, plan, latest.path, source)
+    if stale is None:
+        return found
+    messages = [*found.messages, stale] if found.reasons else found.messages
+    return replace(found, stale_checkout=stale, messages=messages)
+
+
+def _snapshot_seq_of(ctx: Context, state: TaskState, blob: str) -> str | None:
+    """The seq of the task's plan snapshot holding exactly ``blob``, if one does."""
+    for name, oid in ctx.repo.dir_entries(state.head, PLANS_DIR).items():
+        if oid == blob and name.startswith("plan-") and name.endswith(".md"):
+            return name[5:-3]
+    return None
+
+
+def _hand_approval(
+    ctx: Context, state: TaskState, plan: PlanFile, relpath: str, source: str, when: str
+) -> Approval:
+    """The method A record of a marker ticked by hand, attributed to whoever ticked it: the
+    author of the task event that stored the ticked plan, else of the commit that brought the
+    ticked file into this checkout; only an uncommitted tick is this clone's user's own. The
+    recorder (this user, at the first claim) is kept beside when that is someone else."""
+    me = ctx.repo.identity()
+    seq = _snapshot_seq_of(ctx, state, plan.blob)
+    head = ctx.repo.head_commit() if source == "work tree" else None
+    if seq is not None:
+        arrived = ctx.repo.introduced_by(state.head, snapshot_path(seq), plan.blob)
+    elif head is not None:
+        arrived = ctx.repo.introduced_by(head, relpath, plan.blob)
+    else:
+        arrived = None
+    ticked_by = ctx.repo.commit_info(arrived).author if arrived is not None else me
+    return Approval(
+        task_key=str(state.key),
+        plan_path=relpath,
+        blob=plan.blob,
+        approved_by=ticked_by,
+        approved_at=when,
+        method="A",
+        recorded_by=me if ticked_by != me else None,
+    )
 
 
 def _assess_content(
@@ -340,29 +410,25 @@ def _approval_lock(ctx: Context, key: TaskKey) -> Iterator[None]:
 
 
 def _record(
-    ctx: Context, state: TaskState, plan: PlanFile, relpath: str, method: str, when: str
+    ctx: Context, state: TaskState, plan: PlanFile, approval: Approval
 ) -> tuple[TaskState, Approval]:
     """Snapshot ``plan`` as the task's approved plan and note the approval on its blob, in one
     transaction: never an approval the task does not follow, nor the reverse."""
-    key = state.key
-    approval = Approval(
-        task_key=str(key),
-        plan_path=relpath,
-        blob=plan.blob,
-        approved_by=ctx.repo.identity(),
-        approved_at=when,
-        method=method,
-    )
     state = _adopt_plan(
         ctx,
-        key,
+        state.key,
         plan,
-        relpath,
+        approval.plan_path,
         True,
-        f"plan approve {relpath} (method {method})",
+        _approve_event(approval),
         also=lambda: approval_notes_update(ctx.repo, approval),
     )
     return state, approval
+
+
+def _approve_event(approval: Approval) -> str:
+    by = f", ticked by {approval.approved_by}" if approval.recorded_by else ""
+    return f"plan approve {approval.plan_path} (method {approval.method}{by})"
 
 
 def _point_at(ctx: Context, state: TaskState, plan: PlanFile, relpath: str) -> TaskState:
@@ -434,7 +500,8 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
             new = PlanFile(relpath, text.encode("utf-8"), text)
             _rewrite_plan(workdir, path, new.raw, plan.raw)
             plan = new
-        state, approval = _record(ctx, state, plan, relpath, "B", when)
+        approval = Approval(str(key), relpath, plan.blob, ctx.repo.identity(), when, "B")
+        state, approval = _record(ctx, state, plan, approval)
         return Approved(state, relpath, plan.blob, approval, not checked, False)
 
 
@@ -448,6 +515,38 @@ class ApprovedPlan:
     """Blob id the approval note is on."""
     stage_map: StageMap
     """The plan's validated Stage Map."""
+    stale_checkout: str | None = None
+    """The work tree's plan file is an older snapshot, not used (:class:`Assessment`)."""
+
+
+def approve_in_claim(
+    ctx: Context, state: TaskState
+) -> tuple[ApprovedPlan, TaskState, list[RefUpdate]]:
+    """The approval gate of a claim, run inside the claim's transaction on the task ref.
+
+    Returns the approved plan and, when the task must first record a hand approval (method
+    A) or follow the approved plan, the task state after that event — written, not landed —
+    for the claim's own event to go on top of, with the approval note's update. Landing them
+    with the claim means a claim that never lands (or is undone after losing on a remote)
+    leaves no approval event or note behind; a published claim carries both.
+    """
+    assessment = _assess(ctx, state)
+    if assessment.approved and _follows(assessment):
+        return _approved_plan(assessment), state, []
+    if not (assessment.approved or assessment.recordable):
+        raise Refused("\n".join(assessment.messages))
+    plan, relpath = assessment.plan, assessment.relpath
+    assert plan is not None and relpath is not None
+    notes: list[RefUpdate] = []
+    event = f"plan follow approved {relpath}"
+    if assessment.recordable:
+        approval = _hand_approval(ctx, state, plan, relpath, assessment.source, now_iso())
+        update = approval_notes_update(ctx.repo, approval)
+        notes = [update] if update is not None else []
+        event = _approve_event(approval) + ", recorded by the first claim"
+    task, files = _follow(ctx, plan, relpath, True)(state.task, state.head)
+    commit = event_commit(ctx.repo, state.key, task, state.head, files, event)
+    return _approved_plan(assessment), TaskState(state.key, task, commit), notes
 
 
 def ensure_approved(ctx: Context, key: TaskKey) -> ApprovedPlan:
@@ -468,7 +567,9 @@ def ensure_approved(ctx: Context, key: TaskKey) -> ApprovedPlan:
         plan, relpath = assessment.plan, assessment.relpath
         assert plan is not None and relpath is not None
         if assessment.recordable:
-            _record(ctx, assessment.state, plan, relpath, "A", now_iso())
+            state = assessment.state
+            approval = _hand_approval(ctx, state, plan, relpath, assessment.source, now_iso())
+            _record(ctx, state, plan, approval)
         elif assessment.approved:
             _point_at(ctx, assessment.state, plan, relpath)
         else:
@@ -495,4 +596,9 @@ def _follows(assessment: Assessment) -> bool:
 def _approved_plan(assessment: Assessment) -> ApprovedPlan:
     assert assessment.plan is not None and assessment.relpath is not None
     assert assessment.validation is not None
-    return ApprovedPlan(assessment.relpath, assessment.plan.blob, assessment.validation.stage_map)
+    return ApprovedPlan(
+        assessment.relpath,
+        assessment.plan.blob,
+        assessment.validation.stage_map,
+        assessment.stale_checkout,
+    )

@@ -149,6 +149,15 @@ def default_remote(repo: GitRepo) -> str:
     )
 
 
+def remote_or_placeholder(repo: GitRepo) -> str:
+    """The remote a printed ``git okstra sync`` names: :func:`default_remote`, or ``REMOTE``
+    for the user to fill in when there is none to pick."""
+    try:
+        return default_remote(repo)
+    except BadInput:
+        return "REMOTE"
+
+
 def check_remote(repo: GitRepo, remote: str) -> None:
     if repo.config_get(f"remote.{remote}.url") is None:
         raise BadInput(f"remote {remote!r} is not configured here (see git remote -v)")
@@ -392,7 +401,14 @@ def claim_via_remote(
             )
         try:
             return claims.claim(
-                ctx, key, stage, lease, take_over_expired, worktrees=worktrees, publish=publish
+                ctx,
+                key,
+                stage,
+                lease,
+                take_over_expired,
+                worktrees=worktrees,
+                publish=publish,
+                remote=remote,
             )
         except RemoteRaceLost:
             # A progress note, like git's own: the command goes on and may still succeed.

@@ -171,7 +171,6 @@ def check_stage_slot(ctx: Context, lay: Layout, stage: int) -> None:
         raise Refused(occupied(path, f"the worktree of stage {stage} of {lay.key}", "claim"))
 
 
-
 def provision_stage(
     ctx: Context, lay: Layout, stage: int, path: Path, start: str
 ) -> tuple[bool, bool]:
