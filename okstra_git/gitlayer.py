@@ -383,6 +383,11 @@ class GitRepo:
             return None
         return str(self.repo.head.peel(pygit2.Commit).id)
 
+    def main_branch(self) -> str | None:
+        """The branch (``refs/heads/…``) checked out in the main worktree; None when detached."""
+        head = _head_file(self.common_dir) or ""
+        return head[len("ref: ") :] if head.startswith("ref: refs/heads/") else None
+
     def has_object(self, oid: str) -> bool:
         """Whether the object database holds ``oid`` (a record may name a commit that was
         never fetched here)."""

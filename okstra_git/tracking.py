@@ -9,6 +9,10 @@ from __future__ import annotations
 
 LOCAL_REFS = "refs/okstra/"
 LOCAL_NOTES = "refs/notes/okstra/"
+BRANCHES = f"{LOCAL_REFS}branches/"
+"""Where a remote keeps okstra's task and stage branches (``services/branches.py``): fetched into
+the tracking namespace with the rest, published by ``stage done`` and ``sync``, never made
+local refs."""
 REMOTE_REFS_PREFIX = "refs/okstra-remotes/"
 REMOTE_NOTES_PREFIX = "refs/notes/okstra-remotes/"
 

@@ -35,11 +35,18 @@ def not_merged(stage: int, sha: str) -> str:
     )
 
 
-def task_worktree_missing(key: str, path: str) -> str:
+def not_here(stage: int, sha: str, fetch: str) -> str:
+    return (
+        f"final-verification(whole-task): stage {stage} done commit {sha} is not in this clone "
+        f"— fetch it with: {fetch}"
+    )
+
+
+def task_worktree_missing(path: str, make: str) -> str:
     return (
         f"final-verification(whole-task): task worktree {path} does not exist (or is not a "
-        f"work tree of this repository) — claim a stage to create it "
-        f"({okstra('stage', 'claim', key)}), or name the work tree to verify with --worktree PATH"
+        f"work tree of this repository) — make it with: {make}, or name the work tree to "
+        "verify with --worktree PATH"
     )
 
 

@@ -23,7 +23,12 @@ GIT_ENV = {
 @pytest.fixture(autouse=True)
 def _isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """Every test gets its own HOME (empty global git config, its own ~/.okstra)."""
-    home = tmp_path_factory.mktemp("home")
+    isolate_git(tmp_path_factory.mktemp("home"), monkeypatch)
+
+
+def isolate_git(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point HOME at ``home`` with a minimal global git config and a fixed identity (a
+    module-scoped world sets this up before any test's own HOME exists)."""
     (home / ".gitconfig").write_text(
         "[user]\n\tname = Test User\n\temail = test@example.invalid\n"
         '[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n'
@@ -96,7 +101,12 @@ sys.exit(main(sys.argv[2:]))
 def race(cwd: Path, count: int, *args: str) -> list[subprocess.CompletedProcess[str]]:
     """``count`` real processes run ``git okstra ARGS`` at the same moment: each is started and
     waits for a go-file, so interpreter start-up does not spread them out."""
-    go = cwd.parent / f"go-{os.getpid()}-{id(args)}"
+    return race_in([cwd] * count, *args)
+
+
+def race_in(cwds: list[Path], *args: str) -> list[subprocess.CompletedProcess[str]]:
+    """:func:`race`, one process in each of ``cwds`` (clones racing through one remote)."""
+    go = cwds[0].parent / f"go-{os.getpid()}-{id(args)}"
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _RACER, str(go), *args],
@@ -105,7 +115,7 @@ def race(cwd: Path, count: int, *args: str) -> list[subprocess.CompletedProcess[
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        for _ in range(count)
+        for cwd in cwds
     ]
     time.sleep(0.5)
     go.touch()

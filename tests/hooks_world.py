@@ -4,7 +4,11 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from conftest import git, make_repo
@@ -83,3 +87,41 @@ def remote_ref(remote: Path, ref: str) -> str | None:
         ["git", "rev-parse", "--verify", "-q", ref], cwd=remote, text=True, capture_output=True
     )
     return proc.stdout.strip() or None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def git_daemon(base: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """A real `git daemon` serving the repositories under ``base`` on 127.0.0.1 (push enabled);
+    yields its ``git://`` URL and stops it on leaving."""
+    port = free_port()
+    proc = subprocess.Popen(
+        ["git", "daemon", "--reuseaddr", "--listen=127.0.0.1", f"--port={port}",
+         "--export-all", "--enable=receive-pack", f"--base-path={base}", str(base)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("git daemon did not start") from None
+                time.sleep(0.05)
+        yield f"git://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)

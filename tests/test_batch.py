@@ -50,7 +50,7 @@ def test_a_held_stage_names_run_holder_and_lease() -> None:
         "held by run implementation-003 (Bob <b@x> on build-7, lease until "
         "2026-06-06T12:00:00+00:00)"
     )
-    with pytest.raises(Refused, match=r"stage 1 is not ready: held by run implementation-003 \(Bob"):
+    with pytest.raises(Refused, match=r"not ready: held by run implementation-003 \(Bob"):
         select(DIAMOND, {1: bob}, stage=1)
 
 

@@ -390,7 +390,7 @@ def test_diamond_base_rules(repo: Path) -> None:
         refused.stderr
     )
     merge = command("git", "-C", task_wt, "merge", "okstra/g/i/stage-2", "okstra/g/i/stage-3")
-    assert merge in refused.stderr
+    assert merge in refused.stderr and f"hint: {merge}" in refused.stderr
     assert stored(repo) == before and not (folder / "stage-4").exists()
 
     git(task_wt, "merge", "-q", "--no-edit", "okstra/g/i/stage-2")

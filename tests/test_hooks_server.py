@@ -4,16 +4,12 @@ whole push path over a real `git daemon` on 127.0.0.1."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import git, okstra
-from hooks_world import add_verdict, commit, pair, push, remote_ref
+from hooks_world import add_verdict, commit, git_daemon, pair, push, remote_ref
 
 from okstra_git.records.verdict import VERDICTS_REF
 from okstra_git.resources import installed_executable
@@ -143,41 +139,11 @@ def test_update_hook_variant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 # -- over the network -----------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[str]:
     """`git daemon` serving tmp_path on 127.0.0.1 (push enabled); stopped after the test."""
-    port = free_port()
-    proc = subprocess.Popen(
-        ["git", "daemon", "--reuseaddr", "--listen=127.0.0.1", f"--port={port}",
-         "--export-all", "--enable=receive-pack", f"--base-path={tmp_path}", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "OKSTRA_EXE": OKSTRA_EXE},
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("git daemon did not start") from None
-                time.sleep(0.05)
-        yield f"git://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+    with git_daemon(tmp_path, {"OKSTRA_EXE": OKSTRA_EXE}) as url:
+        yield url
 
 
 def test_push_sync_and_ci_check_over_git_daemon(tmp_path: Path, daemon: str):

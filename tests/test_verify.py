@@ -15,6 +15,7 @@ from verify_world import KEY, World, make_world
 
 from okstra_git.errors import BadInput
 from okstra_git.services import verify, worktrees
+from okstra_git.shell import command
 from okstra_git.shell import okstra as okstra_command
 
 
@@ -112,7 +113,8 @@ def test_every_offence_reported_together_by_the_cli(world: World):
     (world.task_wt / "stray.txt").write_text("x\n")
     proc = okstra(world.repo, "verify", "target", KEY)
     assert proc.returncode == 1, proc.stderr
-    assert proc.stderr.splitlines() == [not_merged(1, head1), not_done(2), DIRTY]
+    merge = command("git", "-C", world.task_wt, "merge", "okstra/grp/feat/stage-1")
+    assert proc.stderr.splitlines() == [not_merged(1, head1), not_done(2), DIRTY, f"hint: {merge}"]
     assert proc.stdout == ""
     as_json = okstra(world.repo, "verify", "target", KEY, "--json")
     assert as_json.returncode == 1
@@ -122,7 +124,7 @@ def test_every_offence_reported_together_by_the_cli(world: World):
         "refusals": refusals,
         "error": "\n".join(refusals),
         "exitCode": 1,
-        "hint": None,
+        "hint": merge,
         "remoteLag": [],
     }
 

@@ -139,28 +139,48 @@ STAGE_NUMBER = Arg("--stage", "The stage.", metavar="N", required=True, convert=
         "The head commit you expect; it must match the stage worktree's HEAD.",
         metavar="SHA",
     ),
+    Arg(
+        "--remote",
+        "Publish the done claim and the stage's branch to this shared remote in one atomic, "
+        "leased push (default: the remote holding the claim, for a claim taken with --remote).",
+        metavar="REMOTE",
+        complete="remote",
+    ),
 )
-def done(key: str, stage: int, report: str | None, carry: str | None, head: str | None) -> Output:
+def done(
+    key: str,
+    stage: int,
+    report: str | None,
+    carry: str | None,
+    head: str | None,
+    remote: str | None,
+) -> Output:
     from ..records.base import to_data
-    from ..services import claims
     from ..services.context import open_context
+    from ..services.sync import done_via_remote
 
     ctx = open_context()
-    result = claims.done(ctx, ctx.key(key), stage, report, carry, head)
+    result = done_via_remote(ctx, remote, ctx.key(key), stage, report, carry, head)
     c = result.claim
     lines = [f"stage {c.stage} done at {c.head_commit} ({c.run_id})"]
     if result.already:
         lines = [f"stage {c.stage} was already done at {c.head_commit} ({c.run_id}); unchanged"]
+    if result.published:
+        lines.append(f"published to {result.published}: the claim and the stage's branch")
     if result.run_finished:
         lines.append(f"every stage of {c.run_id} is done: the run is finished (completed)")
-    if result.run_note:
-        lines.append(result.run_note)
+    lines += [n for n in (result.run_note, result.publish_note) if n]
+    if result.merge:
+        lines.append(f"merge it into the task worktree: {result.merge}")
     return Output(
         {
             "claim": to_data(c),
             "runFinished": result.run_finished,
             "runNote": result.run_note,
             "already": result.already,
+            "publishedTo": result.published,
+            "publishNote": result.publish_note,
+            "merge": result.merge,
         },
         "\n".join(lines),
     )

@@ -128,6 +128,8 @@ def _side(info: object) -> str:
 
 
 def _text(report: SyncReport) -> str:
+    from ..tracking import tracking_name
+
     how = "fetched" if report.fetched else "no fetch"
     tries = f"{report.attempts} attempt" + ("s" if report.attempts != 1 else "")
     lines = [f"okstra sync with {report.remote} ({how}, {tries})"]
@@ -151,6 +153,18 @@ def _text(report: SyncReport) -> str:
         lines.append(f"renumbered your {old} as {new}")
     for kept in report.kept:
         lines.append(f"your replaced side is kept at {kept}")
+    for branch in report.branches:
+        if branch.state == "same":
+            continue
+        mine, theirs = (v[:12] if v else "-" for v in (branch.local, branch.remote))
+        track = tracking_name(report.remote, branch.ref)
+        said = {
+            "ahead": f"published {mine}" if branch.ref in report.pushed else f"to publish {mine}",
+            "behind": f"the remote's {theirs} has more than yours ({mine}): {track}",
+            "diverged": f"differs from the remote's {theirs} ({mine} here); not published — "
+            f"merge {track} into yours to publish both",
+        }[branch.state]
+        lines.append(f"  {branch.ref}: {said}")
     unchanged = sum(1 for r in report.refs if r.state == "same")
     lines.append(f"{unchanged} ref(s) already in step; {len(report.pushed)} pushed")
     return "\n".join(lines)

@@ -86,11 +86,14 @@ def record(
         return views.refusal(exc)
     v = done.verdict
     what = "recorded" if done.added else "already recorded"
+    share, *release = verify.publish_commands(ctx, v)
     text = (
         f"{what}: {v.verdict} ({v.scope}, stages {', '.join(map(str, v.stages))}) on "
         f"{v.head[:12]} (tree {v.head_tree[:12]}){' — signed' if v.signature else ''}\n"
         f"routing: {v.routing}; next phase: {done.next_phase}\n"
-        f"see: {okstra('verify', 'show', v.head[:12])}"
+        f"see: {okstra('verify', 'show', v.head[:12])}\n"
+        f"share it (CI and other clones read it from the remote): {share}"
+        + "".join(f"\nthen the gate lets the verified commit through: {cmd}" for cmd in release)
     )
     return Output(
         {
@@ -98,6 +101,7 @@ def record(
             "verdict": to_data(v),
             "nextPhase": done.next_phase,
             "taskCommit": done.task_head,
+            "publish": [share, *release],
         },
         text,
     )

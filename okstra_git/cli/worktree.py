@@ -37,6 +37,32 @@ def list_(key: str) -> Output:
 
 
 @command(
+    "worktree task",
+    "Make (if missing) and show the task worktree, where finished stages are merged.",
+    KEY,
+    about="A clone that never claimed a stage gets its task worktree here: from its task "
+    "branch, else the task branch another clone published (after git okstra sync), else the "
+    "task's implementation base.",
+)
+def task(key: str) -> Output:
+    from ..services import worktrees
+    from ..services.context import open_context
+
+    ctx = open_context()
+    found = worktrees.task_worktree(ctx, ctx.key(key))
+    how = f"made from {found.made_from}" if found.made_from else "already there"
+    return Output(
+        {
+            "path": str(found.path),
+            "branch": found.branch,
+            "head": found.head,
+            "madeFrom": found.made_from,
+        },
+        f"task worktree {found.path} on {found.branch} at {(found.head or '-')[:12]} ({how})",
+    )
+
+
+@command(
     "worktree prune",
     "Remove worktrees and branches of done stages; refuse when that would lose work.",
     KEY,

@@ -23,6 +23,9 @@ from .base import check_schema, dumps_pretty, from_data, loads, to_data
 
 SCHEMA_VERSION = 1
 CLAIM_PATH = "claim.json"
+REPORT_PATH = "report.md"
+"""The stage report's content, beside ``claim.json`` in the done commit: it travels with the
+claim, so a clone that never saw the report file still reads it."""
 CLAIMS_PREFIX = "refs/okstra/claims/"
 
 
@@ -183,3 +186,9 @@ def load_claims(repo: GitRepo, key: TaskKey) -> dict[int, ClaimState]:
         if leaf.startswith("stage-") and is_digits(leaf[6:]):
             found[int(leaf[6:])] = ClaimState(read_claim_at(repo, head, ref), head)
     return found
+
+
+def read_report(repo: GitRepo, state: ClaimState) -> str | None:
+    """The stage report stored with the claim (``report.md``), if ``stage done`` was given one."""
+    raw = repo.read_path(state.head, REPORT_PATH)
+    return raw.decode("utf-8", "replace") if raw is not None else None

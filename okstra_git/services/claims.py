@@ -46,11 +46,13 @@ from ..gitlayer import (
     worktree_head,
 )
 from ..keys import TaskKey
+from ..planfile import read_plan_file
 from ..records.approval import APPROVALS_REF
 from ..records.base import to_data
 from ..records.claim import (
     CLAIM_PATH,
     CLAIMS_PREFIX,
+    REPORT_PATH,
     Claim,
     ClaimState,
     claim_json,
@@ -66,6 +68,7 @@ from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
 from . import sync
 from . import worktrees as wt
+from .branches import merge_command, merge_ref
 from .context import Context
 from .plans import approve_in_claim, check_approved, load_stage_map
 from .runs import finish_run, make_workspace, next_seq, open_run
@@ -343,13 +346,15 @@ def _base(
     if len(unmerged) == 1:
         dep = unmerged[0]
         return str(heads[dep]), dep
-    branches = [lay.stage_branch(d) for d in unmerged]
-    where = command("git", *(("-C", task_path) if task_path else ()), "merge", *branches)
+    # Every done head is here (checked above), so each has a ref on this machine to name.
+    refs = [merge_ref(ctx.repo, lay.key, d, str(heads[d])) or str(heads[d]) for d in unmerged]
+    where = wt.task_worktree_path(ctx, lay) if task_path is None else task_path
+    merge = merge_command(where, refs)
     raise Refused(
         f"stage {stage.number} of {lay.key} depends on stages "
         f"{', '.join(str(d) for d in unmerged)}, whose done commits are not in the task worktree "
-        f"HEAD {head[:12]}; merge them into the task worktree first ({where}), then claim again",
-        hint=where,
+        f"HEAD {head[:12]}; merge them into the task worktree first ({merge}), then claim again",
+        hint=merge,
     )
 
 
@@ -645,6 +650,13 @@ class DoneResult:
     already: bool = False
     """True when the stage was already done at this head: nothing was written to the claim (a
     rerun after an interrupted ``stage done``; the run is still finished if it can be)."""
+    merge: str | None = None
+    """The command merging the stage into this clone's task worktree (None: no task worktree
+    here, or merged already)."""
+    published: str | None = None
+    """The remote the claim and the stage's branch were pushed to (``stage done --remote``)."""
+    publish_note: str | None = None
+    """What was recorded here but could not be published yet, with the command that does it."""
 
 
 def _stage_head(ctx: Context, c: Claim, given: str | None) -> str:
@@ -686,21 +698,34 @@ def done(
     report: str | None = None,
     carry: str | None = None,
     head: str | None = None,
+    publish: Callable[[list[RefUpdate], Claim], str | None] | None = None,
 ) -> DoneResult:
-    """Mark ``stage`` done with its worktree HEAD; finish the run when its batch is done."""
+    """Mark ``stage`` done with its worktree HEAD; finish the run when its batch is done.
+
+    The report's content is stored in the done commit (``report.md``), so it travels with the
+    claim. ``publish`` (``stage done --remote``, see ``sync.done_via_remote``) gets the ref
+    changes made here — the claim, and the task ref when the run was finished — and publishes
+    them with the stage's code, or puts them back and raises; it returns what it could not
+    publish, in words.
+    """
     report_path = workspace_relative(ctx.workdir, report, "--report") if report else None
     if report is not None:
         from .reports import check_report_file
 
         check_report_file(ctx, key, report, RUN_TYPE)
+    report_raw = read_plan_file(report, "report").raw if report else None
     carry_data = read_json_object(carry, "--carry", MAX_CARRY_BYTES)[1] if carry else None
     ref = claim_ref(key, stage)
     first = _require_claim(ctx, key, stage)
     if first.claim.status != "started":
-        return _done_again(ctx, key, first.claim, head, report)
+        # Done already at this head (a rerun): nothing to write, but the run may still need
+        # finishing, and the claim publishing.
+        _check_done_again(ctx, key, first.claim, head)
+        unchanged = RefUpdate(ref, first.head, first.head)
+        return _after_done(ctx, key, first.claim, unchanged, report, publish, already=True)
     head_commit = _stage_head(ctx, first.claim, head)
 
-    def attempt() -> Claim:
+    def attempt() -> tuple[Claim, RefUpdate]:
         current = _require_claim(ctx, key, stage)
         c = current.claim
         if c.status != "started":
@@ -712,26 +737,63 @@ def done(
         c.head_commit = head_commit
         c.report_path = report_path
         c.carry = carry_data
-        tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
+        files = {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")}
+        if report_raw is not None:
+            files[REPORT_PATH] = report_raw
         message = (
             f"done stage {stage} at {head_commit[:12]} ({c.run_id})\n\n"
             f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
         )
-        commit = ctx.repo.commit(tree, [current.head], message)
-        ctx.repo.update_refs([RefUpdate(ref, commit, current.head)], f"okstra: done stage {stage}")
-        return c
+        commit = ctx.repo.commit(ctx.repo.tree_with(None, files), [current.head], message)
+        update = RefUpdate(ref, commit, current.head)
+        ctx.repo.update_refs([update], f"okstra: done stage {stage}")
+        return c, update
 
-    stored = cas_retry(ctx.repo, attempt, [ref])
-    finished, note = _finish_run_if_done(ctx, key, stored, report)
-    return DoneResult(stored, finished, note)
+    stored, update = cas_retry(ctx.repo, attempt, [ref])
+    return _after_done(ctx, key, stored, update, report, publish, already=False)
 
 
-def _done_again(
-    ctx: Context, key: TaskKey, c: Claim, head: str | None, report: str | None
+def _after_done(
+    ctx: Context,
+    key: TaskKey,
+    stored: Claim,
+    update: RefUpdate,
+    report: str | None,
+    publish: Callable[[list[RefUpdate], Claim], str | None] | None,
+    already: bool,
 ) -> DoneResult:
-    """``stage done`` of a stage that is no longer started: a no-op when it is done at the
-    same head (e.g. rerun after a kill between the claim update and the run's finish, which
-    this then completes); otherwise a refusal saying what happened and the way out."""
+    """Finish the run if this was its last stage, then publish what changed (``publish``)."""
+    tref = task_ref(key)
+    task_before = ctx.repo.read_ref(tref)
+    finished, note = _finish_run_if_done(ctx, key, stored, report)
+    unpublished = None
+    if publish is not None:
+        changed = [update]
+        task_after = ctx.repo.read_ref(tref)
+        if task_after != task_before:
+            changed.append(RefUpdate(tref, task_after, task_before))
+        unpublished = publish(changed, stored)
+    merge = _merge_hint(ctx, key, stored)
+    return DoneResult(
+        stored, finished, note, already=already, merge=merge, publish_note=unpublished
+    )
+
+
+def _merge_hint(ctx: Context, key: TaskKey, c: Claim) -> str | None:
+    """The command merging a done stage into this clone's task worktree, if it has one and
+    lacks the stage's done commit."""
+    task_path = wt.task_worktree_path(ctx, wt.layout(ctx, key))
+    task_head = worktree_head(task_path, ctx.repo)
+    if c.head_commit is None or task_head is None or ctx.repo.contains(task_head, c.head_commit):
+        return None
+    found = merge_ref(ctx.repo, key, c.stage, c.head_commit)
+    return merge_command(task_path, [found]) if found else None
+
+
+def _check_done_again(ctx: Context, key: TaskKey, c: Claim, head: str | None) -> None:
+    """``stage done`` of a stage that is no longer started: fine when it is done at the same
+    head (e.g. rerun after a kill between the claim update and the run's finish, which the
+    caller then completes); otherwise a refusal saying what happened and the way out."""
     if c.status != "done":
         raise _not_started(key, c)
     assert c.head_commit is not None
@@ -755,8 +817,6 @@ def _done_again(
             f"into the task worktree: {merge or 'git merge <the later commits>'}",
             hint=merge,
         )
-    finished, note = _finish_run_if_done(ctx, key, c, report)
-    return DoneResult(c, finished, note, already=True)
 
 
 def _not_started(key: TaskKey, c: Claim) -> Refused:

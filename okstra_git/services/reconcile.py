@@ -31,7 +31,7 @@ from ..records.claim import CLAIM_PATH
 from ..records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
 from ..records.task import MANIFEST_PATH, TASKS_PREFIX
 from ..shell import okstra
-from ..tracking import LOCAL_NOTES, LOCAL_REFS, tracking_name
+from ..tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_name
 from .setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
 
 DROPPED = "refs/okstra-dropped/"
@@ -183,6 +183,8 @@ def _refs(repo: GitRepo, remote: str, choice: Choice | None, done: Reconciled) -
     there = {LOCAL_REFS + n[len(prefix) :]: v for n, v in repo.list_refs(prefix).items()}
     tasks: dict[str, _Task] = {}
     for ref in sorted(here.keys() | there.keys()):
+        if ref.startswith(BRANCHES):
+            continue  # code, not records: published by branches.py, never made a local ref
         match = TASK_REF.fullmatch(ref) or CLAIM_REF.fullmatch(ref)
         if match is None:
             if ref in there:  # a local ref of another shape is left alone and never pushed

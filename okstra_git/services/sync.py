@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,7 +49,9 @@ if TYPE_CHECKING:
     from datetime import timedelta
 
     from ..keys import TaskKey
-    from .claims import ClaimResult
+    from ..records.claim import Claim
+    from .branches import BranchState
+    from .claims import ClaimResult, DoneResult
 
 STAGING = "refs/okstra-outgoing/"
 """Where one sync lists the refs it pushes (``<pid>-<random>/okstra/…``, ``…/notes/…``): two
@@ -94,6 +96,9 @@ class SyncReport:
     """Refs keeping the local tips a ``--take-theirs`` replaced."""
     renumbered: dict[str, str] = field(default_factory=dict)
     """What a ``--renumber`` moved: old run id (or plan) → new."""
+    branches: list[BranchState] = field(default_factory=list)
+    """The task and stage branches this clone publishes (``branches.py``), after the last
+    attempt."""
 
     @property
     def diverged(self) -> list[RefState]:
@@ -123,6 +128,7 @@ class SyncReport:
             "kept": self.kept,
             "renumbered": self.renumbered,
             "attempts": self.attempts,
+            "branches": [b.to_data() for b in self.branches if b.state != "same"],
         }
 
 
@@ -352,6 +358,24 @@ def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) 
     raise Refused(f"git push {remote} refused the claim: {outcome.detail}")
 
 
+def _notes_to_publish(ctx: Context, remote: str, updates: list[RefUpdate]) -> list[RefUpdate]:
+    """The approvals notes ref, when this clone's is ahead of the remote's and ``updates`` do
+    not move it already (leased like the claim refs, by ``push_claims_atomically``)."""
+    from ..records.approval import APPROVALS_REF
+
+    if any(u.name == APPROVALS_REF for u in updates):
+        return []
+    mine = ctx.repo.read_ref(APPROVALS_REF)
+    theirs = ctx.repo.read_ref(tracking_name(remote, APPROVALS_REF))
+    if (
+        mine is None
+        or mine == theirs
+        or (theirs is not None and not ctx.repo.contains(mine, theirs))
+    ):
+        return []
+    return [RefUpdate(APPROVALS_REF, mine, theirs)]
+
+
 class RemoteRaceLost(Conflict):
     """Another machine's claim reached the shared remote first; ours was undone locally."""
 
@@ -376,7 +400,9 @@ def claim_via_remote(
     from . import claims
 
     def publish(updates: list[RefUpdate]) -> None:
-        if push_claims_atomically(ctx, remote, updates):
+        # The approval the claim relies on travels with it: a clone that takes the next claim
+        # must find the plan approved by whoever approved it, not record a hand approval itself.
+        if push_claims_atomically(ctx, remote, updates + _notes_to_publish(ctx, remote, updates)):
             return
         undo = [RefUpdate(u.name, u.expected, u.new) for u in updates]
         try:
@@ -423,7 +449,114 @@ def claim_via_remote(
     )
 
 
+def shared_through(repo: GitRepo, ref: str) -> str | None:
+    """The remote holding ``ref`` exactly as this clone does (a claim taken with ``--remote``,
+    or synced since), when there is one such remote: ``stage done`` publishes there."""
+    value = repo.read_ref(ref)
+    found = [r for r in repo.remote_names() if repo.read_ref(tracking_name(r, ref)) == value]
+    return found[0] if value is not None and len(found) == 1 else None
+
+
+def done_via_remote(
+    ctx: Context,
+    remote: str | None,
+    key: TaskKey,
+    stage: int,
+    report: str | None = None,
+    carry: str | None = None,
+    head: str | None = None,
+) -> DoneResult:
+    """``stage done`` of a claim shared through a remote (``--remote R``, or the one remote
+    holding the claim as this clone does): the claim update, the stage branch at its done head
+    and — when this done finished the run — the task ref travel in ONE atomic push, each leased
+    on what the remote held at the last fetch.
+
+    The claim and task refs are fetched first. When the push loses (the claim was taken over
+    or released there, or another clone moved the task), what this done wrote is put back and
+    the round starts over from a fresh fetch; a claim that changed hands then refuses the done,
+    naming who holds it now. A task ref that diverged from the remote's stays out of the push
+    (the output names the sync that reconciles it); the claim and the code still travel.
+    """
+    from ..records.claim import claim_ref
+    from . import claims
+    from .branches import stage_shared_ref
+
+    ref = claim_ref(key, stage)
+    remote = remote or shared_through(ctx.repo, ref)
+    if remote is None:
+        return claims.done(ctx, key, stage, report, carry, head)
+    check_remote(ctx.repo, remote)
+    branch = stage_shared_ref(key, stage)
+    sync_hint = okstra("sync", remote)
+
+    def publish(changed: list[RefUpdate], claim: Claim) -> str | None:
+        wanted = [(u.name, u.new) for u in changed]
+        if claim.head_commit:
+            wanted.append((branch, claim.head_commit))
+        leased = [RefUpdate(n, v, ctx.repo.read_ref(tracking_name(remote, n))) for n, v in wanted]
+        # A task ref that does not descend from the remote's would need a merge: sync does it.
+        behind = [u for u in leased if u.name not in (ref, branch) and not _descends(ctx, u)]
+        pushes = [u for u in leased if u not in behind and u.new != u.expected]
+        outcome = push_leased(ctx.repo, remote, pushes)
+        if outcome.ok:
+            return (
+                f"the run's finish is recorded here but not on {remote} (its task ref moved "
+                f"there); publish it with: {sync_hint}"
+                if behind
+                else None
+            )
+        if not outcome.lost_race:
+            raise Refused(
+                f"stage {stage} of {key} is done here, but {remote} refused the push "
+                f"({outcome.detail}); it stays here until it can be published: {sync_hint}",
+                hint=sync_hint,
+            )
+        undo = [RefUpdate(u.name, u.expected, u.new) for u in changed]
+        try:
+            ctx.repo.update_refs(undo, "okstra: undo a done the shared remote did not take")
+        except RefMoved as exc:
+            raise Refused(
+                f"the done of stage {stage} lost on {remote} and could not be undone here "
+                f"({exc}); run {sync_hint} and check {okstra('stage', 'list', key)}"
+            ) from exc
+        raise RemoteRaceLost(f"the claim or the task moved on {remote}")
+
+    for _ in range(CLAIM_ATTEMPTS):
+        pulled = pull(ctx, remote)
+        if any(r.ref == ref for r in pulled.diverged):
+            raise Refused(
+                f"{ref} diverged from {remote}: the stage's claim changed both here and there, "
+                f"so its done cannot be published; see {sync_hint}"
+            )
+        try:
+            result = claims.done(ctx, key, stage, report, carry, head, publish=publish)
+        except RemoteRaceLost:
+            time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
+            continue
+        return replace(result, published=remote)
+    raise Conflict(
+        f"the claim of stage {stage} of {key} or its task kept moving on {remote} during "
+        f"{CLAIM_ATTEMPTS} tries; see {okstra('stage', 'list', key)}"
+    )
+
+
+def _descends(ctx: Context, update: RefUpdate) -> bool:
+    """Whether pushing ``update`` moves the remote's ref forward (or creates it)."""
+    assert update.new is not None
+    return update.expected is None or ctx.repo.contains(update.new, update.expected)
+
+
 # -- the whole sync -------------------------------------------------------------------------
+
+
+def _branches_to_publish(ctx: Context, remote: str, pushes: list[RefUpdate]) -> list[BranchState]:
+    """The task branches, and the branches of done stages, that go with this push: code
+    travels with the claims that name it."""
+    from ..records.claim import CLAIMS_PREFIX
+    from .branches import branch_states
+
+    claims = [u.name for u in pushes if u.name.startswith(CLAIMS_PREFIX)]
+    return branch_states(ctx, remote, claims)
 
 
 def pull(ctx: Context, remote: str) -> SyncReport:
@@ -459,6 +592,8 @@ def sync(
         if not do_push:
             return report
         pushes = done.to_push
+        report.branches = _branches_to_publish(ctx, remote, pushes)
+        pushes += [b.push for b in report.branches if b.push is not None]
         outcome = push_staged(repo, remote, pushes)
         if outcome.ok:
             report.pushed = [u.name for u in pushes]

@@ -19,7 +19,7 @@ from ..gitlayer import DiffStatEntry, GitRepo, RefUpdate, dirty_paths, worktree_
 from ..keys import TaskKey
 from ..notesview import NotesView
 from ..phases import FINAL_VERIFICATION
-from ..records.claim import Claim, load_claims
+from ..records.claim import Claim, load_claims, read_report
 from ..records.task import Task, TaskState, now_iso, require_task, write_event
 from ..records.verdict import (
     VERDICTS_REF,
@@ -28,14 +28,15 @@ from ..records.verdict import (
     verdict_notes_update,
 )
 from ..reports.files import read_data
+from ..shell import command, okstra
 from .context import Context
 
 
 class GateRefused(Refused):
     """The gate is not met; ``lines`` are the refusal texts, one per offence."""
 
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__("\n".join(lines))
+    def __init__(self, lines: list[str], hint: str | None = None) -> None:
+        super().__init__("\n".join(lines), hint=hint)
         self.lines = lines
 
 
@@ -53,6 +54,9 @@ class TargetStage:
     """The stage's implementation report, recorded at ``stage done``."""
     branch: str | None
     """The stage branch, when claimed."""
+    report: str | None = None
+    """The report's content as stored in the done claim (``report.md``): readable on every
+    clone, whoever wrote it."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ class Target:
                     "headCommit": s.head_commit,
                     "reportPath": s.report_path,
                     "branch": s.branch,
+                    "report": s.report,
                 }
                 for s in self.stages
             ],
@@ -114,7 +119,9 @@ def resolve_target(
 
     state = require_task(ctx.repo, key)
     numbers = stage_map_of(ctx, state).numbers
-    claims = {n: c.claim for n, c in load_claims(ctx.repo, key).items()}
+    states = load_claims(ctx.repo, key)
+    claims = {n: c.claim for n, c in states.items()}
+    reports = {n: read_report(ctx.repo, c) for n, c in states.items() if c.claim.status == "done"}
     done = {
         n: c.head_commit
         for n, c in claims.items()
@@ -123,12 +130,19 @@ def resolve_target(
     all_done = all(n in done for n in numbers)
     override = _worktree_override(ctx.repo, worktree) if worktree is not None else None
     if stage is None:
-        return _whole_task(ctx, state, numbers, claims, done, all_done, override)
+        target = _whole_task(ctx, state, numbers, claims, done, all_done, override)
+        return _with_reports(target, reports)
     if stage not in numbers:
         raise BadInput(
             f"--stage {stage}: the Stage Map of {key} has stages {', '.join(map(str, numbers))}"
         )
-    return _single_stage(ctx, state, stage, claims.get(stage), done, all_done, override)
+    target = _single_stage(ctx, state, stage, claims.get(stage), done, all_done, override)
+    return _with_reports(target, reports)
+
+
+def _with_reports(target: Target, reports: dict[int, str | None]) -> Target:
+    stages = tuple(replace(s, report=reports.get(s.number)) for s in target.stages)
+    return replace(target, stages=stages)
 
 
 def _whole_task(
@@ -141,20 +155,39 @@ def _whole_task(
     override: Path | None,
 ) -> Target:
     from . import worktrees
+    from .branches import merge_command, merge_ref
+    from .sync import remote_or_placeholder
 
     key = state.key
     worktree = override or worktrees.task_worktree_path(ctx, worktrees.layout(ctx, key))
     head = worktree_head(worktree, ctx.repo)
     base = state.task.implementation_base_commit
-    lines = [] if head is not None else [rules.task_worktree_missing(str(key), str(worktree))]
+    lines = []
+    hint = None
+    if head is None:
+        hint = okstra("worktree", "task", key)
+        lines.append(rules.task_worktree_missing(str(worktree), hint))
+    # A done commit never fetched here can be neither merged nor asked about: say how to get it.
+    absent = {n: sha for n, sha in done.items() if not ctx.repo.has_object(sha)}
+    if absent:
+        hint = okstra("sync", remote_or_placeholder(ctx.repo))
+        lines += [rules.not_here(n, sha, hint) for n, sha in sorted(absent.items())]
     unmerged: set[str] = set()
     dirty = False
     if head is not None:
-        unmerged = ctx.repo.not_contained(head, done.values(), base)
+        here = [sha for n, sha in done.items() if n not in absent]
+        unmerged = ctx.repo.not_contained(head, here, base)
         dirty = bool(dirty_paths(worktree))
     lines += rules.whole_task_refusals(numbers, done, unmerged, dirty)
     if lines:
-        raise GateRefused(lines)
+        if unmerged and hint is None:
+            merge = [
+                merge_ref(ctx.repo, key, n, sha)
+                for n, sha in sorted(done.items())
+                if sha in unmerged
+            ]
+            hint = merge_command(worktree, [ref for ref in merge if ref])
+        raise GateRefused(lines, hint)
     assert head is not None
     if base is None:
         raise Refused(
@@ -254,6 +287,24 @@ class Recorded:
     """The task's next recommended phase."""
     task_head: str
     """The task event commit that moved the workflow."""
+
+
+def publish_commands(ctx: Context, verdict: Verdict) -> list[str]:
+    """What makes a recorded verdict count beyond this clone: the sync that shares the notes
+    (CI and other clones read them from the remote), and, for a verdict that opens
+    ``release-handoff``, the push of the verified commit to the protected branch the main
+    worktree has checked out (the pre-push gate lets it through now)."""
+    from ..gate import GateConfig
+    from .sync import remote_or_placeholder
+
+    remote = remote_or_placeholder(ctx.repo)
+    found = [okstra("sync", remote)]
+    branch = ctx.repo.main_branch()
+    if verdict.routing == "release-handoff" and branch is not None:
+        config = GateConfig.load(ctx.repo.workdir or ctx.repo.git_dir)
+        if config.protecting_glob(branch):
+            found.append(command("git", "push", remote, f"{verdict.head}:{branch}"))
+    return found
 
 
 def record_verdict(

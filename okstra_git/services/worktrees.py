@@ -141,10 +141,30 @@ def make_task_folder(lay: Layout) -> None:
 
 
 def task_head(ctx: Context, lay: Layout) -> str:
-    """The task worktree HEAD: its branch head (merges in the task worktree move it), or the
-    main worktree HEAD before the task worktree exists."""
+    """The task worktree HEAD: its branch head (merges in the task worktree move it), or where
+    the task worktree will start (:func:`task_start`) before this clone has the branch."""
     head = ctx.repo.read_ref(f"refs/heads/{lay.task_branch}")
-    return head if head is not None else main_worktree(ctx.repo)[1]
+    return head if head is not None else task_start(ctx, lay)[0]
+
+
+def task_start(ctx: Context, lay: Layout) -> tuple[str, str]:
+    """Where a task worktree made now starts, and what that is: the task branch another clone
+    published (its stages merged there), else the task's implementation base (where its
+    stages started), else the main worktree HEAD (before the first claim)."""
+    from ..records.task import load_task
+    from .branches import shared_ref
+    from .sync import tracking_name
+
+    shared = shared_ref(lay.key, "task")
+    for remote in ctx.repo.remote_names():
+        published = ctx.repo.read_ref(tracking_name(remote, shared))
+        if published is not None:
+            return published, f"the task branch published on {remote}"
+    state = load_task(ctx.repo, lay.key)
+    base = state.task.implementation_base_commit if state is not None else None
+    if base is not None and ctx.repo.has_object(base):
+        return base, "the task's implementation base"
+    return main_worktree(ctx.repo)[1], "the main worktree HEAD"
 
 
 def task_worktree_path(ctx: Context, lay: Layout) -> Path:
@@ -160,6 +180,38 @@ def ensure_task_worktree(ctx: Context, lay: Layout) -> Path:
     make_task_folder(lay)
     add_worktree(ctx.repo, lay.task_name, lay.task_path, lay.task_branch, task_head(ctx, lay))
     return lay.task_path
+
+
+@dataclass(frozen=True)
+class TaskWorktree:
+    """What ``worktree task`` made or found."""
+
+    path: Path
+    """The task worktree."""
+    branch: str
+    """Its branch."""
+    head: str | None
+    """Its HEAD now."""
+    made_from: str | None
+    """What it was made from, when this call made it (None: it existed)."""
+
+
+def task_worktree(ctx: Context, key: TaskKey) -> TaskWorktree:
+    """The task worktree, made if this clone has none (a clone that merges and verifies stages
+    other clones finished): from the task branch here, else as :func:`task_start` says."""
+    from ..records.task import require_task
+
+    require_task(ctx.repo, key)
+    lay = layout(ctx, key)
+    found = ctx.repo.worktree_for_branch(lay.task_branch)
+    made_from = None
+    if found is None or not found.exists():
+        if ctx.repo.read_ref(f"refs/heads/{lay.task_branch}") is not None:
+            made_from = f"the task branch {lay.task_branch} here"
+        else:
+            made_from = task_start(ctx, lay)[1]
+    path = ensure_task_worktree(ctx, lay)
+    return TaskWorktree(path, lay.task_branch, worktree_head(path, ctx.repo), made_from)
 
 
 def check_stage_slot(ctx: Context, lay: Layout, stage: int) -> None:

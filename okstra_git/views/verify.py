@@ -10,10 +10,12 @@ from . import Output
 
 
 def refusal(exc: verify.GateRefused) -> Output:
-    """A refused gate: every line exactly as written, on stderr (and in ``refusals``)."""
+    """A refused gate: every line exactly as written, on stderr (and in ``refusals``), then
+    the command that fixes it."""
     return Output(
         {"refusals": exc.lines},
-        err="".join(line + "\n" for line in exc.lines),
+        err="".join(line + "\n" for line in exc.lines)
+        + (f"hint: {exc.hint}\n" if exc.hint else ""),
         code=1,
         error=str(exc),
         hint=exc.hint,

@@ -1,0 +1,127 @@
+"""Code that travels with claims (SPEC §14): stage and task branches on a shared remote.
+
+Locally a task's branches are ``refs/heads/okstra/<group>/<id>/task`` and ``…/stage-<N>``. On
+a remote they live beside the task's other records, as ``refs/okstra/branches/<group>/<id>/…``,
+so the fetch refspec ``+refs/okstra/*:refs/okstra-remotes/<R>/*`` that ``init --remote`` sets
+(and ``sync`` uses) brings them to ``refs/okstra-remotes/<R>/branches/<group>/<id>/…`` — a
+tracking namespace a plain ``git fetch`` may overwrite, never a local branch or claim.
+
+What is published: a done stage's branch at its done head commit (never a later commit of the
+branch: the claim vouches for that one only), and the task branch where stages are merged
+when it is ahead of the remote's. Nothing here ever moves a local branch: merging is the
+user's, with a hint that names a ref present on the machine that prints it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..gitlayer import GitRepo, RefUpdate
+from ..keys import TaskKey
+from ..records.claim import CLAIMS_PREFIX, read_claim_at
+from ..shell import command
+from ..tracking import BRANCHES, tracking_name
+from .context import Context
+
+LOCAL_BRANCHES = "refs/heads/okstra/"
+"""Where this clone keeps them (the worktrees' branches)."""
+
+
+def shared_ref(key: TaskKey, leaf: str) -> str:
+    """The remote's name for the task's branch ``leaf`` (``task`` or ``stage-<N>``)."""
+    return f"{BRANCHES}{key.ref_suffix}/{leaf}"
+
+
+def _local_branch(shared: str) -> str:
+    return LOCAL_BRANCHES + shared[len(BRANCHES) :]
+
+
+@dataclass(frozen=True)
+class BranchState:
+    """One task or stage branch against the remote's copy, and what sync does about it."""
+
+    ref: str
+    """The remote's name, ``refs/okstra/branches/<group>/<id>/<leaf>``."""
+    local: str | None
+    """What this clone would publish: the task branch head, or a done stage's head commit."""
+    remote: str | None
+    """The remote's value, as last fetched."""
+    state: str
+    """``same``, ``ahead`` (to push), ``behind`` (the remote's has more) or ``diverged``."""
+
+    def to_data(self) -> dict[str, str | None]:
+        return {"ref": self.ref, "local": self.local, "remote": self.remote, "state": self.state}
+
+    @property
+    def push(self) -> RefUpdate | None:
+        """The leased update publishing it (``expected``: the remote's value)."""
+        return RefUpdate(self.ref, self.local, self.remote) if self.state == "ahead" else None
+
+
+def _state(repo: GitRepo, ref: str, mine: str, theirs: str | None) -> BranchState:
+    if theirs == mine:
+        state = "same"
+    elif theirs is None or (repo.has_object(theirs) and repo.contains(mine, theirs)):
+        state = "ahead"
+    elif repo.has_object(theirs) and repo.contains(theirs, mine):
+        state = "behind"
+    else:
+        state = "diverged"
+    return BranchState(ref, mine, theirs, state)
+
+
+def branch_states(ctx: Context, remote: str, claim_refs: Iterable[str] = ()) -> list[BranchState]:
+    """Every branch this clone can publish to ``remote``: the task branches it has, and the
+    done stages among its stage branches and among ``claim_refs`` (claims being pushed now,
+    so a stage done with ``--no-worktree`` publishes its head too)."""
+    repo = ctx.repo
+    wanted: dict[str, str] = {}
+    stage_claims = set(claim_refs)
+    for name, head in repo.list_refs(LOCAL_BRANCHES).items():
+        shared = BRANCHES + name[len(LOCAL_BRANCHES) :]
+        if shared.endswith("/task"):
+            wanted[shared] = head
+        elif shared.rsplit("/", 1)[-1].startswith("stage-"):
+            stage_claims.add(CLAIMS_PREFIX + shared[len(BRANCHES) :])
+    for ref in sorted(stage_claims):
+        head = repo.read_ref(ref)
+        if head is None:
+            continue
+        claim = read_claim_at(repo, head, ref)
+        if claim.status == "done" and claim.head_commit and repo.has_object(claim.head_commit):
+            wanted[BRANCHES + ref[len(CLAIMS_PREFIX) :]] = claim.head_commit
+    return [
+        _state(repo, ref, mine, repo.read_ref(tracking_name(remote, ref)))
+        for ref, mine in sorted(wanted.items())
+    ]
+
+
+# -- merge hints --------------------------------------------------------------------------
+
+
+def merge_ref(repo: GitRepo, key: TaskKey, stage: int, done_head: str) -> str | None:
+    """A ref on this machine that holds stage ``stage``'s done head, to name in a merge hint:
+    the local stage branch, else a remote's stage branch as fetched here, else the commit
+    itself. None when this clone does not have the commit at all (it needs a sync)."""
+    shared = stage_shared_ref(key, stage)
+    local = _local_branch(shared)
+    head = repo.read_ref(local)
+    if head is not None and repo.contains(head, done_head):
+        return local[len("refs/heads/") :]
+    for remote in repo.remote_names():
+        track = tracking_name(remote, shared)
+        head = repo.read_ref(track)
+        if head is not None and repo.contains(head, done_head):
+            return track
+    return done_head if repo.has_object(done_head) else None
+
+
+def merge_command(task_worktree: Path | str, refs: Iterable[str]) -> str:
+    """``git -C <task worktree> merge <refs…>``, quoted, one line."""
+    return command("git", "-C", str(task_worktree), "merge", *refs)
+
+
+def stage_shared_ref(key: TaskKey, stage: int) -> str:
+    return shared_ref(key, f"stage-{stage}")

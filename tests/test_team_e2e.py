@@ -1,0 +1,180 @@
+"""Three clones finish one 4-stage task through one remote (SPEC §14, issue 10).
+
+A planner approves; two agent clones — one on the bare remote's path, one through a real
+`git daemon` on 127.0.0.1 — claim concurrently, commit and mark their stages done, twice; the
+planner syncs, merges with the printed hint, verifies, records, pushes main through the
+pre-push gate; `ci check --fetch` in a fresh clone exits 0. After the planner's first commands,
+every command a step runs is one the tool printed.
+
+The steps share one world (module scope) and run in file order, each checking its part.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import git, isolate_git, okstra, race_in
+from hooks_world import git_daemon
+from team_world import (
+    BRANCHES,
+    CLAIMS,
+    FOUR_STAGES,
+    KEY,
+    TASK_REF,
+    Team,
+    follow,
+    run_json,
+    stage_report,
+    work_on,
+)
+
+from okstra_git.records.approval import APPROVALS_REF
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
+    root = tmp_path_factory.mktemp("team")
+    with pytest.MonkeyPatch.context() as mp:
+        isolate_git(tmp_path_factory.mktemp("home"), mp)
+        world = Team.make(root)
+        with git_daemon(root) as url:
+            world.daemon_url = url
+            yield world
+
+
+def test_the_planner_approves_and_publishes(team: Team):
+    planner = team.clone("planner", "Pat", False, "--hooks")
+    assert okstra(planner, "task", "new", KEY, "--type", "implementation-planning").returncode == 0
+    (planner / "plans").mkdir()
+    (planner / "plans" / "i.md").write_text(FOUR_STAGES)
+    for step in (("plan", "submit", KEY, "plans/i.md"), ("plan", "approve", KEY)):
+        proc = okstra(planner, *step)
+        assert proc.returncode == 0, proc.stderr
+    # The plan file is never committed on main: main takes only verified commits (the hook is
+    # installed), and the agents follow the plan stored in the task.
+    out = run_json(planner, "sync", "origin")
+    assert set(out["pushed"]) == {TASK_REF, APPROVALS_REF}
+    team.facts["planner"] = planner
+
+
+def test_two_agents_claim_at_once_through_the_remote_and_never_share_a_stage(team: Team):
+    alice = team.clone("alice", "Alice")
+    bob = team.clone("bob", "Bob", True)  # over git://
+    team.facts.update(alice=alice, bob=bob)
+    results = race_in([alice, bob], "stage", "claim", KEY, "--remote", "origin", "--json")
+    claimed = {}
+    for name, proc in zip(("Alice", "Bob"), results, strict=True):
+        assert proc.returncode == 0, proc.stderr
+        assert "lost the race" not in proc.stderr and "--resume" not in proc.stderr
+        data = json.loads(proc.stdout)
+        (place,) = data["placements"]
+        claimed[place["stage"]] = (name, Path(place["worktreePath"]))
+    assert sorted(claimed) == [1, 2]
+    team.facts["round1"] = claimed
+    for stage, (name, _) in claimed.items():
+        record = json.loads(git(team.remote, "show", f"{CLAIMS}stage-{stage}:claim.json"))
+        assert record["user"].startswith(name) and record["status"] == "started"
+    # The approval travelled with the task: neither agent recorded one of its own.
+    blob = git(team.facts["planner"], "hash-object", "plans/i.md")
+    (line,) = git(team.remote, "notes", "--ref", "okstra/approvals", "show", blob).splitlines()
+    approval = json.loads(line)
+    assert approval["approvedBy"].startswith("Pat <") and approval["method"] == "B"
+    assert "recordedBy" not in approval
+
+
+def finish(team: Team, stage: int, name: str, worktree: Path) -> str:
+    """The agent's work on ``stage``: commit, report, ``stage done`` as the directive says."""
+    clone = team.facts[name.lower()]
+    assert isinstance(clone, Path)
+    head = work_on(worktree, stage, name)
+    report = stage_report(clone, stage, name)
+    out = run_json(clone, "stage", "done", KEY, "--stage", str(stage), "--report", report)
+    # Taken with --remote, so published with it: the claim and the code, in one push.
+    assert out["publishedTo"] == "origin" and out["claim"]["headCommit"] == head
+    assert out["runFinished"] and out["publishNote"] is None
+    assert team.on_remote(f"{BRANCHES}stage-{stage}") == {f"{BRANCHES}stage-{stage}": head}
+    stored = git(team.remote, "show", f"{CLAIMS}stage-{stage}:report.md")
+    assert f"Stage {stage} report by {name}." in stored
+    return head
+
+
+def test_each_agent_finishes_its_stage_and_publishes_the_code(team: Team):
+    round1 = team.facts["round1"]
+    assert isinstance(round1, dict)
+    team.facts["heads"] = {n: finish(team, n, who, wt) for n, (who, wt) in round1.items()}
+
+
+def test_the_next_round_stacks_on_code_another_clone_wrote(team: Team):
+    alice, bob = team.facts["alice"], team.facts["bob"]
+    heads = team.facts["heads"]
+    assert isinstance(heads, dict)
+    results = race_in([alice, bob], "stage", "claim", KEY, "--remote", "origin", "--json")
+    claimed = {}
+    for name, proc in zip(("Alice", "Bob"), results, strict=True):
+        assert proc.returncode == 0, proc.stderr
+        (place,) = json.loads(proc.stdout)["placements"]
+        # Stage 3 needs 1, stage 4 needs 2: whoever claims it starts from that done commit,
+        # fetched from the remote when another clone wrote it.
+        dep = place["stage"] - 2
+        assert place["stackedOn"] == dep and place["baseCommit"] == heads[dep]
+        claimed[place["stage"]] = (name, Path(place["worktreePath"]))
+    assert sorted(claimed) == [3, 4]
+    for stage, (name, worktree) in claimed.items():
+        assert git(worktree, "rev-parse", "HEAD") == heads[stage - 2]
+        heads[stage] = finish(team, stage, name, worktree)
+
+
+def test_the_planner_syncs_merges_verifies_and_pushes_main(team: Team):
+    planner = team.facts["planner"]
+    heads = team.facts["heads"]
+    assert isinstance(planner, Path) and isinstance(heads, dict)
+    run_json(planner, "sync", "origin")
+    # This clone never claimed: the gate says how to get a task worktree, then what to merge.
+    refused = run_json(planner, "verify", "target", KEY, code=1)
+    assert follow(planner, refused["hint"]).returncode == 0
+    refused = run_json(planner, "verify", "target", KEY, code=1)
+    assert len(refused["refusals"]) == 4 and "not merged" in refused["refusals"][0]
+    assert "refs/okstra-remotes/origin/branches/g/i/stage-" in refused["hint"]
+    merged = follow(planner, refused["hint"])
+    assert merged.returncode == 0, merged.stderr
+    target = run_json(planner, "verify", "target", KEY)["target"]
+    reports = {s["stage"]: s["report"] for s in target["stages"]}
+    for stage, (name, _) in {**team.facts["round1"]}.items():  # type: ignore[dict-item]
+        assert f"Stage {stage} report by {name}." in reports[stage]
+    assert all(reports.values())
+    task_wt = Path(target["worktree"])
+    data = task_wt / ".okstra" / "final-verification-data.json"
+    data.parent.mkdir(parents=True, exist_ok=True)
+    card = {"verdictToken": "accepted", "direction": "release", "nextStep": "release-handoff"}
+    data.write_text(
+        json.dumps(
+            {
+                "header": {"taskKey": KEY, "taskType": "final-verification"},
+                "verdictCard": card,
+                "finalVerdict": card,
+                "finalVerification": {"verificationScope": "whole-task", "acceptanceBlockers": []},
+            }
+        )
+    )
+    recorded = run_json(
+        planner, "verify", "record", KEY, "--verdict", "accepted", "--report", str(data),
+        "--expect-head", target["head"],
+    )  # fmt: skip
+    share, push = recorded["publish"]
+    assert follow(planner, share).returncode == 0
+    pushed = follow(planner, push)  # through the pre-push gate installed by init --hooks
+    assert pushed.returncode == 0, pushed.stderr
+    assert git(team.remote, "rev-parse", "main") == target["head"]
+    for stage, head in heads.items():
+        git(team.remote, "merge-base", "--is-ancestor", head, "main")
+        assert stage in (1, 2, 3, 4)
+
+
+def test_ci_check_in_a_fresh_clone_passes(team: Team):
+    fresh = team.root / "ci"
+    git(team.root, "clone", "-q", f"{team.daemon_url}/remote.git", str(fresh))
+    proc = okstra(fresh, "ci", "check", "--fetch", "origin")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
