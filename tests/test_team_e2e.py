@@ -32,6 +32,7 @@ from team_world import (
 )
 
 from okstra_git.records.approval import APPROVALS_REF
+from okstra_git.reports.starter import decide
 
 
 @pytest.fixture(scope="module")
@@ -146,19 +147,9 @@ def test_the_planner_syncs_merges_verifies_and_pushes_main(team: Team):
         assert f"Stage {stage} report by {name}." in reports[stage]
     assert all(reports.values())
     task_wt = Path(target["worktree"])
-    data = task_wt / ".okstra" / "final-verification-data.json"
-    data.parent.mkdir(parents=True, exist_ok=True)
-    card = {"verdictToken": "accepted", "direction": "release", "nextStep": "release-handoff"}
-    data.write_text(
-        json.dumps(
-            {
-                "header": {"taskKey": KEY, "taskType": "final-verification"},
-                "verdictCard": card,
-                "finalVerdict": card,
-                "finalVerification": {"verificationScope": "whole-task", "acceptanceBlockers": []},
-            }
-        )
-    )
+    # The verifying run's report data, started from the task's records and decided.
+    data = Path(run_json(task_wt, "report", "init", KEY, "--type", "final-verification")["path"])
+    data.write_text(json.dumps(decide(json.loads(data.read_text()), "accepted")))
     recorded = run_json(
         planner, "verify", "record", KEY, "--verdict", "accepted", "--report", str(data),
         "--expect-head", target["head"],

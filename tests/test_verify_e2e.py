@@ -12,6 +12,7 @@ from reports_data import verdict_report
 from verify_world import KEY, make_plan
 
 from okstra_git.services.context import open_context
+from okstra_git.shell import command
 
 
 def ok(cwd: Path, *args: str) -> dict:
@@ -94,9 +95,10 @@ def test_e2_stage_2_unmerged_is_refused_with_the_text(task: Task):
     task.merge(1)
     proc = okstra(task.repo, "verify", "target", KEY)
     assert proc.returncode == 1
+    merge = command("git", "-C", task.task_wt, "merge", "okstra/grp/feat/stage-2")
     assert proc.stderr == (
         f"final-verification(whole-task): stage 2 done commit {head2} not merged into task "
-        "worktree HEAD — merge stage branches then retry\n"
+        f"worktree HEAD — merge stage branches then retry\nhint: {merge}\n"
     )
     task.merge(2)
     assert okstra(task.repo, "verify", "target", KEY).returncode == 0

@@ -8,38 +8,17 @@ from pathlib import Path
 
 from ..reports.starter import decide
 from . import Demo, critic
-
-README = (
-    "# calc\n\nA tiny calculator used by the okstra demo.\n\n"
-    "- `calc.mul.mul(a, b)` multiplies two numbers (ints or floats; anything else is a "
-    "`TypeError`).\n"
-    "- `python -m calc.cli add|mul A B` prints the result.\n"
-)
+from .team import second_clone
 
 
 def step(demo: Demo) -> None:
     task_wt = Path(demo.facts["task_worktree"])
-    folder = task_wt.parent
     demo.step("Final verification: the gate refuses while a stage is not done")
     demo.run("git", "okstra", "verify", "target", demo.key, expect=1)
     # A single stage can be verified on its own right after it is done (never for release).
     demo.run("git", "okstra", "verify", "target", demo.key, "--stage", "3")
 
-    demo.step("Stage 4: claim, work, done — and the gate refuses it until it is merged")
-    claimed = json.loads(
-        demo.run("git", "okstra", "stage", "claim", demo.key, "--json", quiet=True).stdout
-    )
-    assert claimed["stages"] == [4], claimed["stages"]
-    stage_wt = folder / "stage-4"
-    demo.write("README.md", README, cwd=stage_wt)
-    demo.run("git", "commit", "-q", "-am", "calc: document mul and the CLI", cwd=stage_wt)
-    seq = claimed["runId"].rsplit("-", 1)[1]
-    runs = ".okstra/tasks/calc/add-mul/runs"
-    report = f"{runs}/implementation/reports/final-report-implementation-{seq}.md"
-    demo.write(report, f"# implementation {seq}\n\nStage 4 done.\n")
-    demo.run("git", "okstra", "stage", "done", demo.key, "--stage", "4", "--report", report)
-    demo.run("git", "okstra", "verify", "target", demo.key, expect=1)
-    demo.run("git", "merge", "-q", "--no-edit", "okstra/calc/add-mul/stage-4", cwd=task_wt)
+    second_clone(demo)
 
     demo.step("An uncommitted file outside .okstra/ blocks verification too")
     demo.write("scratch.py", "print('debugging')\n", cwd=task_wt)
