@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from ..errors import BadInput, Conflict, Refused
 from ..gitlayer import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
@@ -380,6 +380,23 @@ class RemoteRaceLost(Conflict):
     """Another machine's claim reached the shared remote first; ours was undone locally."""
 
 
+def _undo_lost(
+    ctx: Context, remote: str, key: TaskKey, landed: list[RefUpdate], what: str
+) -> NoReturn:
+    """Put back what ``landed`` here when its push lost on ``remote``, then raise
+    :class:`RemoteRaceLost` so the caller starts over from a fresh fetch."""
+    undo = [RefUpdate(u.name, u.expected, u.new) for u in landed]
+    try:
+        ctx.repo.update_refs(undo, f"okstra: undo {what}, which {remote} did not take")
+    except RefMoved as exc:
+        raise Refused(
+            f"{what} lost the race on {remote} and could not be undone here ({exc}); run "
+            f"{okstra('sync', remote)} and check {okstra('stage', 'list', key)}",
+            hint=okstra("sync", remote),
+        ) from exc
+    raise RemoteRaceLost(f"{what} lost the race on {remote}")
+
+
 def claim_via_remote(
     ctx: Context,
     remote: str,
@@ -404,17 +421,7 @@ def claim_via_remote(
         # must find the plan approved by whoever approved it, not record a hand approval itself.
         if push_claims_atomically(ctx, remote, updates + _notes_to_publish(ctx, remote, updates)):
             return
-        undo = [RefUpdate(u.name, u.expected, u.new) for u in updates]
-        try:
-            ctx.repo.update_refs(undo, "okstra: undo a claim another machine beat to the remote")
-        except RefMoved as exc:
-            sync = okstra("sync", remote)
-            raise Refused(
-                f"the claim lost the race on {remote} and could not be undone locally ({exc}); "
-                f"run `{sync}` and check `{okstra('stage', 'list', key)}`",
-                hint=sync,
-            ) from exc
-        raise RemoteRaceLost(f"another machine claimed first on {remote}")
+        _undo_lost(ctx, remote, key, updates, "the claim")
 
     for _ in range(CLAIM_ATTEMPTS):
         pulled = pull(ctx, remote)  # checks the remote first
@@ -511,22 +518,15 @@ def done_via_remote(
                 f"({outcome.detail}); it stays here until it can be published: {sync_hint}",
                 hint=sync_hint,
             )
-        undo = [RefUpdate(u.name, u.expected, u.new) for u in changed]
-        try:
-            ctx.repo.update_refs(undo, "okstra: undo a done the shared remote did not take")
-        except RefMoved as exc:
-            raise Refused(
-                f"the done of stage {stage} lost on {remote} and could not be undone here "
-                f"({exc}); run {sync_hint} and check {okstra('stage', 'list', key)}"
-            ) from exc
-        raise RemoteRaceLost(f"the claim or the task moved on {remote}")
+        _undo_lost(ctx, remote, key, changed, f"the done of stage {stage}")
 
     for _ in range(CLAIM_ATTEMPTS):
-        pulled = pull(ctx, remote)
-        if any(r.ref == ref for r in pulled.diverged):
+        blocked = pull(ctx, remote).blocking((ref,))
+        if blocked:
             raise Refused(
-                f"{ref} diverged from {remote}: the stage's claim changed both here and there, "
-                f"so its done cannot be published; see {sync_hint}"
+                f"{', '.join(blocked)} could not be brought in step with {remote}, so the done "
+                f"cannot be published; see why and settle it: {sync_hint}",
+                hint=sync_hint,
             )
         try:
             result = claims.done(ctx, key, stage, report, carry, head, publish=publish)
