@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
+import pytest
 from conftest import git, okstra
 from hooks_world import pair
 from plans import plan_text
@@ -23,8 +25,9 @@ from team_world import (
     work_on,
 )
 
+from okstra_git.errors import Refused
 from okstra_git.records.approval import APPROVALS_REF
-from okstra_git.services import plans, tasks, worktrees
+from okstra_git.services import plans, sync, tasks, worktrees
 from okstra_git.services.context import open_context
 
 
@@ -251,3 +254,37 @@ def test_claims_follow_the_plan_stored_in_the_task_and_name_a_stale_checkout(tmp
     assert out["stages"] == [3] and "superseded by plan-002" in out["notices"][0]
     state = json.loads(git(pat, "show", f"{TASK_REF}:task.json"))
     assert state["latestPlan"]["seq"] == "002"
+
+
+def test_a_done_after_another_clone_took_the_stage_over_is_undone_and_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, plan_text([(1, [], ["a.py"])], steps=5))
+    claimed = run_json(pat, "stage", "claim", KEY, "--remote", "origin", "--lease", "1s")
+    work_on(Path(claimed["placements"][0]["worktreePath"]), 1, "Pat")
+    time.sleep(1.2)
+    alice = team.clone("alice", "Alice")
+    run_json(alice, "stage", "claim", KEY, "--remote", "origin", "--take-over-expired")
+    on_remote = team.on_remote("refs/okstra/")
+    mine = git(pat, "rev-parse", f"{CLAIMS}stage-1")
+    # Pat's first fetch "misses" the take-over (it lands between Pat's fetch and push).
+    real_pull, calls = sync.pull, []
+
+    def pull(ctx, remote):
+        calls.append(git(pat, "rev-parse", f"{CLAIMS}stage-1"))
+        return sync.SyncReport(remote) if len(calls) == 1 else real_pull(ctx, remote)
+
+    monkeypatch.setattr(sync, "pull", pull)
+    ctx = open_context(pat)
+    with pytest.raises(Refused, match="held by run implementation-002 \\(Alice <alice@"):
+        sync.done_via_remote(ctx, None, ctx.key(KEY), 1)
+    # The leased push landed nothing; the local done was put back before the fresh fetch.
+    assert calls == [mine, mine]
+    assert team.on_remote("refs/okstra/") == on_remote
+    assert git(pat, "rev-parse", f"{CLAIMS}stage-1") == on_remote[f"{CLAIMS}stage-1"]
+    # And through the CLI, a plain rerun says the same without touching anything.
+    proc = okstra(pat, "stage", "done", KEY, "--stage", "1")
+    assert proc.returncode == 1 and "not by this clone" in proc.stderr
+    assert team.on_remote("refs/okstra/") == on_remote

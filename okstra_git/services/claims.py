@@ -717,6 +717,21 @@ def done(
     carry_data = read_json_object(carry, "--carry", MAX_CARRY_BYTES)[1] if carry else None
     ref = claim_ref(key, stage)
     first = _require_claim(ctx, key, stage)
+    if first.claim.status != "released" and not _ours(ctx, wt.layout(ctx, key), first.claim):
+        # Another clone's run holds it (a take-over after an expired lease, seen after a
+        # fetch) or finished it: this clone's commits are not that run's to record.
+        c = first.claim
+        what = (
+            f"held by {_holder(c, datetime.now(timezone.utc)).held_by}"
+            if c.status == "started"
+            else f"done at {(c.head_commit or '')[:12]} by run {c.run_id} ({_who(c)})"
+        )
+        listing = shell_okstra("stage", "list", key)
+        raise Refused(
+            f"stage {stage} of {key} is {what}, not by this clone, so this clone cannot mark "
+            f"it done; see: {listing}",
+            hint=listing,
+        )
     if first.claim.status != "started":
         # Done already at this head (a rerun): nothing to write, but the run may still need
         # finishing, and the claim publishing.
