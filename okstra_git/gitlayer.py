@@ -420,7 +420,7 @@ class GitRepo:
         ``path`` holds ``blob`` without a break: where that content arrived. None when ``head``
         does not hold it there."""
         found = None
-        for count, commit in enumerate(self.walk_first_parent(head)):
+        for count, commit in enumerate(self.walk_first_parent(head, f"{path} in {head[:12]}")):
             try:
                 here = str(commit.tree[path].id)
             except KeyError:

@@ -449,7 +449,9 @@ def test_every_printed_command_splits_back_to_its_argv(key: str):
         ("git", "okstra", "verify", "target", key, "--stage", "auto"): stage_worktree_gone(
             1, "/wt", key
         ),
-        ("git", "okstra", "stage", "claim", key): task_worktree_missing(key, "/wt"),
+        ("git", "okstra", "worktree", "task", key): task_worktree_missing(
+            "/wt", command("git", "okstra", "worktree", "task", key)
+        ),
         ("git", "okstra", "stage", "done", key, "--stage", "N", "--report", "PATH"): render(
             "run-directive.md.j2",
             key=key,

@@ -288,3 +288,24 @@ def test_a_done_after_another_clone_took_the_stage_over_is_undone_and_refused(
     proc = okstra(pat, "stage", "done", KEY, "--stage", "1")
     assert proc.returncode == 1 and "not by this clone" in proc.stderr
     assert team.on_remote("refs/okstra/") == on_remote
+
+
+def test_stage_done_remote_publishes_a_locally_taken_claim_with_its_code(tmp_path: Path):
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, plan_text([(1, [], ["a.py"])], steps=5))
+    placed = run_json(pat, "stage", "claim", KEY)["placements"][0]  # nothing published
+    head = work_on(Path(placed["worktreePath"]), 1, "Pat")
+    assert team.on_remote("refs/okstra/") == {}
+    out = run_json(pat, "stage", "done", KEY, "--stage", "1", "--remote", "origin")
+    assert out["publishedTo"] == "origin"
+    # One push: the whole claim chain, the code at its done head and the task naming the run.
+    assert set(team.on_remote("refs/okstra/")) == {
+        f"{CLAIMS}stage-1",
+        f"{BRANCHES}stage-1",
+        TASK_REF,
+    }
+    assert team.on_remote(TASK_REF)[TASK_REF] == git(pat, "rev-parse", TASK_REF)
+    assert team.on_remote(f"{BRANCHES}stage-1")[f"{BRANCHES}stage-1"] == head
+    record = json.loads(git(team.remote, "show", f"{CLAIMS}stage-1:claim.json"))
+    assert record["status"] == "done" and record["headCommit"] == head

@@ -90,16 +90,17 @@ def _who(claim: Claim) -> str:
 
 
 def _ours(ctx: Context, lay: wt.Layout, claim: Claim) -> bool:
-    """Whether ``claim`` belongs to this clone: taken on this host, with its worktree where
-    this repository registered one or at this clone's own folder for the stage. Only such a
-    claim is offered for resuming or releasing here; another clone's (another machine's, or a
-    clone beside this one) is that clone's to resume or release."""
+    """Whether ``claim`` belongs to this clone: its worktree is one this repository registered,
+    or (gone, or never made) it was taken on this host at this clone's own folder for the
+    stage — clones never share a worktree folder. Only such a claim is offered for resuming or
+    releasing here, or marked done; another clone's (another machine's, or a clone beside
+    this one) is that clone's."""
+    path = Path(claim.worktree_path) if claim.worktree_path else None
+    if path is not None and worktree_at(ctx.repo, path) is not None:
+        return True
     if claim.host != socket.gethostname():
         return False
-    if not claim.worktree_path:
-        return True  # nothing on disk tells two clones on one host apart
-    path = Path(claim.worktree_path)
-    return path == lay.stage_path(claim.stage) or worktree_at(ctx.repo, path) is not None
+    return path is None or path == lay.stage_path(claim.stage)
 
 
 def _select(
@@ -722,7 +723,7 @@ def done(
         # fetch) or finished it: this clone's commits are not that run's to record.
         c = first.claim
         what = (
-            f"held by {_holder(c, datetime.now(timezone.utc)).held_by}"
+            f"held by {_holder(c, datetime.now(UTC)).held_by}"
             if c.status == "started"
             else f"done at {(c.head_commit or '')[:12]} by run {c.run_id} ({_who(c)})"
         )

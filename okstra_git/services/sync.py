@@ -485,10 +485,11 @@ def done_via_remote(
     (the output names the sync that reconciles it); the claim and the code still travel.
     """
     from ..records.claim import claim_ref
+    from ..records.task import task_ref
     from . import claims
     from .branches import stage_shared_ref
 
-    ref = claim_ref(key, stage)
+    ref, task = claim_ref(key, stage), task_ref(key)
     remote = remote or shared_through(ctx.repo, ref)
     if remote is None:
         return claims.done(ctx, key, stage, report, carry, head)
@@ -500,15 +501,17 @@ def done_via_remote(
         wanted = [(u.name, u.new) for u in changed]
         if claim.head_commit:
             wanted.append((branch, claim.head_commit))
+        if all(u.name != task for u in changed):  # the run the claim names goes along
+            wanted.append((task, ctx.repo.read_ref(task)))
         leased = [RefUpdate(n, v, ctx.repo.read_ref(tracking_name(remote, n))) for n, v in wanted]
         # A task ref that does not descend from the remote's would need a merge: sync does it.
-        behind = [u for u in leased if u.name not in (ref, branch) and not _descends(ctx, u)]
+        behind = [u for u in leased if u.name == task and not _descends(ctx, u)]
         pushes = [u for u in leased if u not in behind and u.new != u.expected]
         outcome = push_leased(ctx.repo, remote, pushes)
         if outcome.ok:
             return (
-                f"the run's finish is recorded here but not on {remote} (its task ref moved "
-                f"there); publish it with: {sync_hint}"
+                f"the task's latest events are recorded here but not on {remote} (its task "
+                f"ref moved there); publish them with: {sync_hint}"
                 if behind
                 else None
             )
