@@ -297,6 +297,13 @@ def test_stage_done_remote_publishes_a_locally_taken_claim_with_its_code(tmp_pat
     placed = run_json(pat, "stage", "claim", KEY)["placements"][0]  # nothing published
     head = work_on(Path(placed["worktreePath"]), 1, "Pat")
     assert team.on_remote("refs/okstra/") == {}
+    # A report travels with the claim and is printed on other clones: no terminal escapes.
+    (pat / "r.md").write_text("# Stage 1\n\x1b[2J cleared\n")
+    proc = okstra(
+        pat, "stage", "done", KEY, "--stage", "1", "--remote", "origin", "--report", "r.md"
+    )
+    assert proc.returncode == 2 and "--report r.md: holds a control character" in proc.stderr
+    assert team.on_remote("refs/okstra/") == {}
     out = run_json(pat, "stage", "done", KEY, "--stage", "1", "--remote", "origin")
     assert out["publishedTo"] == "origin"
     # One push: the whole claim chain, the code at its done head and the task naming the run.

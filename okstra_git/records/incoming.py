@@ -19,9 +19,10 @@ from .. import schemacheck
 from ..errors import OkstraError
 from ..gitlayer import GitRepo
 from ..keys import TASK_TYPES, TaskKey, parse_task_key
+from ..planfile import MAX_PLAN_BYTES
 from ..workspace import run_paths
 from .base import loads
-from .claim import CLAIM_PATH, CLAIMS_PREFIX, claim_location_problems
+from .claim import CLAIM_PATH, CLAIMS_PREFIX, REPORT_PATH, claim_location_problems
 from .task import MANIFEST_PATH, TASKS_PREFIX
 
 _SLUG = r"[a-z0-9][a-z0-9._-]*"
@@ -33,6 +34,7 @@ _TASK_FILE = re.compile(
 )
 _CHECKPOINT = re.compile(rf"(?P<type>[a-z-]+)-{_SEQ}")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_REPORT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def ref_problems(ref: str) -> list[str]:
@@ -73,13 +75,27 @@ def _read(repo: GitRepo, blob: str, where: str) -> tuple[Any, list[str]]:
 
 def _claim_files_problems(repo: GitRepo, ref: str, files: dict[str, str]) -> list[str]:
     where = f"{ref}:{CLAIM_PATH}"
-    extra = sorted(set(files) - {CLAIM_PATH})
+    extra = sorted(set(files) - {CLAIM_PATH, REPORT_PATH})
     if extra:
         return [f"{ref}:{path}: not a file okstra keeps in a claim" for path in extra]
     if CLAIM_PATH not in files:
         return [f"{where} is missing"]
     data, problems = _read(repo, files[CLAIM_PATH], where)
+    if REPORT_PATH in files:
+        problems += report_problems(repo.blob(files[REPORT_PATH]), f"{ref}:{REPORT_PATH}")
     return problems or claim_data_problems(data, ref)
+
+
+def report_problems(raw: bytes, where: str) -> list[str]:
+    """A stage report stored with a claim (``report.md``): bounded UTF-8 text without control
+    characters other than tab and line ends — ``verify target`` prints it to a terminal."""
+    if len(raw) > MAX_PLAN_BYTES:
+        return [f"{where}: larger than {MAX_PLAN_BYTES >> 20} MiB"]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return [f"{where}: not UTF-8 text"]
+    return [f"{where}: holds a control character"] if _REPORT_CONTROL.search(text) else []
 
 
 def claim_data_problems(data: Any, ref: str) -> list[str]:

@@ -715,6 +715,13 @@ def done(
 
         check_report_file(ctx, key, report, RUN_TYPE)
     report_raw = read_plan_file(report, "report").raw if report else None
+    if report_raw is not None:
+        # Stored with the claim and printed on other clones: held to what they accept.
+        from ..records.incoming import report_problems
+
+        problems = report_problems(report_raw, f"--report {report}")
+        if problems:
+            raise BadInput("; ".join(problems))
     carry_data = read_json_object(carry, "--carry", MAX_CARRY_BYTES)[1] if carry else None
     ref = claim_ref(key, stage)
     first = _require_claim(ctx, key, stage)
