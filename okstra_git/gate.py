@@ -1,8 +1,11 @@
 """The verification gate: may this ref move to this commit? (SPEC §7)
 
 One decision shared by the pre-push hook, the server-side pre-receive/update hooks and
-``git okstra ci check``. It runs on every push, so it is lean on purpose: stdlib, pygit2 through
-the git layer and the verdict record only — never jsonschema or jinja2.
+``git okstra ci check``. It runs on every push, so it is lean on purpose: it reads through git's
+plumbing (``plumbing.py``: ``git config``, ``git for-each-ref``, one ``git cat-file --batch``),
+because starting git three times costs less than loading pygit2 once; its classes are plain
+(a dataclass costs ~0.5 ms to create); and a push of an unprotected ref loads nothing but this
+module and its config.
 
 A protected ref may only move to a commit carrying an ``accepted`` whole-task verdict. Verdicts
 are JSON Lines in ``refs/notes/okstra/verdicts``, written on the verified commit and on that
@@ -11,24 +14,23 @@ commit's tree, so "a verdict on a commit with the identical tree" is one note lo
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
-import subprocess
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import BadInput
+from .plumbing import git_output
 
-if TYPE_CHECKING:  # the git layer (pygit2, ~50 ms) loads only when a verdict must be looked up
-    from .gitlayer import GitRepo
+TYPE_CHECKING = False  # no typing import on every push
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from pathlib import Path
+
     from .notesview import NotesView
+    from .plumbing import ObjectReader
     from .records.verdict import Verdict
 
 DEFAULT_PROTECT = ("refs/heads/main", "refs/heads/master", "refs/heads/release/*")
 MATCH_MODES = ("tree", "commit")
+VERDICTS_REF = "refs/notes/okstra/verdicts"  # == records.verdict.VERDICTS_REF (a test checks)
 # okstra's own data and every notes ref travel freely: they are how verdicts get to the server.
 _PASS_PREFIXES = ("refs/okstra/", "refs/notes/")
 _TRUE = ("true", "yes", "on", "1")
@@ -40,16 +42,18 @@ def is_zero(sha: str) -> bool:
     return not sha.strip("0")
 
 
-class ConfigValue(NamedTuple):
+class ConfigValue:
     """One value of a config key as ``git config --show-origin`` reports it."""
 
-    value: str | None
-    """The value; ``None`` for a key written without ``= value`` (git's boolean true)."""
-    origin: str
-    """Where it was set: ``file:<path>``, ``command line:`` …"""
+    __slots__ = ("origin", "value")
+
+    def __init__(self, value: str | None, origin: str) -> None:
+        self.value = value
+        """The value; ``None`` for a key written without ``= value`` (git's boolean true)."""
+        self.origin = origin
+        """Where it was set: ``file:<path>``, ``command line:`` …"""
 
 
-@dataclass(frozen=True)
 class GateConfig:
     """The gate's settings, from the config of the repository where the gate runs.
 
@@ -59,33 +63,40 @@ class GateConfig:
     that silently protects less.
     """
 
-    protect: tuple[str, ...]
-    """``okstra.protect`` globs as full refs (``*`` also matches ``/``, so a glob never
-    protects too little; a bare branch pattern such as ``main`` is ``refs/heads/main``)."""
-    match: str
-    """``okstra.gate.match``: ``tree`` (default) or ``commit``."""
-    allowed_signers: str | None
-    """``okstra.gate.allowedSigners`` as written: only verdicts signed by a key listed in that
-    ``allowed_signers`` file count."""
-    allow_delete: bool
-    """``okstra.allowDelete``: deleting a protected ref is allowed."""
+    __slots__ = ("allow_delete", "allowed_signers", "match", "protect")
+
+    def __init__(
+        self,
+        protect: tuple[str, ...],
+        match: str,
+        allowed_signers: str | None,
+        allow_delete: bool,
+    ) -> None:
+        self.protect = protect
+        """``okstra.protect`` globs as full refs (``*`` also matches ``/``, so a glob never
+        protects too little; a bare branch pattern such as ``main`` is ``refs/heads/main``)."""
+        self.match = match
+        """``okstra.gate.match``: ``tree`` (default) or ``commit``."""
+        self.allowed_signers = allowed_signers
+        """``okstra.gate.allowedSigners`` as written: only verdicts signed by a key listed in
+        that ``allowed_signers`` file count."""
+        self.allow_delete = allow_delete
+        """``okstra.allowDelete``: deleting a protected ref is allowed."""
 
     @classmethod
     def load(cls, cwd: str | os.PathLike[str] | None = None) -> GateConfig:
         """Read with ``git config`` itself: every scope, includes and conditional includes,
         in ~1 ms and without loading pygit2 (most pushes never need it)."""
-        proc = subprocess.run(
-            ["git", "config", "-z", "--show-origin", "--get-regexp", r"^okstra\."],
-            cwd=cwd,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
+        where = ["-C", os.fspath(cwd)] if cwd is not None else []
+        code, out, err = git_output(
+            *where, "config", "-z", "--show-origin", "--get-regexp", r"^okstra\."
         )
-        if proc.returncode not in (0, 1):  # 1: no okstra.* key at all
+        if code not in (0, 1):  # 1: no okstra.* key at all
             raise BadInput(
-                "git config could not be read: " + proc.stderr.decode("utf-8", "replace").strip()
+                "git config could not be read: " + err.decode("utf-8", "replace").strip()
             )
         values: dict[str, list[ConfigValue]] = {}
-        fields = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+        fields = out.decode("utf-8", "surrogateescape").split("\0")
         # origin NUL key LF value NUL, …: the output ends with a NUL, hence strict=False.
         for origin, item in zip(fields[0::2], fields[1::2], strict=False):
             name, newline, value = item.partition("\n")
@@ -185,7 +196,7 @@ class GateConfig:
 
     def protecting_glob(self, ref: str) -> str | None:
         """The first ``okstra.protect`` glob that matches ``ref``, or ``None``."""
-        return next((g for g in self.protect if fnmatch.fnmatchcase(ref, g)), None)
+        return next((g for g in self.protect if glob_match(g, ref)), None)
 
     def quick(self, ref: str, old: str, new: str) -> Decision | None:
         """Every decision that needs no repository: okstra data, unprotected refs, deletions.
@@ -231,12 +242,12 @@ def only_commit_chains(decisions: list[Decision]) -> list[Decision]:
     moved = {d.commit for d in decisions if moves_a_chain(d)}
     if not moved:
         return decisions
-    proc = subprocess.run(
-        ["git", "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+    _, out, _ = git_output(
+        "cat-file",
+        "--batch-check=%(objectname) %(objecttype)",
         input="".join(f"{sha}\n" for sha in moved).encode(),
-        capture_output=True,
     )
-    kinds = dict(line.split(" ", 1) for line in proc.stdout.decode().splitlines() if " " in line)
+    kinds = dict(line.split(" ", 1) for line in out.decode().splitlines() if " " in line)
 
     def checked(d: Decision) -> Decision:
         kind = kinds.get(d.commit, "missing")
@@ -266,8 +277,29 @@ def _bad(found: ConfigValue, key: str, why: str, fix: Sequence[str], more: str =
     return f"{key} = {shown} ({found.origin}): {why}. Fix: {command(*argv)}{more}"
 
 
+def glob_match(glob: str, ref: str) -> bool:
+    """``fnmatch.fnmatchcase(ref, glob)``; a glob whose only wildcard is ``*`` (the default
+    ``refs/heads/release/*``, most configured ones) is matched without loading ``re``."""
+    if "?" in glob or "[" in glob:
+        import fnmatch
+
+        return fnmatch.fnmatchcase(ref, glob)
+    if "*" not in glob:
+        return ref == glob
+    first, *middle, last = glob.split("*")
+    if len(ref) < len(first) + len(last) or not ref.startswith(first) or not ref.endswith(last):
+        return False
+    at, end = len(first), len(ref) - len(last)
+    for part in middle:  # each run of literal text, leftmost first
+        found = ref.find(part, at, end)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
+
+
 # check-ref-format: characters no refname holds, so a glob needing one matches nothing.
-_NEVER_IN_REFNAME = re.compile(r"[\x00-\x20\x7f~^:\\]|\.\.|@\{|//")
+_NEVER_IN_REFNAME = r"[\x00-\x20\x7f~^:\\]|\.\.|@\{|//"
 _AMBIGUOUS = ("heads/", "tags/", "remotes/", "notes/")
 
 
@@ -288,7 +320,9 @@ def protect_glob(value: str) -> str:
             raise BadInput(f"is ambiguous: write the full ref (refs/{glob} or refs/heads/{glob})")
         glob = "refs/heads/" + glob
     literal = _glob_literal(glob)
-    bad = _NEVER_IN_REFNAME.search(literal)
+    import re  # only when okstra.protect is set
+
+    bad = re.search(_NEVER_IN_REFNAME, literal)
     if bad is not None:
         raise BadInput(f"no ref name can hold {bad.group()!r}, so this glob would protect nothing")
     if literal.endswith("."):
@@ -329,40 +363,54 @@ def _glob_literal(glob: str) -> str:
     return "".join(out)
 
 
-def signers_path(repo: GitRepo, value: str, key: str = "okstra.gate.allowedSigners") -> Path:
+def signers_path(common_dir: Callable[[], Path], value: str, key: str) -> Path:
     """A signers file named in config: ``~`` expanded; a relative path is relative to the
     repository's (common) git dir, on clients as on a bare server — never the work tree,
-    which an agent can edit."""
+    which an agent can edit. ``common_dir`` is asked only for a relative path."""
     from .strict import home_path
 
     path = home_path(value, f"config {key}")
-    return path if path.is_absolute() else repo.common_dir / path
+    return path if path.is_absolute() else common_dir() / path
 
 
-@dataclass(frozen=True)
+def common_dir() -> Path:
+    """The common git dir of the repository here, by ``git rev-parse``."""
+    from pathlib import Path
+
+    code, out, err = git_output("rev-parse", "--path-format=absolute", "--git-common-dir")
+    if code:
+        raise BadInput("git rev-parse failed: " + err.decode("utf-8", "replace").strip())
+    return Path(out.decode("utf-8", "surrogateescape").rstrip("\n"))
+
+
 class Rejected:
     """A verdict found for the commit that does not open the gate, and why."""
 
-    verdict: Verdict
-    """The verdict as read from the note."""
-    why: str
-    """Why it does not count, as the end of a sentence naming it ("is blocked, not …")."""
+    __slots__ = ("verdict", "why")
+
+    def __init__(self, verdict: Verdict, why: str) -> None:
+        self.verdict = verdict
+        """The verdict as read from the note."""
+        self.why = why
+        """Why it does not count, as the end of a sentence naming it ("is blocked, not …")."""
 
 
-@dataclass
 class Finding:
     """What the verdict notes say about one commit."""
 
-    commit: str
-    """The commit asked about (peeled)."""
-    tree: str
-    """Its tree."""
-    opening: Verdict | None = None
-    """A verdict that opens the gate for it, if any."""
-    rejected: list[Rejected] = field(default_factory=list)
-    """Verdicts found that do not open it."""
-    problems: list[str] = field(default_factory=list)
-    """Note lines that did not parse (they never count)."""
+    __slots__ = ("commit", "opening", "problems", "rejected", "tree")
+
+    def __init__(self, commit: str, tree: str) -> None:
+        self.commit = commit
+        """The commit asked about (peeled)."""
+        self.tree = tree
+        """Its tree."""
+        self.opening: Verdict | None = None
+        """A verdict that opens the gate for it, if any."""
+        self.rejected: list[Rejected] = []
+        """Verdicts found that do not open it."""
+        self.problems: list[str] = []
+        """Note lines that did not parse (they never count)."""
 
     @property
     def task_keys(self) -> list[str]:
@@ -385,19 +433,23 @@ class Gate:
 
     def __init__(
         self,
-        repo: GitRepo,
+        objects: ObjectReader,
         config: GateConfig | None = None,
-        notes: NotesView | None = None,
+        extra_notes: Mapping[str, str] | None = None,
         side: str = "client",
     ) -> None:
-        self.repo = repo
-        self.config = config or GateConfig.load(repo.workdir or repo.git_dir)
-        self._notes = notes
+        self.objects = objects
+        """The repository here, read through ``git cat-file --batch``."""
+        self.config = config or GateConfig.load()
+        self._extra_notes = extra_notes
+        self._notes: NotesView | None = None
         self.side = side
         """``client`` (pre-push), ``server`` (pre-receive/update) or ``ci``: shapes the fix."""
         self._signature_cache: dict[str, bool] = {}
         self.signers = (
-            signers_path(repo, self.config.allowed_signers) if self.config.allowed_signers else None
+            signers_path(common_dir, self.config.allowed_signers, "okstra.gate.allowedSigners")
+            if self.config.allowed_signers
+            else None
         )
         """The resolved ``okstra.gate.allowedSigners`` file."""
 
@@ -405,23 +457,32 @@ class Gate:
     def notes(self) -> NotesView:
         if self._notes is None:
             from .notesview import NotesView
-            from .records.verdict import VERDICTS_REF
 
-            self._notes = NotesView(self.repo, VERDICTS_REF)
+            self._notes = NotesView(self.objects, VERDICTS_REF, self._extra_notes)
         return self._notes
+
+    def peel(self, rev: str) -> tuple[str, str] | None:
+        """``(commit, tree)`` that ``rev`` names (a tag is peeled), or ``None`` when it names
+        no commit here."""
+        found = self.objects.read(f"{rev}^{{commit}}")
+        if found is None:
+            return None
+        commit, _, body = found
+        first = body.split(b"\n", 1)[0]  # a commit starts with "tree <id>"
+        return commit, first[len(b"tree ") :].decode("ascii")
 
     # -- one commit ------------------------------------------------------------------------
 
-    def find(self, commit: str, task: str | None = None) -> Finding:
-        """The verdicts bearing on ``commit``: on it, or on a commit with its tree.
+    def find(self, commit: str, tree: str, task: str | None = None) -> Finding:
+        """The verdicts bearing on ``commit`` (whose tree is ``tree``): on it, or on a commit
+        with its tree.
 
         The tree's note is read in commit mode too (unless the commit passed), so a refusal can
         say that a verdict on an identical tree exists but does not count there.
         """
         from .records.verdict import parse_lines
 
-        tree = str(self.repo.repo[commit].tree_id)
-        finding = Finding(commit=commit, tree=tree)
+        finding = Finding(commit, tree)
         seen: set[str] = set()
         for target in (commit, tree):
             if target == tree and self.config.match == "commit" and finding.opening is not None:
@@ -482,8 +543,8 @@ class Gate:
         quick = self.config.quick(ref, old, new)
         if quick is not None:
             return quick
-        commit = self._peel(new)
-        if commit is None:
+        peeled = self.peel(new)
+        if peeled is None:
             return Decision(
                 ref,
                 new,
@@ -492,18 +553,11 @@ class Gate:
                 f"refusing to update the protected ref {ref} to {new[:12]}: that object is "
                 "missing or is not a commit, so it cannot carry a verification verdict",
             )
-        finding = self.find(commit)
+        commit, tree = peeled
+        finding = self.find(commit, tree)
         if finding.opening is not None:
             return Decision(ref, commit, True, "verdict", finding=finding)
         return Decision(ref, commit, False, "no-verdict", self.refusal(ref, finding), finding)
-
-    def _peel(self, sha: str) -> str | None:
-        import pygit2  # already loaded by the git layer
-
-        try:
-            return str(self.repo.repo[sha].peel(pygit2.Commit).id)
-        except (KeyError, ValueError, pygit2.GitError):
-            return None
 
     def refusal(self, ref: str | None, finding: Finding) -> str:
         """One paragraph: which ref, which commit, what is missing, the command that fixes it."""
@@ -574,20 +628,33 @@ class Gate:
         )
 
 
-@dataclass(frozen=True)
 class Decision:
     """The gate's answer for one ref update."""
 
-    ref: str
-    """The ref being updated (on the remote, for pre-push)."""
-    commit: str
-    """The commit it would point to (the old one, for a deletion)."""
-    allowed: bool
-    """Pass or refuse."""
-    reason: str
-    """``okstra-data``, ``unprotected``, ``verdict``, ``delete-allowed``, ``delete-refused``,
-    ``not-a-commit`` or ``no-verdict``."""
-    message: str = ""
-    """For a refusal: the paragraph to show."""
-    finding: Finding | None = None
-    """The verdict search behind a ``verdict``/``no-verdict`` decision."""
+    __slots__ = ("allowed", "commit", "finding", "message", "reason", "ref")
+
+    def __init__(
+        self,
+        ref: str,
+        commit: str,
+        allowed: bool,
+        reason: str,
+        message: str = "",
+        finding: Finding | None = None,
+    ) -> None:
+        self.ref = ref
+        """The ref being updated (on the remote, for pre-push)."""
+        self.commit = commit
+        """The commit it would point to (the old one, for a deletion)."""
+        self.allowed = allowed
+        """Pass or refuse."""
+        self.reason = reason
+        """``okstra-data``, ``unprotected``, ``verdict``, ``delete-allowed``,
+        ``delete-refused``, ``not-a-commit`` or ``no-verdict``."""
+        self.message = message
+        """For a refusal: the paragraph to show."""
+        self.finding = finding
+        """The verdict search behind a ``verdict``/``no-verdict`` decision."""
+
+    def __repr__(self) -> str:
+        return f"Decision({self.ref!r}, {self.commit[:12]!r}, {self.reason!r})"

@@ -1,7 +1,8 @@
 """What ``git okstra hooks run …`` and ``git okstra ci check …`` do.
 
-These run on every push and every CI build, so this module and the gate load only the stdlib
-until a verdict must be looked up (pygit2 then). Their declarations are in ``cli/hooks.py`` and
+These run on every push and every CI build, so this module and the gate load a few stdlib
+modules and read the repository through git's plumbing (``plumbing.py``), never pygit2 unless
+``ci check`` must fetch or resolve a task key. Their declarations are in ``cli/hooks.py`` and
 ``cli/ci.py``.
 """
 
@@ -9,19 +10,20 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .errors import BadInput, OkstraError
-from .gate import Decision, GateConfig, is_zero, okstra_data, only_commit_chains
+from .gate import VERDICTS_REF, Decision, GateConfig, is_zero, okstra_data, only_commit_chains
 
-if TYPE_CHECKING:  # loaded only when a verdict is looked up: pygit2 costs ~50 ms
+TYPE_CHECKING = False  # no typing import on every push
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
+
     from .gate import Finding, Gate
-    from .gitlayer import GitRepo
+    from .plumbing import ObjectReader
     from .records.verdict import Verdict
 
-VERDICTS_REF = "refs/notes/okstra/verdicts"  # == records.verdict.VERDICTS_REF (a test checks)
 ZERO = "0" * 40
 CI_FORMATS = ("text", "json", "junit", "github")
 _GITLAB_ENV = ("GL_ID", "GL_REPOSITORY", "GL_PROJECT_PATH")
@@ -82,6 +84,8 @@ def _pre_commit_stage() -> Outcome:
     first, with every ref); otherwise it checks the one ref it was given and refuses, naming
     the command that installs the full gate.
     """
+    from pathlib import Path
+
     from . import hookinstall
 
     runs = hookinstall.runs_gate(hookinstall.layout(Path.cwd()))
@@ -115,7 +119,7 @@ def _stdin_lines(hook: str, shape: str) -> list[list[str]]:
 
 
 def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
-    """Decide every ``(ref, old, new)``; the repository is opened only if a verdict is needed.
+    """Decide every ``(ref, old, new)``; the repository is read only if a verdict is needed.
 
     okstra's own refs pass before the config is read, so a config the gate refuses (it fails
     closed) still lets ``sync`` publish the verdicts that will be needed.
@@ -127,39 +131,38 @@ def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
     quick = [config.quick(ref, old, new) for ref, old, new in updates]
     if all(decision is not None for decision in quick):
         return only_commit_chains([d for d in quick if d is not None])
-    gate = _open_gate(config, side, updates)
-    return only_commit_chains(
-        [
-            decision if decision is not None else gate.check(ref, old, new)
-            for decision, (ref, old, new) in zip(quick, updates, strict=True)
-        ]
-    )
+    from .plumbing import ObjectReader
+
+    with ObjectReader() as objects:
+        gate = _open_gate(objects, config, side, updates)
+        return only_commit_chains(
+            [
+                decision if decision is not None else gate.check(ref, old, new)
+                for decision, (ref, old, new) in zip(quick, updates, strict=True)
+            ]
+        )
 
 
-def _open_gate(config: GateConfig, side: str, updates: list[tuple[str, str, str]]) -> Gate:
+def _open_gate(
+    objects: ObjectReader, config: GateConfig, side: str, updates: list[tuple[str, str, str]]
+) -> Gate:
     """A gate over the repository here; server side it also sees the push being received.
 
-    Since git 2.11 the pushed objects wait in a quarantine folder until the hooks pass; git
-    names it in GIT_QUARANTINE_PATH and libgit2 does not look there on its own. A verdict notes
-    commit pushed in the same push counts, so `git push origin refs/notes/okstra/verdicts main`
-    lands both together.
+    Since git 2.11 the pushed objects wait in a quarantine folder until the hooks pass; the
+    ``git`` the gate reads through finds them there (git passes the quarantine to its hooks
+    in the environment). A verdict notes commit pushed in the same push counts, so
+    `git push origin refs/notes/okstra/verdicts main` lands both together.
     """
     from .gate import Gate
-    from .gitlayer import GitRepo
-    from .notesview import NotesView
 
-    repo = GitRepo.open(".")
     if side != "server":
-        return Gate(repo, config, side=side)
-    quarantine = os.environ.get("GIT_QUARANTINE_PATH")
-    if quarantine:
-        repo.repo.odb.add_disk_alternate(quarantine)
+        return Gate(objects, config, side=side)
     pushed = {
         f"{ref} (being pushed)": new
         for ref, _old, new in updates
         if ref == VERDICTS_REF and not is_zero(new)
     }
-    return Gate(repo, config, notes=NotesView(repo, VERDICTS_REF, extra=pushed), side=side)
+    return Gate(objects, config, extra_notes=pushed, side=side)
 
 
 def _pre_commit_update() -> list[tuple[str, str, str]]:
@@ -188,21 +191,18 @@ def _pre_commit_update() -> list[tuple[str, str, str]]:
 
 def _rev_parse(rev: str) -> str:
     """The commit ``rev`` names, by ``git rev-parse`` (this path loads no pygit2)."""
-    import subprocess
+    from .plumbing import git_output
 
-    proc = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
+    code, out, _ = git_output(
+        "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
     )
-    if proc.returncode != 0:
+    if code != 0:
         raise BadInput(
             f"okstra pre-push --from-env: PRE_COMMIT_LOCAL_BRANCH {rev!r} does not name a commit "
             "here, so the pushed commit is unknown; push again, or check it with "
             "`git okstra ci check REV`"
         )
-    return proc.stdout.strip()
+    return out.decode("utf-8", "surrogateescape").strip()
 
 
 # -- server side ------------------------------------------------------------------------------
@@ -287,24 +287,44 @@ def _say(prefix: str, text: str, gitlab: bool) -> None:
 
 
 def ci_report(rev: str, fetch: str | None, task_text: str | None) -> dict[str, Any]:
-    """Whether ``rev`` carries an accepted whole-task verdict (``passed``), and why."""
+    """Whether ``rev`` carries an accepted whole-task verdict (``passed``), and why.
+
+    Fetching and a task key need the git layer (pygit2); the check itself reads through git's
+    plumbing, as the hooks do.
+    """
     from .gate import Gate
-    from .gitlayer import GitRepo
+    from .plumbing import ObjectReader
 
-    repo = GitRepo.open(".")
-    if fetch:
-        from .services.sync import fetch_notes
+    task = None
+    if fetch or task_text:
+        from .gitlayer import GitRepo
 
-        fetch_notes(repo, fetch)
-    commit = repo.resolve_commit(rev)
-    task = _task_filter(repo, task_text) if task_text else None
-    gate = Gate(repo, side="ci")
-    finding = gate.find(commit, task=task)
-    return _ci_report(gate, rev, finding, task)
+        repo = GitRepo.open(".")
+        if fetch:
+            from .services.sync import fetch_notes
+
+            fetch_notes(repo, fetch)
+        task = _task_filter(repo, task_text) if task_text else None
+    with ObjectReader() as objects:
+        gate = Gate(objects, side="ci")
+        peeled = gate.peel(rev)
+        if peeled is None:
+            raise BadInput(f"{rev!r} does not name a commit in {_where()}")
+        finding = gate.find(*peeled, task=task)
+        return _ci_report(gate, rev, finding, task)
+
+
+def _where() -> str:
+    """The repository here, as git names it (for messages)."""
+    from .gate import common_dir
+
+    return str(common_dir())
 
 
 def ci_write(report: dict[str, Any], fmt: str, output: str | None) -> str:
     """Write ``report`` in ``fmt`` to ``output`` (a file) and return what goes on stdout."""
+    from pathlib import Path
+
     writers: dict[str, Callable[[dict[str, Any], Path | None], str]] = {
         "text": _write_text,
         "json": _write_json,
@@ -314,7 +334,7 @@ def ci_write(report: dict[str, Any], fmt: str, output: str | None) -> str:
     return writers[fmt](report, Path(output) if output else None)
 
 
-def _task_filter(repo: GitRepo, text: str) -> str:
+def _task_filter(repo: object, text: str) -> str:
     from .services.context import Context
 
     return str(Context(repo).key(text))

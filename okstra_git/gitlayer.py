@@ -22,6 +22,7 @@ import pygit2
 
 from .crashpoints import crash_point
 from .errors import BadInput, Conflict, Refused
+from .plumbing import not_a_commit, note_paths
 from .shell import command
 
 if TYPE_CHECKING:
@@ -170,19 +171,11 @@ class GitRepo:
         try:
             found = self.repo[sha]
         except KeyError:
-            raise BadInput(
-                f"{where} points at {sha}, which is not in this repository; `git fsck` names "
-                "what is missing"
-            ) from None
+            raise not_a_commit(where, sha, None) from None
         except pygit2.GitError as exc:
             raise _unreadable(where, f"points at commit {sha[:12]}", exc) from None
         if not isinstance(found, pygit2.Commit):
-            drop = command("git", "update-ref", "-d", where)
-            raise BadInput(
-                f"{where} points at a {found.type_str} ({sha[:12]}), not a commit: okstra's refs "
-                f"hold commit chains. Remove it ({drop}), then fetch it again if a remote has it",
-                hint=drop,
-            )
+            raise not_a_commit(where, sha, found.type_str)
         return found
 
     def list_refs(self, prefix: str) -> dict[str, str]:
@@ -656,11 +649,6 @@ def note_in(repo: GitRepo, tree: pygit2.Tree, target: str) -> bytes | None:
             continue
         return found.data if isinstance(found, pygit2.Blob) else None
     return None
-
-
-def note_paths(target: str) -> tuple[str, ...]:
-    """Where a notes tree may hold the note on ``target``: 2/38 (ours), flat, 2/2/36."""
-    return (f"{target[:2]}/{target[2:]}", target, f"{target[:2]}/{target[2:4]}/{target[4:]}")
 
 
 def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -> str | None:

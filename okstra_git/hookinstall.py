@@ -42,6 +42,7 @@ from .userfiles import write_atomic
 
 _EXE_LINE = "OKSTRA_EXE=''"
 _SERVER_EXE_LINE = "OKSTRA_EXE=${OKSTRA_EXE:-git-okstra}"
+_PYTHON_LINE = "OKSTRA_PYTHON=''"
 
 
 # -- what git runs ------------------------------------------------------------------------------
@@ -280,9 +281,30 @@ def install_server(bare: Path, with_update: bool = False, force: bool = False) -
 
 
 def render_script() -> str:
-    """The shipped ``hooks/pre-push`` with this installation's executable recorded in it."""
+    """The shipped ``hooks/pre-push`` with this installation's executable, and the Python it
+    runs on, recorded in it."""
     template = (data_dir("hooks") / L.HOOK).read_text("utf-8")
-    return _record_exe(template, _EXE_LINE, lambda exe: f"OKSTRA_EXE={shlex.quote(exe)}")
+    exe = installed_executable()
+    if exe is None:
+        return template
+    script = template.replace(_EXE_LINE, f"OKSTRA_EXE={shlex.quote(exe)}", 1)
+    python = _interpreter(exe)
+    if python is None:
+        return script
+    return script.replace(_PYTHON_LINE, f"OKSTRA_PYTHON={shlex.quote(python)}", 1)
+
+
+def _interpreter(exe: str) -> str | None:
+    """The Python a console script runs on: its ``#!`` line, when that is a plain path."""
+    try:
+        with open(exe, "rb") as fh:
+            first = fh.readline(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    path = first[2:].strip() if first.startswith("#!") else ""
+    if not os.path.isabs(path) or " " in path or not os.access(path, os.X_OK):
+        return None  # a launcher (pip's /bin/sh trick for long paths, env …): run the script
+    return path
 
 
 def recorded_exe(text: str | None) -> str | None:

@@ -17,16 +17,17 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import BadInput
 
-if TYPE_CHECKING:  # json and datetime load only when used: every command imports this module
+TYPE_CHECKING = False  # the gate reads verdicts through here: no typing, pathlib or datetime
+if TYPE_CHECKING:
+    from collections.abc import Callable
     from datetime import timedelta
+    from pathlib import Path
+    from typing import Any, TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 MAX_INT = 2**63 - 1
 """The largest whole number accepted anywhere (a signed 64-bit integer, as git and most JSON
@@ -96,10 +97,10 @@ def run_seq(text: str) -> str:
 def duration(text: str) -> timedelta:
     """``90s``, ``30m``, ``2h``, ``1d``: one positive number and one unit, at most
     MAX_DURATION_DAYS."""
-    from datetime import timedelta
-
     match = _DURATION.fullmatch(text)
     if match is not None:
+        from datetime import timedelta
+
         span = timedelta(seconds=int(match.group(1)) * _UNITS[match.group(2)])
         if timedelta(0) < span <= timedelta(days=MAX_DURATION_DAYS):
             return span
@@ -132,6 +133,8 @@ def home_path(value: str, what: str) -> Path:
     why = unknown_home(value)
     if why is not None:
         raise BadInput(f"{what} = {value!r}: {why}")
+    from pathlib import Path
+
     return Path(os.path.expanduser(value))
 
 

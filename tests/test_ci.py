@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -189,16 +188,16 @@ def test_allowed_signers_only_signed_verdicts_count(repo: Path, tmp_path: Path):
     assert proc.returncode == 1 and "is not signed" in proc.stdout and "--sign" in proc.stdout
 
     grepo = GitRepo.open(repo)
-    by_stranger = replace(unsigned, recorded_at="2026-06-06T12:01:00+00:00")
-    by_stranger = replace(
-        by_stranger, signature=signing.sign(by_stranger.signed_payload(), str(stranger))
+    by_stranger = unsigned.replace(recorded_at="2026-06-06T12:01:00+00:00")
+    by_stranger = by_stranger.replace(
+        signature=signing.sign(by_stranger.signed_payload(), str(stranger))
     )
     append_verdict(grepo, by_stranger)
     proc = check(repo)
     assert proc.returncode == 1 and "has a signature that no key in" in proc.stdout
 
-    signed = replace(unsigned, recorded_at="2026-06-06T12:02:00+00:00")
-    signed = replace(signed, signature=signing.sign(signed.signed_payload(), str(key)))
+    signed = unsigned.replace(recorded_at="2026-06-06T12:02:00+00:00")
+    signed = signed.replace(signature=signing.sign(signed.signed_payload(), str(key)))
     append_verdict(grepo, signed)
     assert check(repo).returncode == 0
     git(repo, "config", "okstra.gate.allowedSigners", str(tmp_path / "missing"))

@@ -127,6 +127,68 @@ def test_usage_errors_are_one_line_with_the_help_command(line, message, hint, ca
         assert run(*line.split(), capsys=capsys) == (2, "", err)
 
 
+# -- the quick parser agrees with argparse ---------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _words(cmd: declare.Command) -> st.SearchStrategy[list[str]]:
+    """Command lines made of the command's own options, values, positional words and the
+    words argparse treats specially."""
+    options = [arg.name for arg in cmd.all_args if not arg.positional]
+    valued = [arg.name for arg in cmd.all_args if not arg.positional and not arg.flag]
+    tricky = ["", "-", "--", "-1", "--bogus", "a=b", "--json=1", "-h x", "two words"]
+    plain = st.sampled_from(["x", "y", "z"])
+    return st.lists(
+        plain | st.sampled_from([*options, *(f"{name}=v" for name in valued), *tricky]),
+        max_size=7,
+    )
+
+
+def _argparse(cmd: declare.Command, rest: list[str]) -> dict[str, object] | str:
+    try:
+        namespace = declare._parser(cmd).parse_args(rest)
+    except declare.BadInput as exc:
+        return f"error: {exc}"
+    return {arg.key: getattr(namespace, arg.key) for arg in cmd.all_args}
+
+
+def _normal(given: dict[str, object]) -> dict[str, object]:
+    """An absent repeated argument is None to argparse and [] to the quick parser: the handler
+    gets [] from both."""
+    return {key: value or [] if isinstance(value, list) else value for key, value in given.items()}
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=NAMES)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_quick_parser_answers_as_argparse_or_not_at_all(cmd: declare.Command, data):
+    rest = data.draw(_words(cmd))
+    quick = declare.quick_parse(cmd, rest)
+    if quick is not None:
+        parsed = _argparse(cmd, rest)
+        assert isinstance(parsed, dict), (rest, parsed)
+        assert _normal(quick) == _normal(parsed), rest
+
+
+def test_the_quick_parser_takes_plain_lines():
+    """The lines hooks and agents type never need argparse."""
+    plain = {
+        ("hooks", "run", "pre-push"): ["origin", "https://example.invalid/r.git"],
+        ("stage", "claim"): ["p:g:i", "--stage", "2", "--lease=2h", "--json"],
+        ("task", "list"): ["--json"],
+        ("ci", "check"): ["HEAD", "--format", "junit"],
+    }
+    for path, rest in plain.items():
+        assert declare.quick_parse(declare.COMMANDS[path], rest) is not None, path
+    # argparse fills both optional positionals from the first run of words, then refuses "y"
+    assert (
+        declare.quick_parse(declare.COMMANDS["hooks", "run", "pre-push"], ["x", "--json", "y"])
+        is None
+    )
+
+
 # -- --json on every command, on failure -----------------------------------------------------
 
 

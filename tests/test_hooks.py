@@ -15,7 +15,7 @@ from hooks_world import KEY, add_verdict, commit, pair, push, remote_ref
 from reports_data import verdict_report
 from verify_world import make_world
 
-from okstra_git import gate_cli
+from okstra_git import gate_cli, hookinstall
 from okstra_git.errors import BadInput
 from okstra_git.gitlayer import GitRepo
 from okstra_git.hooklayout import MARKER, TEAM_LINE
@@ -328,6 +328,26 @@ def test_hook_falls_back_to_git_okstra_on_path_and_fails_closed_without_it(tmp_p
     assert missing.returncode != 0 and "git-okstra is not installed" in missing.stderr
 
 
+def test_the_hook_runs_the_recorded_python_and_nothing_in_the_pushed_repository(
+    tmp_path: Path,
+):
+    """The hook starts the Python the installed git-okstra runs on (no console-script imports
+    on every push); a folder named okstra_git in the work tree, where git runs hooks, is never
+    imported in okstra's place."""
+    work, _ = pair(tmp_path)
+    install(work)
+    script = (work / ".git" / "hooks" / "pre-push").read_text()
+    python = hookinstall._interpreter(installed_executable() or "")
+    assert python and f"OKSTRA_PYTHON={python}" in script
+    fake = work / "okstra_git"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise SystemExit(0)  # would let every push through\n")
+    (fake / "entry.py").write_text("def main():\n    return 0\n")
+    commit(work, "x")
+    proc = push(work, "origin", "main")
+    assert proc.returncode != 0 and "refusing to update refs/heads/main" in proc.stderr
+
+
 def test_pre_commit_stage_passes_only_with_the_full_gate_installed(repo: Path, monkeypatch, capsys):
     """pre-commit's okstra-gate hook sees one ref at most: without okstra's full gate it checks
     that one and refuses anyway; with it, every ref was already checked."""
@@ -392,11 +412,12 @@ def loaded_modules(repo: Path, *args: str, stdin: str | None = None) -> set[str]
 
 
 def test_the_hook_and_ci_check_stay_lean(repo: Path):
-    """They run on every push and build: never jsonschema or jinja2; and
-    a push of unprotected refs alone does not even load pygit2."""
+    """They run on every push and build: they read through git's plumbing, never pygit2,
+    jsonschema or jinja2; and a push of unprotected refs alone loads no more of the stdlib
+    than it needs to read the config (no typing, argparse, subprocess, dataclasses or json)."""
     head = git(repo, "rev-parse", "HEAD")
     add_verdict(repo)
-    heavy = {"jsonschema", "jinja2"}
+    heavy = {"jsonschema", "jinja2", "pygit2"}
     protected = f"refs/heads/main {head} refs/heads/main {'0' * 40}\n"
     for args, stdin in (
         (("hooks", "run", "pre-push", "origin", "url"), protected),
@@ -404,8 +425,14 @@ def test_the_hook_and_ci_check_stay_lean(repo: Path):
         (("ci", "check", "--format", "junit"), None),
     ):
         names = loaded_modules(repo, *args, stdin=stdin)
-        assert "okstra_git.gate" in names and "pygit2" in names  # the check really ran
+        assert "okstra_git.records.verdict" in names  # the check really ran: a verdict was read
         assert not heavy & {n.split(".")[0] for n in names}, args
     unprotected = f"refs/heads/topic {head} refs/heads/topic {'0' * 40}\n"
     names = loaded_modules(repo, "hooks", "run", "pre-push", "o", "u", stdin=unprotected)
-    assert "okstra_git.gate" in names and "pygit2" not in names
+    assert "okstra_git.gate" in names
+    startup = subprocess.run(  # what this interpreter's site (.pth files) loads anyway
+        [sys.executable, "-X", "importtime", "-c", "pass"], text=True, capture_output=True
+    ).stderr
+    names -= {ln.split("|")[-1].strip() for ln in startup.splitlines() if "|" in ln}
+    lean = {"pygit2", "typing", "argparse", "subprocess", "dataclasses", "json", "re"}
+    assert not lean & names, lean & names

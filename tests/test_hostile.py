@@ -12,7 +12,6 @@ import re
 import shlex
 import shutil
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -174,8 +173,8 @@ def test_a_relative_signers_file_is_read_from_the_git_dir_never_the_work_tree(
     )
     commit(work, "work")
     unsigned = add_verdict(work)
-    by_agent = replace(unsigned, recorded_at="2026-06-06T12:01:00+00:00")
-    by_agent = replace(by_agent, signature=signing.sign(by_agent.signed_payload(), str(agent)))
+    by_agent = unsigned.replace(recorded_at="2026-06-06T12:01:00+00:00")
+    by_agent = by_agent.replace(signature=signing.sign(by_agent.signed_payload(), str(agent)))
     append_verdict(GitRepo.open(work), by_agent)
     git_dir_file = work / ".git" / "allowed_signers"
     proc = okstra(work, "ci", "check")
@@ -185,8 +184,8 @@ def test_a_relative_signers_file_is_read_from_the_git_dir_never_the_work_tree(
 
     git_dir_file.write_text(f"test@example.invalid {reviewer.with_suffix('.pub').read_text()}")
     assert okstra(work, "ci", "check").returncode == 1  # still only the agent's signature
-    signed = replace(unsigned, recorded_at="2026-06-06T12:02:00+00:00")
-    signed = replace(signed, signature=signing.sign(signed.signed_payload(), str(reviewer)))
+    signed = unsigned.replace(recorded_at="2026-06-06T12:02:00+00:00")
+    signed = signed.replace(signature=signing.sign(signed.signed_payload(), str(reviewer)))
     append_verdict(GitRepo.open(work), signed)
     assert okstra(work, "ci", "check").returncode == 0
     assert push(work, "origin", "main").returncode == 0

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -176,7 +175,7 @@ def test_show_lists_same_tree_verdicts_newest_first(merged: World, tmp_path: Pat
     recorded = verify.record_verdict(
         merged.ctx, merged.key, "accepted", str(write_report(merged, tmp_path / "a.json")), None
     )
-    older = replace(recorded.verdict, verdict="blocked", routing="implementation",
+    older = recorded.verdict.replace(verdict="blocked", routing="implementation",
                     blocker_count=1, recorded_at="2020-01-01T00:00:00+00:00")  # fmt: skip
     assert append_verdict(merged.ctx.repo, older)
     head = recorded.verdict.head

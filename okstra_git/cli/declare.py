@@ -53,15 +53,19 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
 
 from ..errors import BadInput
-from ..strict import stage_choice, stage_number
 from ..views import Output, dump
 
+# Every command starts here, the pre-push hook too: ``typing`` (~3 ms with what it pulls in) is
+# for the type checker only, and argparse is loaded only for a command line the quick parser
+# leaves to it (an error, ``--``, an option value starting with ``-``).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
+    from datetime import timedelta
+    from typing import Any, TextIO
 
 PROG = "git okstra"
 WIDTH = 100
@@ -248,10 +252,36 @@ def command(
     return declare
 
 
-# The converters of stage options: the strict parsers (ASCII digits only, bounded; their
-# ValueError says what was expected).
-number = stage_number
-auto_or_number = stage_choice
+# The converters of options: the strict parsers (ASCII digits only, bounded; their ValueError
+# says what was expected), imported when a value is converted — not to declare a command.
+
+
+def number(text: str) -> int:
+    """A stage number."""
+    from ..strict import stage_number
+
+    return stage_number(text)
+
+
+def auto_or_number(text: str) -> str | int:
+    """``auto`` or a stage number."""
+    from ..strict import stage_choice
+
+    return stage_choice(text)
+
+
+def duration(text: str) -> timedelta:
+    """A duration such as ``90m`` or ``2h``."""
+    from ..strict import duration
+
+    return duration(text)
+
+
+def run_seq(text: str) -> str:
+    """A run number such as ``001``."""
+    from ..strict import run_seq
+
+    return run_seq(text)
 
 
 # -- loading ----------------------------------------------------------------------------------
@@ -348,8 +378,11 @@ def _unknown(prefix: tuple[str, ...], word: str, choices: list[str]) -> BadInput
 
 
 def _call(cmd: Command, rest: list[str], as_json: bool) -> int:
-    namespace = _parser(cmd).parse_args(rest)
-    kwargs = {arg.key: _value(cmd, arg, getattr(namespace, arg.key)) for arg in cmd.args}
+    given = quick_parse(cmd, rest)
+    if given is None:  # argparse decides, and words the usage error
+        namespace = _parser(cmd).parse_args(rest)
+        given = {arg.key: getattr(namespace, arg.key) for arg in cmd.all_args}
+    kwargs = {arg.key: _value(cmd, arg, given[arg.key]) for arg in cmd.args}
     stdout = sys.stdout
     if as_json:  # whatever the handler prints goes to stderr: stdout holds one JSON object
         sys.stdout = sys.stderr
@@ -359,6 +392,79 @@ def _call(cmd: Command, rest: list[str], as_json: bool) -> int:
         sys.stdout = stdout
     _print(out, as_json, stdout)
     return out.code
+
+
+def quick_parse(cmd: Command, rest: list[str]) -> dict[str, Any] | None:
+    """What argparse makes of ``rest`` (each argument's raw value by key) for a plain command
+    line; ``None`` leaves the line to argparse.
+
+    Plain: every word starting with ``-`` is exactly one of the command's options (or
+    ``--option=value``), no value starts with ``-``, no ``--``, and the positional words are one
+    run that fills the positionals. Nearly every line agents and hooks type is plain, and
+    parsing it costs no argparse import (~3 ms, on every push). Anything else, a usage error
+    above all, goes to argparse; a property test holds this parser to argparse's answers.
+    """
+    options = {arg.name: arg for arg in cmd.all_args if not arg.positional}
+    given: dict[str, Any] = {}
+    for arg in cmd.all_args:
+        if arg.flag:
+            given[arg.key] = False
+        elif arg.repeat:
+            given[arg.key] = [] if arg.positional else None
+        else:
+            given[arg.key] = arg.default
+    words: list[str] = []
+    runs = 0  # separate runs of positional words
+    in_run = False
+    index = 0
+    while index < len(rest):
+        word = rest[index]
+        index += 1
+        if not word.startswith("-"):
+            runs += not in_run
+            in_run = True
+            words.append(word)
+            continue
+        in_run = False
+        name, equals, value = word.partition("=")
+        arg = options.get(name)
+        if arg is None or (equals and arg.flag):
+            return None
+        if arg.flag:
+            given[arg.key] = True
+            continue
+        if not equals:
+            if index == len(rest) or rest[index].startswith("-"):
+                return None
+            value = rest[index]
+            index += 1
+        given[arg.key] = [*(given[arg.key] or ()), value] if arg.repeat else value
+    if runs > 1:  # argparse may fill an optional positional from the first run: its call
+        return None
+    if any(arg.required and given[arg.key] is None for arg in options.values()):
+        return None
+    return _place([arg for arg in cmd.args if arg.positional], words, given)
+
+
+def _place(
+    positionals: list[Arg], words: list[str], given: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The positional words onto ``positionals`` when they are shaped as argparse fills them
+    in order (required ones, then optional ones, then one repeated one); else ``None``."""
+    single = positionals[:-1] if positionals and positionals[-1].repeat else positionals
+    needed = [arg.needed for arg in single]
+    if any(arg.repeat for arg in single) or needed != sorted(needed, reverse=True):
+        return None
+    for arg in positionals:
+        if arg.repeat:
+            given[arg.key], words = words, []
+            if arg.needed and not given[arg.key]:
+                return None
+        elif words:
+            given[arg.key], words = words[0], words[1:]
+        elif arg.needed:
+            return None
+    return None if words else given
 
 
 def _parser(cmd: Command) -> argparse.ArgumentParser:

@@ -6,11 +6,10 @@ when a protected ref needs its verdict looked up.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..views import Output
 from .declare import Arg, command, group
 
+TYPE_CHECKING = False  # no typing import on every push
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from ..keys import TASK_TYPES
 from ..phases import RUN_END_STATUSES
-from ..strict import run_seq
 from ..views import Output
-from .declare import KEY, Arg, command, group
+from .declare import KEY, Arg, command, group, run_seq
 
 group("run", "Runs: one execution of a phase for a task, numbered 001, 002… per phase.")
 

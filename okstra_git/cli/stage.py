@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..strict import duration
 from ..views import Output
-from .declare import KEY, Arg, auto_or_number, command, group, number
+from .declare import KEY, Arg, auto_or_number, command, duration, group, number
 
 if TYPE_CHECKING:
     from datetime import timedelta

@@ -4,22 +4,27 @@ Records are dataclasses with snake_case fields; their JSON is camelCase with sor
 what plain git prints (``git show ref:task.json``) is stable and diffable. ``from_data`` does
 the structural checks a reader needs (cheap: no jsonschema import on read paths); the full
 JSON Schema runs on every write, where a bad record must never be stored.
+
+A record the pre-push hook reads (the verdict) is a plain class instead: its fields are its
+annotations, the required ones are its ``__init__`` parameters without a default. Loading
+``dataclasses`` and ``typing`` would cost every push more than the rest of the hook.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
+import sys
 import types
-import typing
-from typing import Any, TypeVar
 
 from ..errors import BadInput, OkstraError
-from ..resources import data_dir
 from ..strict import json_value, not_text
 
-R = TypeVar("R")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    R = TypeVar("R")
 
 
 def camel(name: str) -> str:
@@ -29,12 +34,12 @@ def camel(name: str) -> str:
 
 def to_data(record: Any) -> Any:
     """A record as JSON-ready data; ``None`` fields are left out."""
-    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+    if _is_record(type(record)):
         out = {}
-        for field in dataclasses.fields(record):
-            value = getattr(record, field.name)
+        for name, key, _hint, _required in _fields(type(record)):
+            value = getattr(record, name)
             if value is not None:
-                out[camel(field.name)] = to_data(value)
+                out[key] = to_data(value)
         return out
     if isinstance(record, (list, tuple)):
         return [to_data(item) for item in record]
@@ -43,18 +48,40 @@ def to_data(record: Any) -> Any:
     return record
 
 
+def _is_record(cls: type) -> bool:
+    """A dataclass, or a plain record (annotated fields, ``__slots__``)."""
+    return hasattr(cls, "__dataclass_fields__") or (
+        "__slots__" in cls.__dict__ and "__annotations__" in cls.__dict__
+    )
+
+
 @functools.cache
 def _fields(cls: type) -> list[tuple[str, str, Any, bool]]:
     """(attribute, JSON key, type hint, required) per field; cached, readers call this a lot."""
-    hints = typing.get_type_hints(cls)
+    if hasattr(cls, "__dataclass_fields__"):
+        import dataclasses  # loaded already: it made the class
+        import typing
+
+        hints = typing.get_type_hints(cls)
+        return [
+            (
+                f.name,
+                camel(f.name),
+                hints[f.name],
+                f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+            )
+            for f in dataclasses.fields(cls)
+        ]
+    # A plain record: its annotations (builtins and PEP 604 unions, evaluated in its module)
+    # and the parameters of its __init__ that have no default.
+    init = cls.__init__.__code__
+    params = init.co_varnames[1 : init.co_argcount + init.co_kwonlyargcount]
+    optional = len(cls.__init__.__defaults__ or ())
+    required = set(params[: len(params) - optional])
+    scope = vars(sys.modules[cls.__module__])
     return [
-        (
-            f.name,
-            camel(f.name),
-            hints[f.name],
-            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
-        )
-        for f in dataclasses.fields(cls)
+        (name, camel(name), eval(text, scope), name in required)  # its own source
+        for name, text in cls.__annotations__.items()
     ]
 
 
@@ -80,12 +107,14 @@ def from_data(cls: type[R], data: Any, where: str) -> R:
 
 
 def _convert(hint: Any, value: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
+    # typing's objects exist only once typing is loaded: a plain record never loads it.
+    typing = sys.modules.get("typing")
+    origin = getattr(hint, "__origin__", None)
+    args = getattr(hint, "__args__", ())
+    if isinstance(hint, types.UnionType) or (typing is not None and origin is typing.Union):
         options = [a for a in args if a is not type(None)]
         return _convert(options[0], value, where)
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and _is_record(hint):
         return from_data(hint, value, where)
     if origin in (list, tuple):
         if not isinstance(value, list):
@@ -96,7 +125,7 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
         if not isinstance(value, dict):
             raise BadInput(f"{where}: expected an object")
         return {k: _convert(args[1], v, where) for k, v in value.items()}
-    if hint is typing.Any:
+    if typing is not None and hint is typing.Any:
         return value
     expected = (int, float) if hint is float else hint
     if not isinstance(value, expected) or (hint is int and isinstance(value, bool)):
@@ -157,6 +186,8 @@ def loads(raw: bytes, where: str) -> Any:
 @functools.cache
 def _validator(schema_name: str) -> Any:
     import jsonschema  # deferred: ~55 ms, needed only when writing
+
+    from ..resources import data_dir
 
     path = data_dir("schemas") / f"{schema_name}.schema.json"
     schema = json.loads(path.read_text("utf-8"))

@@ -11,19 +11,27 @@ jinja2 at module level.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
-from ..gitlayer import GitRepo, RefUpdate
-from ..notesview import NotesView
 from .base import dumps_line, parse_json_lines, record_line, to_data
+
+TYPE_CHECKING = False  # the gate parses verdicts without loading pygit2
+if TYPE_CHECKING:
+    from ..gitlayer import GitRepo, RefUpdate
+    from ..notesview import NotesView
 
 SCHEMA_VERSION = 1
 VERDICTS_REF = "refs/notes/okstra/verdicts"
 
 
-@dataclass(frozen=True)
 class Verdict:
-    """One final-verification outcome, bound to the commit (and tree) it verified."""
+    """One final-verification outcome, bound to the commit (and tree) it verified.
+
+    A plain class, not a dataclass: the pre-push hook reads verdicts, and loading
+    ``dataclasses`` would cost every push more than the rest of the hook.
+    """
+
+    __slots__ = ("base", "blocker_count", "head", "head_tree", "recorded_at", "recorded_by",
+                 "report_digest", "routing", "schema_version", "scope", "signature", "stages",
+                 "task_key", "verdict")  # fmt: skip
 
     task_key: str
     """The verified task, exactly as typed."""
@@ -49,11 +57,59 @@ class Verdict:
     """ISO 8601, UTC."""
     recorded_by: str
     """``Name <email>`` from git config."""
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int
     """Record format version."""
-    signature: str | None = None
+    signature: str | None
     """An ``ssh-keygen -Y sign`` signature (namespace ``okstra-verdict``) over the record
     without this field, when recorded with ``--sign``."""
+
+    def __init__(
+        self,
+        task_key: str,
+        scope: str,
+        stages: list[int],
+        base: str,
+        head: str,
+        head_tree: str,
+        verdict: str,
+        blocker_count: int,
+        report_digest: str,
+        routing: str,
+        recorded_at: str,
+        recorded_by: str,
+        schema_version: int = SCHEMA_VERSION,
+        signature: str | None = None,
+    ) -> None:
+        self.task_key = task_key
+        self.scope = scope
+        self.stages = stages
+        self.base = base
+        self.head = head
+        self.head_tree = head_tree
+        self.verdict = verdict
+        self.blocker_count = blocker_count
+        self.report_digest = report_digest
+        self.routing = routing
+        self.recorded_at = recorded_at
+        self.recorded_by = recorded_by
+        self.schema_version = schema_version
+        self.signature = signature
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and a list field
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__annotations__)
+        return f"Verdict({fields})"
+
+    def replace(self, **changes: object) -> Verdict:
+        """A copy with ``changes``."""
+        values = {name: getattr(self, name) for name in self.__annotations__}
+        return Verdict(**{**values, **changes})  # type: ignore[arg-type]
 
     @property
     def opens_gate(self) -> bool:
@@ -62,7 +118,7 @@ class Verdict:
 
     def signed_payload(self) -> bytes:
         """The exact bytes a signature covers: the canonical line without ``signature``."""
-        return dumps_line(to_data(replace(self, signature=None))).encode()
+        return dumps_line(to_data(self.replace(signature=None))).encode()
 
     def to_line(self) -> str:
         return record_line(self, "verdict", f"{VERDICTS_REF} record")
@@ -80,6 +136,8 @@ def read_verdicts(
     that do not parse or match the schema (they never count)."""
     found: list[Verdict] = []
     problems: list[str] = []
+    from ..notesview import NotesView
+
     for where, raw in (view or NotesView(repo, VERDICTS_REF)).lines(target):
         verdicts, bad = parse_lines(raw, where)
         found += [v for v in verdicts if v not in found]

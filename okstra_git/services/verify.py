@@ -9,7 +9,7 @@ history walk from HEAD hiding the base, and one status of the worktree.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -361,7 +361,7 @@ def record_verdict(
     elif signing_key is not None:
         from .. import signing
 
-        record = replace(record, signature=signing.sign(record.signed_payload(), signing_key))
+        record = record.replace(signature=signing.sign(record.signed_payload(), signing_key))
     nxt = rules.next_phase(route, target.all_stages_done)
     added: list[bool] = []
 
@@ -485,7 +485,7 @@ def _allowed_signers(repo: GitRepo) -> str | None:
     for name in ("okstra.gate.allowedSigners", "gpg.ssh.allowedSignersFile"):
         value = repo.config_get(name)
         if value:
-            return str(signers_path(repo, value, name))
+            return str(signers_path(lambda: repo.common_dir, value, name))
     return None
 
 

@@ -5,8 +5,10 @@ No jsonschema or jinja2 imports at module level: these run on hot paths.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+TYPE_CHECKING = False  # no typing import: every command, the pre-push hook too, loads this
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 def dump(data: dict[str, Any]) -> str:

@@ -1,0 +1,65 @@
+"""Reading through git's plumbing (the gate's reader) and the gate's glob matcher."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+
+import pytest
+from conftest import git
+from hypothesis import given
+from hypothesis import strategies as st
+
+from okstra_git import plumbing
+from okstra_git.errors import BadInput
+from okstra_git.gate import glob_match
+
+
+def test_objects_refs_and_misses(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(repo)
+    (repo / "dir").mkdir()
+    (repo / "dir" / "a b.txt").write_bytes(b"line\nno newline at the end")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "files")
+    git(repo, "tag", "-a", "-m", "annotated", "v1")
+    head = git(repo, "rev-parse", "HEAD")
+    with plumbing.ObjectReader() as objects:
+        oid, kind, body = objects.read("v1^{commit}")
+        assert (oid, kind) == (head, "commit") and body.startswith(b"tree ")
+        blob = objects.read(f"{head}:dir/a b.txt")
+        assert blob is not None and blob[1:] == ("blob", b"line\nno newline at the end")
+        assert objects.read(f"{head}:missing") is None
+        assert objects.read("0" * 40) is None
+        assert objects.read("HEAD")[0] == head  # still answering after misses
+        with pytest.raises(ValueError):
+            objects.read("HEAD\nHEAD")
+    refs = plumbing.list_refs("refs/heads/", "refs/tags/v*")
+    assert refs == {"refs/heads/main": head, "refs/tags/v1": git(repo, "rev-parse", "v1")}
+    assert plumbing.git_output("rev-parse", "HEAD")[:2] == (0, head.encode() + b"\n")
+
+
+def test_outside_a_repository_it_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    with pytest.raises(BadInput, match="not a git repository"):
+        plumbing.list_refs("refs/")
+    with pytest.raises(BadInput, match="not a git repository"), plumbing.ObjectReader() as objects:
+        objects.read("HEAD")
+
+
+REF_CHARS = st.text(alphabet="ab/*?[]!.-x", max_size=12)
+
+
+@given(glob=REF_CHARS, ref=st.text(alphabet="ab/.-x", max_size=12))
+def test_glob_match_is_fnmatchcase(glob: str, ref: str):
+    assert glob_match(glob, ref) == fnmatch.fnmatchcase(ref, glob)
+
+
+@given(
+    parts=st.lists(st.text(alphabet="ab/", max_size=3), min_size=1, max_size=4),
+    ref=st.text(alphabet="ab/", max_size=10),
+)
+def test_glob_match_with_stars_only(parts: list[str], ref: str):
+    """The path that loads no re: globs made of literal runs and stars."""
+    glob = "*".join(parts)
+    assert glob_match(glob, ref) == fnmatch.fnmatchcase(ref, glob)
