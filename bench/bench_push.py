@@ -7,56 +7,32 @@ install``, the other no hook. In the same run, interleaved round by round, each 
 - a protected branch with an accepted whole-task verdict (a new ``refs/heads/release/...``);
 - 20 protected refs at once (all carrying the verdict, so all 20 are checked).
 
-Medians, and the milliseconds the hook adds, are printed side by side. Then the hook's entry
-alone (``git okstra hooks run pre-push``) and ``git okstra ci check`` as whole processes, next
-to a bare ``python -c pass`` of the same interpreter, and an import check: neither may load
-typer, pydantic, jsonschema or jinja2. Usage: python bench/bench_push.py [--rounds R]
+Each push is timed by the CPU it costs, the hook's processes included (``_proc.py``); the
+hook's cost is the difference of the medians. Then ``git okstra ci check`` as a whole process,
+beside ``python -c pass`` and ``python -c 'import pygit2'`` — the floor of a hook that would
+read the verdicts with pygit2, which is why the gate reads through git's plumbing — and an
+import check: neither may load pygit2, jsonschema or jinja2.
+Usage: python bench/bench_push.py [--rounds R] [--short]
 """
 
 from __future__ import annotations
 
 import argparse
-import compileall
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _proc import ENV, PYGIT2, Row, absolute_row, git, interleaved, run, table
 
 from okstra_git import hookinstall
 from okstra_git.gitlayer import GitRepo
 from okstra_git.records.verdict import Verdict, append_verdict
 
-HEAVY = ("typer", "pydantic", "jsonschema", "jinja2")
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-}
-
-
-def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, env=ENV, input=stdin, text=True, capture_output=True
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"git {' '.join(args)} failed in {cwd}:\n{proc.stderr}")
-    return proc.stdout.strip()
-
-
-def timed(argv: list[str], cwd: Path, stdin: str | None = None) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, env=ENV, input=stdin, text=True, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr}")
-    return elapsed * 1000
+HEAVY = ("pygit2", "jsonschema", "jinja2")
+CASES = ("unprotected branch", "protected + verdict", "20 protected refs")
 
 
 def record_verdict(repo: Path) -> str:
@@ -82,12 +58,12 @@ def record_verdict(repo: Path) -> str:
     return head
 
 
-def setup(root: Path) -> tuple[Path, Path, str]:
+def setup(root: Path, files: int) -> tuple[Path, Path, str]:
     remote = root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", "main", str(remote))
     seed = root / "seed"
     git(root, "init", "-q", "-b", "main", str(seed))
-    for n in range(200):  # a small project, so pushes pack real objects
+    for n in range(files):  # a small project, so pushes pack real objects
         (seed / f"f{n}.txt").write_text(f"file {n}\n" * 20)
     git(seed, "add", "-A")
     git(seed, "commit", "-q", "-m", "project")
@@ -107,82 +83,108 @@ def setup(root: Path) -> tuple[Path, Path, str]:
     return clones[0], clones[1], heads.pop()
 
 
-def push_case(clone: Path, case: str, rnd: int) -> float:
-    tag = f"{clone.name}-{rnd}"
-    if case == "unprotected branch":
-        specs = [f"HEAD:refs/heads/bench/{tag}"]
-    elif case == "protected + verdict":
-        specs = [f"HEAD:refs/heads/release/{tag}"]
-    else:
-        specs = [f"HEAD:refs/heads/release/{tag}-{k}" for k in range(20)]
-    return timed(["git", "push", "-q", "origin", *specs], clone)
+class Pusher:
+    """A new ref name on every push, so every push creates refs (the hook checks them all)."""
+
+    def __init__(self, clone: Path, case: str) -> None:
+        self.clone, self.case, self.count = clone, case, 0
+
+    def __call__(self):
+        self.count += 1
+        tag = f"{self.clone.name}-{self.count}"
+        if self.case == "unprotected branch":
+            specs = [f"HEAD:refs/heads/bench/{tag}"]
+        elif self.case == "protected + verdict":
+            specs = [f"HEAD:refs/heads/release/{tag}"]
+        else:
+            specs = [f"HEAD:refs/heads/release/{tag}-{k}" for k in range(20)]
+        return run(["git", "push", "-q", "origin", *specs], self.clone)
 
 
-def summarize(name: str, base: list[float], ours: list[float]) -> str:
-    b, o = statistics.median(base), statistics.median(ours)
-    return f"{name:<24} {b:9.1f} {o:11.1f} {o - b:+10.1f} {o / b:7.2f}x"
+def imports_of(cwd: Path, argv: list[str], stdin: bytes | None) -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "okstra_git", *argv],
+        cwd=cwd,
+        env=ENV,
+        input=stdin,
+        capture_output=True,
+    )
+    lines = proc.stderr.decode().splitlines()
+    return {ln.split("|")[-1].strip().split(".")[0] for ln in lines if "|" in ln}
+
+
+def measure(rounds: int, short: bool) -> tuple[list[Row], str]:
+    """The report rows, and the details this bench prints."""
+    with tempfile.TemporaryDirectory(prefix="okstra-bench-push-") as tmp:
+        hooked, plain, head = setup(Path(tmp), 20 if short else 200)
+        script = (hooked / ".git" / "hooks" / "pre-push").read_text()
+        exe = hookinstall.recorded_exe(script) or "git-okstra"
+        warmup = 0 if short else 1
+        lines = [
+            f"okstra pre-push hook running {exe}; {rounds} rounds, CPU medians in ms",
+            f"{'git push':<24} {'no hook':>9} {'okstra hook':>11} {'added':>10}",
+        ]
+        added: dict[str, tuple[float, float]] = {}
+        for case in CASES:
+            medians = interleaved(
+                {"no hook": Pusher(plain, case), "hook": Pusher(hooked, case)}, rounds, warmup
+            )
+            base, ours = medians["no hook"], medians["hook"]
+            added[case] = (ours - base, base)
+            lines.append(f"{case:<24} {base:9.1f} {ours:11.1f} {ours - base:+10.1f}")
+        alone = interleaved(
+            {
+                "python -c pass": lambda: run([sys.executable, "-c", "pass"], hooked),
+                "python -c 'import pygit2'": lambda: run(PYGIT2, hooked),
+                "ci check": lambda: run([exe, "ci", "check"], hooked),
+            },
+            rounds,
+            warmup,
+        )
+        lines.append(f"\n{'process alone':<28} {'CPU ms':>9}")
+        lines += [f"{name:<28} {ms:9.1f}" for name, ms in alone.items()]
+        line = f"refs/heads/main {head} refs/heads/main {'0' * 40}\n".encode()
+        for what, argv, stdin in (
+            ("hooks run pre-push", ["hooks", "run", "pre-push", "origin", "url"], line),
+            ("ci check", ["ci", "check"], None),
+        ):
+            heavy = sorted(set(HEAVY) & imports_of(hooked, argv, stdin))
+            lines.append(
+                f"imports of {what}: " + (f"LOADS {', '.join(heavy)}" if heavy else "lean")
+            )
+    pygit2 = alone["python -c 'import pygit2'"]
+    rows = [
+        Row(
+            "pre-push hook: CPU added to a protected push",
+            added["protected + verdict"][0],
+            pygit2,
+            "ms",
+            "≤ 30 ms",
+            added["protected + verdict"][0] <= 30,
+            "baseline: python -c 'import pygit2', a pygit2 reader's floor",
+        ),
+        absolute_row(
+            "pre-push hook: CPU added to an unprotected push",
+            added["unprotected branch"][0],
+            20,
+        ),
+        absolute_row(
+            "pre-push hook: added to a push of 20 protected refs",
+            added["20 protected refs"][0],
+            60,
+        ),
+        absolute_row("ci check (whole process)", alone["ci check"], 40, pygit2),
+    ]
+    return rows, "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--short", action="store_true", help="small and once: CI's smoke run")
     args = parser.parse_args()
-    # An installed wheel has its bytecode; a source tree under PYTHONDONTWRITEBYTECODE would
-    # recompile every module on every push and time the compiler, not the hook.
-    compileall.compile_dir(Path(hookinstall.__file__).parent, quiet=1)
-    with tempfile.TemporaryDirectory(prefix="okstra-bench-push-") as tmp:
-        hooked, plain, head = setup(Path(tmp))
-        script = (hooked / ".git" / "hooks" / "pre-push").read_text()
-        exe = hookinstall.recorded_exe(script) or "git-okstra"
-        print(f"okstra pre-push hook running {exe}; {args.rounds} rounds, medians in ms\n")
-        print(f"{'git push':<24} {'no hook':>9} {'okstra hook':>11} {'added':>10} {'ratio':>8}")
-        for case in ("unprotected branch", "protected + verdict", "20 protected refs"):
-            base: list[float] = []
-            ours: list[float] = []
-            for rnd in range(args.rounds):
-                # Interleaved, alternating who goes first, so drift hits both alike.
-                pair = [(plain, base), (hooked, ours)]
-                for clone, bucket in pair if rnd % 2 else reversed(pair):
-                    bucket.append(push_case(clone, case, rnd))
-            print(summarize(case, base, ours))
-
-        line = f"refs/heads/main {head} refs/heads/main {'0' * 40}\n"
-        other = f"refs/heads/topic {head} refs/heads/topic {'0' * 40}\n"
-        python = [sys.executable, "-c", "pass"]
-        entry = [exe, "hooks", "run", "pre-push", "origin", "url"]
-        runs = {
-            # Without site: what this machine's site-packages .pth files add to every start.
-            "python -S -c pass": lambda: timed([sys.executable, "-S", "-c", "pass"], hooked),
-            "python -c pass": lambda: timed(python, hooked),
-            "hooks run, unprotected": lambda: timed(entry, hooked, other),
-            "hooks run, protected": lambda: timed(entry, hooked, line),
-            "ci check": lambda: timed([exe, "ci", "check"], hooked),
-        }
-        samples: dict[str, list[float]] = {name: [] for name in runs}
-        for _ in range(args.rounds):
-            for name, run in runs.items():
-                samples[name].append(run())
-        print(f"\n{'process alone':<24} {'median':>9} {'vs python':>11}")
-        floor = statistics.median(samples["python -c pass"])
-        for name, values in samples.items():
-            med = statistics.median(values)
-            print(f"{name:<24} {med:9.1f} {med - floor:+11.1f}")
-
-        for what, argv, stdin in (
-            ("hooks run pre-push", ["hooks", "run", "pre-push", "origin", "url"], line),
-            ("ci check", ["ci", "check"], None),
-        ):
-            proc = subprocess.run(
-                [sys.executable, "-X", "importtime", "-m", "okstra_git", *argv],
-                cwd=hooked,
-                env=ENV,
-                input=stdin,
-                text=True,
-                capture_output=True,
-            )
-            loaded = {ln.split("|")[-1].strip().split(".")[0] for ln in proc.stderr.splitlines()}
-            heavy = sorted(set(HEAVY) & loaded)
-            print(f"imports of {what}: " + (f"LOADS {', '.join(heavy)}" if heavy else "lean"))
+    rows, details = measure(1 if args.short else args.rounds, args.short)
+    print(details + "\n\n" + table(rows))
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ class GitProcess:
         Only for a git that writes little to stderr while stdout is still being read (a full
         stderr pipe would stall it): ``cat-file`` and ``for-each-ref`` do.
         """
-        self.stdin.close()
+        self.stdin.close()  # unbuffered: nothing left to flush into a closed pipe
         self.stdout.close()
         err = self._stderr.read()
         self._stderr.close()
@@ -172,11 +172,14 @@ class ObjectReader:
         """``(object id, type, content)``, or ``None`` when ``rev`` names no object."""
         if "\n" in rev:
             raise ValueError(f"a revision on one line, not {rev!r}")
-        self._git.stdin.write(rev.encode("utf-8", "surrogateescape") + b"\n")
-        header = self._git.stdout.readline()
+        try:
+            self._git.stdin.write(rev.encode("utf-8", "surrogateescape") + b"\n")
+            header = self._git.stdout.readline()
+        except BrokenPipeError:  # git has exited (not a repository …): it says why
+            header = b""
         if not header:
-            code, err = self._git.wait()
             self._closed = True
+            code, err = self._git.wait()
             raise self._git.failed(code, err)
         fields = header.split()
         if len(fields) != 3:  # "<rev> missing", "<rev> ambiguous"

@@ -1,0 +1,135 @@
+"""What every bench shares: timing whole processes by the CPU they use, and the result rows.
+
+A process is timed by the CPU time the kernel accounts to it and to every child it waited for
+(``RUSAGE_CHILDREN`` before and after): on a shared, loaded machine that is far steadier than
+the wall clock, and a ``git push`` is charged for its hook. Commands compared with each other
+run interleaved, round by round, so drift hits them alike; medians are quoted.
+
+Byte-code: an installed package has its ``.pyc`` files; a sandbox that sets
+``PYTHONDONTWRITEBYTECODE`` would time the compiler, so ``ENV`` drops it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {
+    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    "GIT_AUTHOR_DATE": "1700000000 +0000",  # the same work makes the same commits
+    "GIT_COMMITTER_DATE": "1700000000 +0000",
+}
+PYGIT2 = [sys.executable, "-c", "import pygit2"]
+"""The floor of every command that reads a repository with pygit2."""
+
+
+def okstra() -> list[str]:
+    """argv that runs this installation's ``git okstra``."""
+    sys.path.insert(0, str(ROOT))
+    from okstra_git.resources import okstra_command
+
+    return okstra_command()
+
+
+@dataclass
+class Timed:
+    cpu: float
+    """CPU milliseconds (user + system) of the process and the children it waited for."""
+    wall: float
+    """Wall-clock milliseconds."""
+
+
+def run(
+    argv: Sequence[str],
+    cwd: Path,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
+    ok: Callable[[int], bool] = lambda code: code == 0,
+) -> Timed:
+    """Run ``argv`` once; its exit code must satisfy ``ok``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(list(argv), cwd=cwd, env=env or ENV, input=stdin, capture_output=True)
+    wall = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if not ok(proc.returncode):
+        raise SystemExit(
+            f"{' '.join(argv)} exited {proc.returncode} in {cwd}:\n{proc.stderr.decode()[-2000:]}"
+        )
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timed(cpu * 1000, wall)
+
+
+def interleaved(
+    commands: dict[str, Callable[[], Timed]], rounds: int, warmup: int = 1
+) -> dict[str, float]:
+    """Median CPU ms of each command, run in turn round by round (the first rounds uncounted)."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for n in range(warmup + rounds):
+        names = list(commands) if n % 2 else list(reversed(commands))
+        for name in names:
+            timed = commands[name]()
+            if n >= warmup:
+                samples[name].append(timed.cpu)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+@dataclass
+class Row:
+    """One line of the report: what, ours, the baseline, their ratio and the goal."""
+
+    what: str
+    ours: float
+    baseline: float | None
+    unit: str
+    goal: str
+    met: bool | None
+    note: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        return self.ours / self.baseline if self.baseline else None
+
+
+def ratio_row(what: str, ours: float, baseline: float, limit: float, base_name: str) -> Row:
+    """``ours`` must be at most ``limit`` × ``baseline``."""
+    return Row(what, ours, baseline, "ms", f"≤ {limit:g}× {base_name}", ours <= limit * baseline)
+
+
+def absolute_row(what: str, ours: float, limit: float, baseline: float | None = None) -> Row:
+    """``ours`` must be at most ``limit`` ms."""
+    return Row(what, ours, baseline, "ms", f"≤ {limit:g} ms", ours <= limit)
+
+
+def table(rows: Sequence[Row]) -> str:
+    head = f"{'what':<46} {'ours':>10} {'baseline':>10} {'ratio':>7}  {'goal':<30} met?"
+    lines = [head, "-" * len(head)]
+    for row in rows:
+        base = f"{row.baseline:10.1f}" if row.baseline is not None else f"{'—':>10}"
+        ratio = f"{row.ratio:6.2f}x" if row.ratio is not None else f"{'—':>7}"
+        met = {True: "yes", False: "NO", None: "—"}[row.met]
+        unit = "" if row.unit == "ms" else f" {row.unit}"
+        lines.append(
+            f"{row.what:<46} {row.ours:10.1f} {base} {ratio}  {row.goal + unit:<30} {met}"
+            + (f"  ({row.note})" if row.note else "")
+        )
+    return "\n".join(lines)
+
+
+def git(cwd: Path, *args: str, stdin: bytes | None = None) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, env=ENV, input=stdin, capture_output=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"git {' '.join(args)} failed in {cwd}:\n{proc.stderr.decode()}")
+    return proc.stdout.decode().strip()
