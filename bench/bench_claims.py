@@ -1,8 +1,10 @@
 """Stage claims: latency and contention, side by side with what okstra did.
 
-Baseline (okstra, seed 000 §2.3/§4): one ``consumers.jsonl`` per task; a claimer reads it to find
-the stages without a ``started``/``done`` row, then appends one ``started`` row per batch stage
-under a ``filelock`` (the lock guards the file, not the read-then-append decision).
+Baseline: okstra's own design done right (seed 000 §2.3/§4): one ``consumers.jsonl`` per task;
+under one ``flock`` a claimer reads it, picks the batch from the stages without a
+``started``/``done`` row and appends one ``started`` row per batch stage. (okstra itself read
+and decided outside the lock, so two runs could take the same stage: not a baseline worth
+beating.) Both sides are checked for double claims in the race; a double claim stops the bench.
 Ours: ``services.claims.claim(..., worktrees=False)`` — approval gate, claims read, batch
 selection, one ref transaction over the claim refs and the task ref (which also allocates the
 run). Both take the same batches of the same plans; both run in-process here, so the numbers
@@ -13,14 +15,15 @@ Reported, in one run:
   plus ours with its stage worktree made (what ``stage claim`` does by default), for scale;
 - contention: 8 processes racing over T fresh tasks whose ready set has 5 stages (batches
   {1,2,3,4} and {5}); wall time, claims (batches) per second, median claim latency inside the
-  race, and double-claims (a stage held by more than one run).
+  race, and double-claims (a stage held by more than one run: must be none).
 
-Usage: python bench/bench_claims.py [--rounds R] [--tasks T] [--racers N]
+Usage: python bench/bench_claims.py [--rounds R] [--tasks T] [--racers N] [--short]
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -84,35 +87,35 @@ def make_tasks(repo: Path, prefix: str, count: int, steps: tuple[int, ...]) -> l
 
 
 def baseline_claim(folder: Path, steps: tuple[int, ...], run_id: str) -> list[int] | None:
-    """Read rows, pick the stages without a started/done row, append started rows under the
-    lock. The decision is made outside the lock, as okstra made it."""
-    import filelock
-
+    """Under one flock on the file: read the rows, pick the batch from the stages without a
+    started/done row, append a started row per stage, flush to the disk's cache."""
     path = folder / "consumers.jsonl"
-    taken: set[int] = set()
-    try:
-        with path.open("r", encoding="utf-8") as fh:
-            for line in fh:
-                row = json.loads(line)
-                if row["status"] in ("started", "done"):
-                    taken.add(row["stage"])
-    except FileNotFoundError:
-        pass
-    batch, total = [], 0
-    for number, cost in enumerate(steps, 1):
-        if number in taken:
-            continue
-        if batch and total + cost > BUDGET:
-            break
-        batch.append(number)
-        total += cost
-    if not batch:
-        return None
-    now = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
-    with filelock.FileLock(str(path) + ".lock"), path.open("a", encoding="utf-8") as fh:
-        for number in batch:
-            row = {"stage": number, "status": "started", "startedAt": now, "runId": run_id}
-            fh.write(json.dumps(row, sort_keys=True) + "\n")
+    with path.open("a+", encoding="utf-8") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)  # released when the file closes
+        fh.seek(0)
+        taken = {
+            row["stage"] for row in map(json.loads, fh) if row["status"] in ("started", "done")
+        }
+        batch, total = [], 0
+        for number, cost in enumerate(steps, 1):
+            if number in taken:
+                continue
+            if batch and total + cost > BUDGET:
+                break
+            batch.append(number)
+            total += cost
+        if not batch:
+            return None
+        now = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+        fh.writelines(
+            json.dumps(
+                {"stage": n, "status": "started", "startedAt": now, "runId": run_id},
+                sort_keys=True,
+            )
+            + "\n"
+            for n in batch
+        )
+        fh.flush()
     return batch
 
 
@@ -235,52 +238,104 @@ def contention(kind: str, root: Path, target: str, tasks: list[str], racers: int
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--tasks", type=int, default=40)
-    parser.add_argument("--racers", type=int, default=8)
-    args = parser.parse_args()
+def whole_process(root: Path, repo: Path, rounds: int) -> dict[str, float]:
+    """``git okstra stage claim KEY --no-worktree`` as a process, beside ``import pygit2``."""
+    from _proc import PYGIT2, interleaved, okstra, run
+
+    keys = iter(make_tasks(repo, "proc", rounds + 1, ONE))
+    exe = okstra()
+    return interleaved(
+        {
+            "stage claim --no-worktree": lambda: run(
+                [*exe, "stage", "claim", next(keys), "--no-worktree"], repo
+            ),
+            "python -c 'import pygit2'": lambda: run(PYGIT2, repo),
+        },
+        rounds,
+    )
+
+
+def measure(rounds: int, tasks: int, racers: int) -> tuple[list, str]:
+    """The report rows, and the details this bench prints."""
+    from _proc import Row, absolute_row
+
     root = Path(tempfile.mkdtemp(prefix="okstra-bench-claims-"))
+    home = os.environ.get("HOME")
     os.environ["HOME"] = str(root)  # ~/.okstra and the global git config stay out of it
+    lines = []
     try:
         repo = make_repo(root)
-        lat = latency(root, repo, args.rounds)
-        print(f"claim latency, median of {args.rounds} interleaved rounds (in-process):")
+        lat = latency(root, repo, rounds)
+        lines.append(f"claim latency, median of {rounds} interleaved rounds (in-process):")
         for name in ("one", "five"):
             ours, base = lat[f"ours {name}"], lat[f"baseline {name}"]
             label = "1 stage " if name == "one" else "5 stages"
-            print(
+            lines.append(
                 f"  {label}: ours {ours:7.2f} ms   baseline {base:7.2f} ms   "
                 f"ours/baseline {ours / base:6.1f}x"
             )
-        print(
+        lines.append(
             f"  of ours, making the run's .okstra/ folders: {lat['workspace']:.2f} ms; "
             f"1 stage with its worktree made (the default): {lat['ours one+worktree']:.2f} ms"
         )
-
-        ours_tasks = make_tasks(repo, "race", args.tasks, RACE)
-        base_tasks = [str(p) for p in baseline_tasks(root, "race", args.tasks)]
-        print(
-            f"\ncontention: {args.racers} processes racing over {args.tasks} tasks, "
+        proc = whole_process(root, repo, rounds)
+        ours_tasks = make_tasks(repo, "race", tasks, RACE)
+        base_tasks = [str(p) for p in baseline_tasks(root, "race", tasks)]
+        lines.append(
+            f"\ncontention: {racers} processes racing over {tasks} tasks, "
             "ready set of 5 stages (batches {1,2,3,4} and {5}):"
         )
-        for kind, target, tasks in (
+        raced = {}
+        for kind, target, names in (
             ("ours", str(repo), ours_tasks),
             ("baseline", "", base_tasks),
         ):
-            r = contention(kind, root, target, tasks, args.racers)
-            print(
+            r = raced[kind] = contention(kind, root, target, names, racers)
+            lines.append(
                 f"  {kind:<8}: {r['claims']:4d} claims ({r['stages']} stages) in "
                 f"{r['wall']:6.2f} s = {r['claims'] / r['wall']:7.1f} claims/s, "
                 f"median claim {r['median_ms']:6.2f} ms, double-claimed stages: {r['double']}"
             )
-        print(
-            f"  (a correct run makes exactly {2 * args.tasks} claims; extra baseline claims "
-            "are runs that took stages another run already held)"
-        )
+            # Correct means: every stage claimed once, in exactly two batches per task.
+            if r["double"] or r["claims"] != 2 * tasks or r["stages"] != 5 * tasks:
+                raise SystemExit(f"{kind} claimed wrongly: {r}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        if home is not None:
+            os.environ["HOME"] = home
+    rate = {kind: r["claims"] / r["wall"] for kind, r in raced.items()}
+    rows = [
+        Row(
+            f"claims/s, {racers} racing processes (in-process)",
+            rate["ours"],
+            rate["baseline"],
+            "claims/s",
+            "≥ 0.25× flock+JSONL",
+            rate["ours"] >= 0.25 * rate["baseline"],
+        ),
+        absolute_row(
+            "stage claim --no-worktree (whole process)",
+            proc["stage claim --no-worktree"],
+            120,
+            proc["python -c 'import pygit2'"],
+        ),
+    ]
+    return rows, "\n".join(lines)
+
+
+def main() -> None:
+    from _proc import table
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--tasks", type=int, default=40)
+    parser.add_argument("--racers", type=int, default=8)
+    parser.add_argument("--short", action="store_true", help="small and once: CI's smoke run")
+    args = parser.parse_args()
+    if args.short:
+        args.rounds, args.tasks, args.racers = 1, 2, 2
+    rows, details = measure(args.rounds, args.tasks, args.racers)
+    print(details + "\n\n" + table(rows))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+# Every record okstra builds is schema-checked before it is stored, in this process and in
+# every git-okstra the tests start (outside tests only records read from elsewhere are).
+os.environ["OKSTRA_CHECK_OWN_RECORDS"] = "1"
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test User",
     "GIT_AUTHOR_EMAIL": "test@example.invalid",

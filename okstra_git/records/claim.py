@@ -19,7 +19,7 @@ from ..gitlayer import GitRepo
 from ..keys import TaskKey, parse_task_key
 from ..shell import command
 from ..strict import is_digits
-from .base import check_schema, dumps_pretty, from_data, loads, to_data
+from .base import check_own, dumps_pretty, from_data, loads, to_data
 
 SCHEMA_VERSION = 1
 CLAIM_PATH = "claim.json"
@@ -116,7 +116,7 @@ class ClaimState:
 
 def claim_json(claim: Claim, where: str) -> bytes:
     data = to_data(claim)
-    check_schema(data, "claim", where)
+    check_own(data, "claim", where)
     return dumps_pretty(data)
 
 

@@ -16,7 +16,7 @@ from ..gitlayer import GitRepo, RefUpdate, cas_retry
 from ..keys import TaskKey
 from ..shell import okstra
 from ..tracking import tracking_name
-from .base import check_schema, dumps_pretty, from_data, loads, to_data
+from .base import check_own, dumps_pretty, from_data, loads, to_data
 
 SCHEMA_VERSION = 1
 MANIFEST_PATH = "task.json"
@@ -301,7 +301,7 @@ def event_commit(
     ``files`` in the tree, ``event`` as the message. Landing it is the caller's CAS."""
     task.updated_at = now_iso()
     data = to_data(task)
-    check_schema(data, "task", f"{task_ref(key)}:{MANIFEST_PATH}")
+    check_own(data, "task", f"{task_ref(key)}:{MANIFEST_PATH}")
     base = repo.tree_of(head) if head else None
     tree = repo.tree_with(base, {**files, MANIFEST_PATH: dumps_pretty(data)})
     return repo.commit(tree, [head] if head else [], f"{event}\n\nOkstra-Task: {key}\n")
@@ -309,7 +309,7 @@ def event_commit(
 
 def run_record_data(record: RunRecord, where: str) -> bytes:
     data = to_data(record)
-    check_schema(data, "run", where)
+    check_own(data, "run", where)
     return dumps_pretty(data)
 
 

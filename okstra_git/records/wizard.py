@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import BadInput
 from ..userfiles import read_json_object, sweep_dead_temps, write_atomic
 from ..wizard import State, check_state
-from .base import check_schema, dumps_pretty, from_data, to_data
+from .base import check_own, dumps_pretty, from_data, to_data
 
 SCHEMA_VERSION = 1
 MAX_STATE_BYTES = 1 << 20
@@ -38,6 +38,6 @@ def store_state(path: str | os.PathLike[str], state: State, *, new: bool = False
     """Write ``state`` atomically (``new``: only if the file does not exist yet), first
     sweeping the temp files a killed writer left beside it."""
     data = {"schemaVersion": SCHEMA_VERSION, **to_data(state)}
-    check_schema(data, "wizard-state", f"{WHAT} {os.fspath(path)}")
+    check_own(data, "wizard-state", f"{WHAT} {os.fspath(path)}")
     sweep_dead_temps(Path(path).parent)
     write_atomic(path, dumps_pretty(data), WHAT, new=new)
