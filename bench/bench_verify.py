@@ -10,15 +10,14 @@ per stage are written with okstra's own record code. Then, in the same run and i
   --is-ancestor`` per stage and ``git status --porcelain -- . ':(exclude).okstra'`` (given
   the stage heads up front: it reads no task, claim or plan, so it does less than we do).
 
-Medians and ratios are printed, plus, in-process, one history walk (``not_contained``) next to
-asking libgit2 ``descendant_of`` once per stage. Usage:
-python bench/bench_verify.py [--commits N] [--stages S] [--rounds R]
+CPU medians and ratios are printed, plus, in-process, one history walk (``not_contained``)
+next to asking libgit2 ``descendant_of`` once per stage. The report (``report.py``) runs it at
+50 and 200 stages. Usage: python bench/bench_verify.py [--commits N] [--stages S] [--rounds R]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from okstra_git.resources import okstra_command
+from _proc import ENV, PYGIT2, Row, git, interleaved, okstra, ratio_row, run
 
 KEY = "bench:grp:feat"
 FILES = 500
@@ -139,72 +138,99 @@ exit $status
 """
 
 
-def interleaved(commands: dict[str, list[str]], cwd: Path, env: dict, rounds: int) -> dict:
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(rounds):
-        for name, argv in commands.items():
-            start = time.perf_counter()
-            proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True)
-            samples[name].append(time.perf_counter() - start)
-            if proc.returncode != 0:
-                raise SystemExit(f"{name} failed ({proc.returncode}): {proc.stderr.decode()}")
-    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
+def world(root: Path, commits: int, stages: int) -> tuple[Path, Path, list[str], dict]:
+    """The repository, the task worktree, the stage heads and the environment to run in."""
+    import os
+
+    repo, worktree = root / "repo", root / "task"
+    env = {
+        **ENV,
+        "HOME": str(root),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_DATE": "",  # real dates: the records are built in-process too
+        "GIT_COMMITTER_DATE": "",
+    }
+    env = {k: v for k, v in env.items() if v}
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        build_history(repo, commits, stages)
+        heads = build_task(repo, worktree, stages)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return repo, worktree, heads, env
+
+
+def compare(commits: int, stages: int, rounds: int) -> tuple[dict[str, float], str]:
+    """Median CPU ms of ours and the script at one size, and the details."""
+    with tempfile.TemporaryDirectory(prefix="okstra-bench-verify-") as tmp:
+        root = Path(tmp)
+        started = time.perf_counter()
+        repo, worktree, heads, env = world(root, commits, stages)
+        built = time.perf_counter() - started
+        script = root / "baseline.sh"
+        script.write_text(BASELINE)
+        script.chmod(0o755)
+        base = git(repo, "rev-parse", "main")
+        env_base = {**env, "WORKTREE": str(worktree), "BASE": base}
+        ok = okstra()
+        medians = interleaved(
+            {
+                name: (lambda argv=argv: run(argv, repo, env=env_base))
+                for name, argv in {
+                    "git okstra verify target": [*ok, "verify", "target", KEY],
+                    "git okstra verify target --json": [*ok, "verify", "target", KEY, "--json"],
+                    "git CLI script": ["sh", str(script), *heads],
+                    "(floor) python -c 'import pygit2'": PYGIT2,
+                }.items()
+            },
+            rounds,
+        )
+        lines = [
+            f"{commits} commits + {stages} stages merged into the task branch, built in "
+            f"{built:.1f}s; CPU median of {rounds} whole processes, interleaved"
+        ]
+        baseline = medians["git CLI script"]
+        lines += [
+            f"{name:36} {ms:8.1f} ms   this/script = {ms / baseline:5.2f}"
+            for name, ms in medians.items()
+        ]
+        lines.append(in_process(repo, worktree, base, heads))
+    return medians, "\n".join(lines)
+
+
+def measure(short: bool) -> tuple[list[Row], str]:
+    """The report rows (50 and 200 stages), and the details this bench prints."""
+    rows, details = [], []
+    for stages, limit in ((50, 1.0), (200, 0.5)):
+        commits, count, rounds = (200, max(2, stages // 25), 1) if short else (50_000, stages, 9)
+        medians, text = compare(commits, count, rounds)
+        details.append(text)
+        for mode in ("", " --json"):
+            rows.append(
+                ratio_row(
+                    f"verify target{mode}, {count} stages",
+                    medians[f"git okstra verify target{mode}"],
+                    medians["git CLI script"],
+                    limit,
+                    "shell script",
+                )
+            )
+    return rows, "\n\n".join(details)
 
 
 def main() -> None:
-    import os
-
     parser = argparse.ArgumentParser()
     parser.add_argument("--commits", type=int, default=50_000)
     parser.add_argument("--stages", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="okstra-bench-verify-") as tmp:
-        root = Path(tmp)
-        repo, worktree = root / "repo", root / "task"
-        env = {
-            **os.environ,
-            "HOME": str(root),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_AUTHOR_NAME": "Bench",
-            "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-            "GIT_COMMITTER_NAME": "Bench",
-            "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-        }
-        # Byte-code caching as an installed package has it (this sandbox sets
-        # PYTHONDONTWRITEBYTECODE, which would recompile every okstra module on every run).
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        os.environ.update(env)
-        started = time.perf_counter()
-        build_history(repo, args.commits, args.stages)
-        heads = build_task(repo, worktree, args.stages)
-        print(
-            f"built {args.commits} commits + {args.stages} stages merged into the task branch "
-            f"in {time.perf_counter() - started:.1f}s"
-        )
-        script = root / "baseline.sh"
-        script.write_text(BASELINE)
-        script.chmod(0o755)
-        base = subprocess.run(["git", "rev-parse", "main"], cwd=repo, capture_output=True,
-                              text=True, check=True).stdout.strip()  # fmt: skip
-        env_base = {**env, "WORKTREE": str(worktree), "BASE": base}
-        ok = okstra_command()
-        commands = {
-            "git okstra verify target": [*ok, "verify", "target", KEY],
-            "git okstra verify target --json": [*ok, "verify", "target", KEY, "--json"],
-            "git CLI script": ["sh", str(script), *heads],
-            "(floor) python -c 'import pygit2'": [sys.executable, "-c", "import pygit2"],
-        }
-        interleaved(commands, repo, env_base, 1)  # warm-up: byte-code caches, page cache
-        medians = interleaved(commands, repo, env_base, args.rounds)
-        print(f"\nmedian of {args.rounds} whole processes, interleaved")
-        baseline = medians["git CLI script"]
-        for name, ms in medians.items():
-            print(f"{name:36} {ms:8.1f} ms   script/this = {baseline / ms:5.2f}")
-        in_process(repo, worktree, base, heads)
+    print(compare(args.commits, args.stages, args.rounds)[1])
 
 
-def in_process(repo: Path, worktree: Path, base: str, heads: list[str]) -> None:
+def in_process(repo: Path, worktree: Path, base: str, heads: list[str]) -> str:
     import pygit2
 
     from okstra_git.gitlayer import GitRepo
@@ -220,10 +246,10 @@ def in_process(repo: Path, worktree: Path, base: str, heads: list[str]) -> None:
     for _ in range(rounds):
         assert all(git_repo.contains(head, h) for h in heads)
     one_by_one = (time.perf_counter() - t0) / rounds * 1000
-    print(
-        f"\nin-process ancestry of {len(heads)} stage heads: one walk from HEAD hiding the base "
+    return (
+        f"in-process ancestry of {len(heads)} stage heads: one walk from HEAD hiding the base "
         f"{walk:.2f} ms; libgit2 descendant_of per stage {one_by_one:.1f} ms "
-        f"({one_by_one / walk:.0f}x)"
+        f"({one_by_one / max(walk, 1e-6):.0f}x)"
     )
 
 

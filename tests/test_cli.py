@@ -316,7 +316,9 @@ def loaded(cwd: Path, *argv: str) -> tuple[subprocess.CompletedProcess[str], set
 
 def test_read_commands_stay_lean(tmp_path: Path):
     """Agents poll these: with --json none loads jinja2 or jsonschema, and plan validate and
-    clarify status (files alone) do not load pygit2. Each really ran (its JSON is there)."""
+    clarify status (files alone) and ci check (git's plumbing) do not load pygit2; nor does
+    the text of task show and verify target load jinja2. Each really ran (its output is
+    there)."""
     repo = make_repo(tmp_path / "repo")
     world = make_world(repo, 2)
     world.do_stage(1)
@@ -339,8 +341,13 @@ def test_read_commands_stay_lean(tmp_path: Path):
         proc, names = loaded(repo, *argv, "--json")
         assert "ok" in json.loads(proc.stdout), (argv, proc.stdout)
         assert not {"jinja2", "jsonschema", "typer", "click", "pydantic"} & names, argv
-        wanted = {"pygit2"} <= names
-        assert wanted == (argv[:2] not in (("plan", "validate"), ("clarify", "status"))), argv
+        wanted = {"pygit2"} <= names  # ci check reads through git's plumbing, as the hook does
+        lean = (("plan", "validate"), ("clarify", "status"), ("ci", "check"))
+        assert wanted == (argv[:2] not in lean), argv
+    for argv in (("task", "show", KEY), ("verify", "target", KEY)):
+        proc, names = loaded(repo, *argv)
+        assert proc.returncode == 0 and proc.stdout.strip(), (argv, proc.stderr)
+        assert "jinja2" not in names, argv
     proc, names = loaded(repo, "--help")
     assert proc.returncode == 0 and not {"pygit2", "jinja2", "jsonschema"} & names
     git(repo, "status")  # the repository is still usable

@@ -223,13 +223,11 @@ class ClaimResult:
         }
 
     def directive(self) -> str:
-        from ..render import render
+        from ..texts import run_directive
 
-        return render(
-            "run-directive.md.j2",
+        return run_directive(
             key=str(self.key),
             run_id=self.run_id,
-            csv=self.csv,
             stages=[p.to_data() for p in self.stages],
             task_worktree=self.task_worktree,
             task_branch=self.task_branch,

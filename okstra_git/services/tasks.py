@@ -113,13 +113,14 @@ def task_log(ctx: Context, key: TaskKey) -> list[Event]:
 def write_index(ctx: Context, state: TaskState) -> Path:
     """Render the human summary ``task-index.md`` into the workspace (never the truth)."""
     from ..records.base import to_data
-    from ..render import render
+    from ..records.task import task_ref
+    from ..texts import task_index
 
     if ctx.workdir is None:
         raise Refused("a bare repository has no work tree to write task-index.md into")
     path = ctx.workdir / task_root(state.key) / "task-index.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = render("task-index.md.j2", task=to_data(state.task), ref=task_ref(state.key))
+    text = task_index(to_data(state.task), task_ref(state.key))
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text(text, "utf-8")
     tmp.replace(path)

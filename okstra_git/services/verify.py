@@ -9,7 +9,7 @@ history walk from HEAD hiding the base, and one status of the worktree.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -266,9 +266,9 @@ def diff_stat(ctx: Context, target: Target) -> list[DiffStatEntry]:
 
 
 def render_target(target: Target, diff: list[DiffStatEntry]) -> str:
-    from ..render import render
+    from ..texts import verification_target
 
-    return render("verification-target.md.j2", target=target.to_data(diff))
+    return verification_target(target.to_data(diff))
 
 
 # ---------------------------------------------------------------------------------------------

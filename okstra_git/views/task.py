@@ -19,7 +19,7 @@ def lag_notice(ctx: Context, key: TaskKey, what: str) -> tuple[list[dict[str, st
 
 
 def show(ctx: Context, key_text: str, write_index: bool) -> Output:
-    """The manifest as JSON; as text, the task index (a Jinja template, rendered only then)."""
+    """The manifest as JSON; as text, the task index (rendered only then)."""
     state = require_task(ctx.repo, ctx.key(key_text))
     task = to_data(state.task)
     ref = task_ref(state.key)
@@ -31,9 +31,9 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
         err += f"wrote {index_path}\n"
 
     def text() -> str:
-        from ..render import render
+        from ..texts import task_index
 
-        return render("task-index.md.j2", task=task, ref=ref)
+        return task_index(task, ref)
 
     return Output(data, text, err=err)
 

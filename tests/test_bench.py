@@ -1,0 +1,47 @@
+"""The benches run (small and once), so they never rot: ``bench/report.py --short``.
+
+No timing is asserted (speed is judged by people reading the full run); this only proves that
+every bench still builds its repositories, runs its commands and prints every row of the
+table with its goal."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GOALS = (
+    "pre-push hook: CPU added to a protected push",
+    "pre-push hook: CPU added to an unprotected push",
+    "ci check (whole process)",
+    "task show --json (whole process)",
+    "verify target --json (whole process)",
+    "plan validate --json (whole process)",
+    "--help (whole process)",
+    "verify target, ",
+    "task list --json, 200 tasks",
+    "claims/s, 2 racing processes",
+    "stage claim --no-worktree (whole process)",
+    "sync, first push of 50 task refs",
+)
+
+
+@pytest.mark.slow
+def test_every_bench_runs_in_its_short_mode(tmp_path: Path):
+    env = {k: v for k, v in os.environ.items() if k != "OKSTRA_CHECK_OWN_RECORDS"}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "report.py"), "--short"],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    table = proc.stdout[proc.stdout.index("what ") :]
+    for goal in GOALS:
+        assert goal in table, goal
