@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 
@@ -34,6 +33,8 @@ class PlanFile:
 
 def blob_id(raw: bytes) -> str:
     """The id git gives ``raw`` as a blob (``git hash-object``), without writing it."""
+    import hashlib
+
     return hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()
 
 

@@ -13,13 +13,16 @@ on a, directly or through other stages (work flows from a to b).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any
 
 from .errors import BadInput
 from .mdtable import header_key, heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 STAGE_STEP_CAP = 6
 """Most effective steps one stage may have (seed 000: the ≤6 stage cap)."""

@@ -12,13 +12,15 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
-from typing import Any
 
 from .crashpoints import crash_point
 from .errors import BadInput
 from .strict import is_digits, json_object, one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _size(limit: int) -> str:
@@ -126,6 +128,8 @@ def _write_via(
     try:
         if folder != target.parent:
             folder.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only to write
+
         fd, tmp = tempfile.mkstemp(
             prefix=f".{target.name}.{os.getpid()}.", suffix=_TEMP_SUFFIX, dir=folder
         )
