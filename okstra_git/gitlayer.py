@@ -237,7 +237,7 @@ class GitRepo:
         instead of each building a whole transaction's objects only to lose the compare-and-swap.
         ``build`` may raise to refuse; the locks are released and nothing is written.
         """
-        from .reflocks import writer_record
+        from .reflocks import queue, writer_record
 
         locked: list[str] = []
 
@@ -251,7 +251,11 @@ class GitRepo:
         try:
             # The writer record outlives the transaction block: it is dropped once the
             # transaction has committed (or aborted) and released its locks.
-            with contextlib.ExitStack() as record, self.repo.transaction() as tx:
+            with (
+                queue(self.common_dir),
+                contextlib.ExitStack() as record,
+                self.repo.transaction() as tx,
+            ):
                 lock(tx, guard)
                 try:
                     updates, value = build()

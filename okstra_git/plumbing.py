@@ -96,11 +96,13 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
     import select
 
     pending = memoryview(input)
-    chunks: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc._stderr.fileno(): []}
+    out_fd, err_fd = proc.stdout.fileno(), proc._stderr.fileno()
+    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
     poller = select.poll()
     for fd in chunks:
         poller.register(fd, select.POLLIN)
     if pending:
+        os.set_blocking(proc.stdin.fileno(), False)  # write what fits, never wait in write()
         poller.register(proc.stdin.fileno(), select.POLLOUT)
     else:
         proc.stdin.close()
@@ -114,7 +116,9 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
                     continue
             else:
                 try:
-                    pending = pending[os.write(fd, pending[:65536]) :]
+                    pending = pending[os.write(fd, pending) :]
+                except BlockingIOError:
+                    continue
                 except BrokenPipeError:  # git stopped reading: its exit code says why
                     pending = pending[:0]
                 if pending:
@@ -123,7 +127,7 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
             poller.unregister(fd)
             open_fds -= 1
     code, _ = proc.wait()
-    return code, b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc._stderr.fileno()])
+    return code, b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
 
 
 def not_a_commit(where: str, sha: str, kind: str | None) -> BadInput:

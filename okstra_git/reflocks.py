@@ -46,6 +46,55 @@ def _identity(st: os.stat_result) -> list[int]:
     return [st.st_dev, st.st_ino, st.st_mtime_ns]
 
 
+QUEUE_FILE = "okstra-locks/queue"
+QUEUE_WAIT = 5.0
+"""Seconds a writer waits its turn in the queue before going ahead unqueued."""
+_queued = False
+
+
+@contextlib.contextmanager
+def queue(common_dir: Path) -> Iterator[None]:
+    """Local okstra writers take their turn here, one at a time, before locking refs.
+
+    Racing writers (eight agents claiming from one clone) would otherwise find a ref locked,
+    back off for a random while and try again, round after round: the sleeping, not the work,
+    would set how many claims land per second. In the queue the next writer goes the moment
+    the last one is done. It only orders writers: the ref locks and the compare-and-swap still
+    decide, a writer that waits longer than ``QUEUE_WAIT`` goes ahead anyway (so nothing can
+    hang on it), and the kernel frees a killed writer's place.
+    """
+    global _queued
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): the ref locks alone
+        yield
+        return
+    if _queued:  # a write inside a write: this process holds the queue already
+        yield
+        return
+    path = common_dir / QUEUE_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + QUEUE_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.0005)
+        _queued = True
+        yield
+    finally:
+        _queued = False
+        os.close(fd)  # drops the flock
+
+
 @contextlib.contextmanager
 def writer_record(common_dir: Path, lock_paths: Iterable[Path]) -> Iterator[None]:
     """Declare, while the block runs, that this process holds ``lock_paths``.

@@ -36,6 +36,10 @@ def test_objects_refs_and_misses(repo: Path, monkeypatch: pytest.MonkeyPatch):
     refs = plumbing.list_refs("refs/heads/", "refs/tags/v*")
     assert refs == {"refs/heads/main": head, "refs/tags/v1": git(repo, "rev-parse", "v1")}
     assert plumbing.git_output("rev-parse", "HEAD")[:2] == (0, head.encode() + b"\n")
+    # Far more than a pipe holds, both ways: neither side may stall the other.
+    code, out, err = plumbing.git_output("cat-file", "--batch-check", input=b"HEAD\n" * 20_000)
+    assert (code, err) == (0, b"")
+    assert out.count(b"\n") == 20_000 and out.startswith(head.encode())
 
 
 def test_outside_a_repository_it_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
