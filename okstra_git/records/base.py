@@ -202,16 +202,16 @@ builds itself against its schema before storing it."""
 
 def check_own(data: Any, schema_name: str, where: str) -> None:
     """A record okstra built is valid by construction (typed fields, strict input parsing), so
-    its schema check (~30 ms of jsonschema per claim) runs where a bug would show: under
-    ``OKSTRA_CHECK_OWN_RECORDS=1``, in tests. Records read from a remote, a file or a user are
-    checked where they are read, always."""
+    its JSON Schema check (~30 ms of jsonschema per claim) runs where a bug would show: under
+    ``OKSTRA_CHECK_OWN_RECORDS=1``, in tests. Strings that are not text (from bytes that were
+    not UTF-8) are refused always: they come from outside. Records read from a remote, a file
+    or a user are checked where they are read, always."""
+    _refuse_non_text(data, where)
     if os.environ.get(CHECK_OWN_RECORDS) == "1":
         check_schema(data, schema_name, where)
 
 
-def check_schema(data: Any, schema_name: str, where: str) -> None:
-    """Validate against ``schemas/<schema_name>.schema.json``; every error is named. A string
-    that is not text (bytes that were not UTF-8) is refused too: no record could store it."""
+def _refuse_non_text(data: Any, where: str) -> None:
     found = not_text(data)
     if found is not None:
         path, value = found
@@ -219,6 +219,12 @@ def check_schema(data: Any, schema_name: str, where: str) -> None:
             f"{where}: {path.removeprefix('(top)/')} {value!r} is not UTF-8 text (it came from "
             "bytes that are not UTF-8, e.g. a file name); rename it or give it as UTF-8"
         )
+
+
+def check_schema(data: Any, schema_name: str, where: str) -> None:
+    """Validate against ``schemas/<schema_name>.schema.json``; every error is named. A string
+    that is not text (bytes that were not UTF-8) is refused too: no record could store it."""
+    _refuse_non_text(data, where)
     errors = sorted(_validator(schema_name).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         lines = [
