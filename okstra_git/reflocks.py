@@ -50,6 +50,9 @@ QUEUE_FILE = "okstra-locks/queue"
 QUEUE_WAIT = 5.0
 """Seconds a writer waits its turn in the queue before going ahead unqueued."""
 _queued = False
+waited = [0]
+"""How many times this process found a writer ahead of it in the queue (the race tests read
+it to show their writers really collided)."""
 
 
 @contextlib.contextmanager
@@ -80,11 +83,14 @@ def queue(common_dir: Path) -> Iterator[None]:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + QUEUE_WAIT
+        first = True
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                waited[0] += first
+                first = False
                 if time.monotonic() > deadline:
                     break
                 time.sleep(0.0005)

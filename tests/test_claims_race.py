@@ -42,7 +42,7 @@ def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None
     wins: list[dict[str, object]] = []
     conflicts = 0
     refusals: list[str] = []  # other than "nothing ready": a racer tripped over another
-    lost = [0]  # claim transactions that found a ref moved or locked: real collisions
+    lost = [0]  # claim transactions that collided with another (counted below)
     guarded = GitRepo.update_refs_guarded
 
     def counting(self: GitRepo, *args: Any) -> Any:
@@ -69,6 +69,10 @@ def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None
             wins.append(
                 {"key": str(key), "run": result.run_id, "stages": [p.stage for p in result.stages]}
             )
+    from okstra_git.reflocks import waited
+
+    # A collision: a ref found moved or locked, or another writer ahead in the writers' queue.
+    lost[0] += waited[0]
     result = {"wins": wins, "conflicts": conflicts, "lost": lost[0], "refusals": refusals}
     Path(out).write_text(json.dumps(result))
 
