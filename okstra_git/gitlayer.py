@@ -22,7 +22,7 @@ import pygit2
 
 from .crashpoints import crash_point
 from .errors import BadInput, Conflict, Refused
-from .plumbing import not_a_commit, note_paths
+from .plumbing import not_a_commit, note_paths, unreadable
 from .shell import command
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ class GitRepo:
         except KeyError:
             raise not_a_commit(where, sha, None) from None
         except pygit2.GitError as exc:
-            raise _unreadable(where, f"points at commit {sha[:12]}", exc) from None
+            raise unreadable(where, f"points at commit {sha[:12]}", exc) from None
         if not isinstance(found, pygit2.Commit):
             raise not_a_commit(where, sha, found.type_str)
         return found
@@ -560,7 +560,7 @@ class GitRepo:
             for _ in walker:
                 pass
         except pygit2.GitError as exc:  # so it is never published
-            raise _unreadable(where, "holds a commit", exc) from None
+            raise unreadable(where, "holds a commit", exc) from None
 
     def contains(self, head: str, commit: str) -> bool:
         return commit == head or self.repo.descendant_of(
@@ -603,14 +603,6 @@ class GitRepo:
                 if not is_aside(path):  # one being made or removed is not checked out yet
                     return path
         return None
-
-
-def _unreadable(where: str, what: str, exc: Exception) -> BadInput:
-    """``where`` (a ref) ``what`` that libgit2 cannot parse, and the way out."""
-    return BadInput(
-        f"{where} {what}, which cannot be read ({exc}); `git fsck` names the damage. Point the "
-        "ref at its last good commit: " + command("git", "update-ref", where, "GOOD-COMMIT")
-    )
 
 
 # What ``git commit`` strips from the ends of a name or email (ident.c: "crud").

@@ -104,11 +104,14 @@ class _Plumbing:
         return list_refs(notes_ref, prefix)
 
     def root(self, sha: str, where: str) -> str:
-        from .plumbing import not_a_commit
+        from .plumbing import commit_problem, not_a_commit, unreadable
 
         found = self.objects.read(sha)
         if found is None or found[1] != "commit":
             raise not_a_commit(where, sha, found[1] if found is not None else None)
+        problem = commit_problem(found[2])
+        if problem is not None:
+            raise unreadable(where, f"points at commit {sha[:12]}", problem)
         return sha
 
     def note(self, commit: str, target: str) -> bytes | None:

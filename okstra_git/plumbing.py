@@ -130,6 +130,33 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
     return code, b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
 
 
+def unreadable(where: str, what: str, why: object) -> BadInput:
+    """``where`` (a ref) ``what`` that cannot be parsed, and the way out."""
+    from .shell import command
+
+    return BadInput(
+        f"{where} {what}, which cannot be read ({why}); `git fsck` names the damage. Point the "
+        "ref at its last good commit: " + command("git", "update-ref", where, "GOOD-COMMIT")
+    )
+
+
+def commit_problem(body: bytes) -> str | None:
+    """Why a commit object's headers would not parse (libgit2 refuses such a commit, so the
+    plumbing reader must too: both readers give one answer), or ``None``."""
+    import re
+
+    headers = body.partition(b"\n\n")[0].split(b"\n")
+    if not re.fullmatch(rb"tree [0-9a-f]{40,64}", headers[0]):
+        return "no tree line"
+    for name in (b"author", b"committer"):
+        lines = [h for h in headers if h.startswith(name + b" ")]
+        if len(lines) != 1 or not re.fullmatch(
+            rb"[^<>\n]*<[^<>\n]*> [0-9]+ [+-][0-9]{4}", lines[0][len(name) + 1 :]
+        ):
+            return f"malformed {name.decode()} line"
+    return None
+
+
 def not_a_commit(where: str, sha: str, kind: str | None) -> BadInput:
     """``where`` (a ref) points at ``sha``, which is missing (``kind`` None) or a ``kind``
     object, not a commit: what is there and how to get rid of it."""

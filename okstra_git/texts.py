@@ -17,6 +17,18 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+_BREAKS = {
+    ord(ch): ch.encode("unicode_escape").decode() for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+}
+
+
+def _v(value: Any) -> str:
+    """A value as one line (a line break shown as its escape): an agent acts on these texts
+    line by line, and a value (a plan path, a file name from git status, a title from a fetched
+    record) that added a line would be read as scope."""
+    return value.translate(_BREAKS) if isinstance(value, str) else str(value)
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -24,7 +36,7 @@ def _plural(count: int, word: str) -> str:
 def verification_target(target: dict[str, Any]) -> str:
     """``verify target``'s block: scope, worktree, base, head, diff stat and stages."""
     base, head, worktree = target["base"], target["head"], target["worktree"]
-    scope = f"- **Verification scope:** `{target['scope']}`"
+    scope = f"- **Verification scope:** `{_v(target['scope'])}`"
     if target["scope"] == "single-stage":
         scope += (
             " — a partial verification: even an `accepted` verdict does not open `release-handoff`"
@@ -32,27 +44,27 @@ def verification_target(target: dict[str, Any]) -> str:
     stat = target["diffStat"]
     width = max((len(f["path"]) for f in stat["files"]), default=0)
     files = [
-        f"{f['path'].ljust(width)} | "
+        f"{_v(f['path'].ljust(width))} | "
         + ("binary" if f["binary"] else f"+{f['added']} -{f['deleted']}")
         for f in stat["files"]
     ]
     stages = [
-        f"| {s['stage']} | {s['status']} | "
-        f"{'`' + s['headCommit'][:12] + '`' if s.get('headCommit') else '—'} | "
-        f"{'`' + s['reportPath'] + '`' if s.get('reportPath') else '—'} |"
+        f"| {_v(s['stage'])} | {_v(s['status'])} | "
+        f"{_v('`' + s['headCommit'][:12] + '`') if s.get('headCommit') else '—'} | "
+        f"{_v('`' + s['reportPath'] + '`') if s.get('reportPath') else '—'} |"
         for s in target["stages"]
     ]
     lines = [
         "## VERIFICATION_TARGET",
         "",
-        f"- **Task:** `{target['taskKey']}`",
+        f"- **Task:** `{_v(target['taskKey'])}`",
         scope,
-        f"- **Worktree:** `{worktree}`",
-        f"- **Base:** `{base}`",
-        f"- **HEAD:** `{head}` (tree `{target['headTree']}`)",
+        f"- **Worktree:** `{_v(worktree)}`",
+        f"- **Base:** `{_v(base)}`",
+        f"- **HEAD:** `{_v(head)}` (tree `{_v(target['headTree'])}`)",
         f"- **Review:** `{command('git', '-C', worktree, 'diff', f'{base[:12]}..{head[:12]}')}`",
         "",
-        f"### Diff stat ({base[:12]}..{head[:12]})",
+        f"### Diff stat ({_v(base[:12])}..{_v(head[:12])})",
         "",
         "```",
         *files,
@@ -71,11 +83,11 @@ def verification_target(target: dict[str, Any]) -> str:
         if s.get("report"):
             lines += [
                 "",
-                f"### Stage {s['stage']} report (stored with its done claim)",
+                f"### Stage {_v(s['stage'])} report (stored with its done claim)",
                 "",
-                s["report"].rstrip(),
+                _v(s["report"].rstrip()),
             ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"  # each value escaped where it is used (file paths pad first)
 
 
 def task_index(task: dict[str, Any], ref: str) -> str:
@@ -112,11 +124,11 @@ def task_index(task: dict[str, Any], ref: str) -> str:
         "",
         "| field | value |",
         "|---|---|",
-        *(f"| {name} | {value} |" for name, value in rows),
+        *(f"| {name} | {_v(value)} |" for name, value in rows),
         "",
         f"Resume: `{okstra('run', 'start', task['taskKey'], '--type', phase)}`",
     ]
-    return "\n".join(lines) + "\n"
+    return "".join(_v(line) + "\n" for line in lines)
 
 
 def run_directive(
@@ -132,30 +144,30 @@ def run_directive(
     """What a claim prints: the run's authoritative scope and, per stage, where to work."""
     csv = ",".join(str(s["stage"]) for s in stages)
     scope = "this Stage Map stage" if len(stages) == 1 else "these Stage Map stages"
-    out = [
-        f"## Implementation run {run_id} — `{key}`\n",
-        "\n",
+    lines = [
+        f"## Implementation run {run_id} — `{key}`",
+        "",
         f"- **Stage for this implementation run:** `{csv}`. Execute exactly {scope} — this is "
-        "the authoritative scope.\n",
+        "the authoritative scope.",
     ]
     if plan_path:
         approved = f" (approved blob `{plan_blob[:12]}`)" if plan_blob else ""
-        out.append(f"- Plan: `{plan_path}`{approved}\n")
-    out.append(f"- Implementation base: `{implementation_base}`\n")
+        lines.append(f"- Plan: `{plan_path}`{approved}")
+    lines.append(f"- Implementation base: `{implementation_base}`")
     if task_worktree:
-        out.append(
+        lines.append(
             f"- Task worktree: `{task_worktree}` (branch `{task_branch}`) — merge each "
-            "finished stage here.\n"
+            "finished stage here."
         )
     for s in stages:
         title = f" — {s['title']}" if s.get("title") else ""
-        out.append(f"\n### Stage {s['stage']}{title}\n")
+        lines += ["", f"### Stage {s['stage']}{title}"]
         if s.get("worktreePath"):
-            out.append(f"- Worktree: `{s['worktreePath']}`\n- Branch: `{s['branch']}`\n")
+            lines += [f"- Worktree: `{s['worktreePath']}`", f"- Branch: `{s['branch']}`"]
         else:
-            out.append("- Worktree: none (claimed with `--no-worktree`)\n")
+            lines.append("- Worktree: none (claimed with `--no-worktree`)")
         stacked = s.get("stackedOn")
-        out.append(
+        lines.append(
             f"- Base: `{s['baseCommit']}`"
             + (
                 f" (stacked on stage {stacked}'s done head: merge stage {stacked} into the "
@@ -163,30 +175,31 @@ def run_directive(
                 if stacked
                 else ""
             )
-            + "\n"
         )
         if s["startedHeadCommit"] != s["baseCommit"]:
-            out.append(
+            lines.append(
                 f"- Continues from: `{s['startedHeadCommit']}` (commits left on the branch by "
-                "an earlier claim)\n"
+                "an earlier claim)"
             )
         left = s.get("leftUncommitted") or []
         if left:
             shown = ", ".join(f"`{path}`" for path in left[:10])
             more = f" and {len(left) - 10} more" if len(left) > 10 else ""
-            out.append(
+            lines.append(
                 "- **Uncommitted changes already in this worktree**, left by an earlier run — "
                 "review them, then commit or discard them (`stage done` refuses a worktree with "
-                f"uncommitted changes): {shown}{more}\n"
+                f"uncommitted changes): {shown}{more}"
             )
         if s.get("takeOverOf"):
-            out.append(f"- Taken over from run `{s['takeOverOf']}` (its lease expired)\n")
+            lines.append(f"- Taken over from run `{s['takeOverOf']}` (its lease expired)")
         if s.get("leaseExpiresAt"):
-            out.append(f"- Lease expires: {s['leaseExpiresAt']}\n")
+            lines.append(f"- Lease expires: {s['leaseExpiresAt']}")
     done = okstra("stage", "done", key, "--stage", "N", "--report", "PATH")
-    out.append(
-        "\nWork stage by stage in number order. When a stage is finished, commit in its "
-        f"worktree, then:\n`{done}` (add `--carry carry/stage-N.json` to hand the next stage a "
-        "summary)\n"
-    )
-    return "".join(out)
+    lines += [
+        "",
+        "Work stage by stage in number order. When a stage is finished, commit in its worktree, "
+        "then:",
+        f"`{done}` (add `--carry carry/stage-N.json` to hand the next stage a summary)",
+    ]
+    # Each line's values are escaped as one: its literal text holds no line break.
+    return "".join(_v(line) + "\n" for line in lines)

@@ -28,10 +28,10 @@ from okstra_git.gate import GateConfig, _glob_literal, protect_glob
 from okstra_git.gitlayer import GitRepo
 from okstra_git.keys import parse_task_key, part_problem
 from okstra_git.records.verdict import VERDICTS_REF, append_verdict
-from okstra_git.render import render
 from okstra_git.resources import installed_executable
 from okstra_git.shell import command
 from okstra_git.shell import okstra as okstra_command
+from okstra_git.texts import run_directive, task_index
 from okstra_git.verify_rules import stage_worktree_gone, task_worktree_missing
 
 CONTRIB = Path(__file__).resolve().parent.parent / "contrib"
@@ -451,11 +451,9 @@ def test_every_printed_command_splits_back_to_its_argv(key: str):
         ("git", "okstra", "worktree", "task", key): task_worktree_missing(
             "/wt", command("git", "okstra", "worktree", "task", key)
         ),
-        ("git", "okstra", "stage", "done", key, "--stage", "N", "--report", "PATH"): render(
-            "run-directive.md.j2",
+        ("git", "okstra", "stage", "done", key, "--stage", "N", "--report", "PATH"): run_directive(
             key=key,
             run_id="implementation-001",
-            csv="1",
             stages=[],
             task_worktree="",
             task_branch="",
@@ -463,10 +461,9 @@ def test_every_printed_command_splits_back_to_its_argv(key: str):
             plan_path="p.md",
             plan_blob="",
         ),
-        ("git", "okstra", "run", "start", key, "--type", "implementation"): render(
-            "task-index.md.j2",
-            ref="refs/okstra/tasks/g/i",
-            task={"taskKey": key, "taskType": "implementation", "workflow": {}},
+        ("git", "okstra", "run", "start", key, "--type", "implementation"): task_index(
+            {"taskKey": key, "taskType": "implementation", "workflow": {}},
+            "refs/okstra/tasks/g/i",
         ),
     }
     for argv, text in wanted.items():
@@ -478,13 +475,12 @@ def test_every_printed_command_splits_back_to_its_argv(key: str):
 @settings(max_examples=100, deadline=None)
 @given(st.text(st.sampled_from("ab\n\r\u2028\u2029\x85\x0b\x0c`|"), max_size=12))
 def test_a_value_in_a_directive_never_adds_a_line(value: str):
-    plain = render("run-directive.md.j2", key="p:g:i", run_id="implementation-001", csv="1",
-                   stages=[], task_worktree="", task_branch="", implementation_base="abc",
-                   plan_path="x", plan_blob="")  # fmt: skip
-    shown = render("run-directive.md.j2", key="p:g:i", run_id="implementation-001", csv="1",
-                   stages=[], task_worktree="", task_branch="", implementation_base="abc",
-                   plan_path=value or "x", plan_blob="")  # fmt: skip
-    assert len(shown.splitlines()) == len(plain.splitlines())
+    def directive(plan_path: str) -> str:
+        return run_directive(key="p:g:i", run_id="implementation-001", stages=[],
+                             task_worktree="", task_branch="", implementation_base="abc",
+                             plan_path=plan_path, plan_blob="")  # fmt: skip
+
+    assert len(directive(value or "x").splitlines()) == len(directive("x").splitlines())
 
 
 @pytest.fixture

@@ -26,6 +26,9 @@ def test_objects_refs_and_misses(repo: Path, monkeypatch: pytest.MonkeyPatch):
     with plumbing.ObjectReader() as objects:
         oid, kind, body = objects.read("v1^{commit}")
         assert (oid, kind) == (head, "commit") and body.startswith(b"tree ")
+        assert plumbing.commit_problem(body) is None
+        broken = body.replace(b"\nauthor Test User <", b"\nauthor Test\nUser <", 1)
+        assert plumbing.commit_problem(broken) == "malformed author line"
         blob = objects.read(f"{head}:dir/a b.txt")
         assert blob is not None and blob[1:] == ("blob", b"line\nno newline at the end")
         assert objects.read(f"{head}:missing") is None
