@@ -43,6 +43,7 @@ from .userfiles import write_atomic
 _EXE_LINE = "OKSTRA_EXE=''"
 _SERVER_EXE_LINE = "OKSTRA_EXE=${OKSTRA_EXE:-git-okstra}"
 _PYTHON_LINE = "OKSTRA_PYTHON=''"
+_PATH_LINE = "OKSTRA_PATH=''"
 
 
 # -- what git runs ------------------------------------------------------------------------------
@@ -281,8 +282,8 @@ def install_server(bare: Path, with_update: bool = False, force: bool = False) -
 
 
 def render_script() -> str:
-    """The shipped ``hooks/pre-push`` with this installation's executable, and the Python it
-    runs on, recorded in it."""
+    """The shipped ``hooks/pre-push`` with this installation's executable, the Python it runs
+    on and the folder holding okstra_git recorded in it."""
     template = (data_dir("hooks") / L.HOOK).read_text("utf-8")
     exe = installed_executable()
     if exe is None:
@@ -291,6 +292,8 @@ def render_script() -> str:
     python = _interpreter(exe)
     if python is None:
         return script
+    folder = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds okstra_git
+    script = script.replace(_PATH_LINE, f"OKSTRA_PATH={shlex.quote(folder)}", 1)
     return script.replace(_PYTHON_LINE, f"OKSTRA_PYTHON={shlex.quote(python)}", 1)
 
 

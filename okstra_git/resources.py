@@ -7,19 +7,27 @@ they are the top-level folders beside the package.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import sysconfig
-from pathlib import Path
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+TYPE_CHECKING = False  # the pre-push hook reads a schema through here: no typing, no pathlib
+if TYPE_CHECKING:
+    from pathlib import Path
+
+_PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
+
+
+def data_path(name: str) -> str:
+    """The shipped folder ``name`` (``schemas``, ``templates``…) as a plain path."""
+    shipped = os.path.join(_PACKAGE_DIR, "_data", name)
+    if os.path.isdir(shipped):
+        return shipped
+    return os.path.join(os.path.dirname(_PACKAGE_DIR), name)
 
 
 def data_dir(name: str) -> Path:
-    shipped = _PACKAGE_DIR / "_data" / name
-    if shipped.is_dir():
-        return shipped
-    return _PACKAGE_DIR.parent / name
+    from pathlib import Path
+
+    return Path(data_path(name))
 
 
 def installed_executable() -> str | None:
@@ -29,6 +37,10 @@ def installed_executable() -> str | None:
     PATH shim's cost (pyenv's adds ~60 ms); and a script, not ``python -m``, so a folder named
     ``okstra_git`` in the pushed repository can never shadow the real package.
     """
+    import shutil
+    import sysconfig
+    from pathlib import Path
+
     name = "git-okstra.exe" if os.name == "nt" else "git-okstra"
     for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
         candidate = Path(folder) / name

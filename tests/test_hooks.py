@@ -346,6 +346,17 @@ def test_the_hook_runs_the_recorded_python_and_nothing_in_the_pushed_repository(
     commit(work, "x")
     proc = push(work, "origin", "main")
     assert proc.returncode != 0 and "refusing to update refs/heads/main" in proc.stderr
+    # okstra_git moved away from the recorded folder: found where the Python's site looks.
+    hook = work / ".git" / "hooks" / "pre-push"
+    lines = hook.read_text().splitlines()
+    hook.write_text(
+        "\n".join(
+            "OKSTRA_PATH=/nonexistent" if ln.startswith("OKSTRA_PATH=") else ln for ln in lines
+        )
+        + "\n"
+    )
+    proc = push(work, "origin", "main", env={"PYTHONPATH": ""})
+    assert proc.returncode != 0 and "refusing to update refs/heads/main" in proc.stderr
 
 
 def test_pre_commit_stage_passes_only_with_the_full_gate_installed(repo: Path, monkeypatch, capsys):
