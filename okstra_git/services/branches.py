@@ -77,7 +77,7 @@ def branch_states(ctx: Context, remote: str, claim_refs: Iterable[str] = ()) -> 
     done stages among its stage branches and among ``claim_refs`` (claims being pushed now,
     so a stage done with ``--no-worktree`` publishes its head too)."""
     repo = ctx.repo
-    wanted: dict[str, str] = {}
+    wanted: dict[str, str] = {}  # task branches: the local head
     stage_claims = set(claim_refs)
     for name, head in repo.list_refs(LOCAL_BRANCHES).items():
         shared = BRANCHES + name[len(LOCAL_BRANCHES) :]
@@ -85,17 +85,19 @@ def branch_states(ctx: Context, remote: str, claim_refs: Iterable[str] = ()) -> 
             wanted[shared] = head
         elif shared.rsplit("/", 1)[-1].startswith("stage-"):
             stage_claims.add(CLAIMS_PREFIX + shared[len(BRANCHES) :])
+    states = []
     for ref in sorted(stage_claims):
         head = repo.read_ref(ref)
-        if head is None:
-            continue
+        shared = BRANCHES + ref[len(CLAIMS_PREFIX) :]
+        published = repo.read_ref(tracking_name(remote, shared))
+        if head is None or (published and head == repo.read_ref(tracking_name(remote, ref))):
+            continue  # the remote has this very claim and its branch: they travelled together
         claim = read_claim_at(repo, head, ref)
         if claim.status == "done" and claim.head_commit and repo.has_object(claim.head_commit):
-            wanted[BRANCHES + ref[len(CLAIMS_PREFIX) :]] = claim.head_commit
-    return [
-        _state(repo, ref, mine, repo.read_ref(tracking_name(remote, ref)))
-        for ref, mine in sorted(wanted.items())
-    ]
+            states.append(_state(repo, shared, claim.head_commit, published))
+    for ref, mine in wanted.items():
+        states.append(_state(repo, ref, mine, repo.read_ref(tracking_name(remote, ref))))
+    return sorted(states, key=lambda b: b.ref)
 
 
 # -- merge hints --------------------------------------------------------------------------
