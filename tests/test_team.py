@@ -316,3 +316,27 @@ def test_stage_done_remote_publishes_a_locally_taken_claim_with_its_code(tmp_pat
     assert team.on_remote(f"{BRANCHES}stage-1")[f"{BRANCHES}stage-1"] == head
     record = json.loads(git(team.remote, "show", f"{CLAIMS}stage-1:claim.json"))
     assert record["status"] == "done" and record["headCommit"] == head
+
+
+def test_offline_a_claim_taken_through_the_remote_is_still_done_here_and_sync_publishes_it(
+    tmp_path: Path,
+):
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, plan_text([(1, [], ["a.py"])], steps=5))
+    placed = run_json(pat, "stage", "claim", KEY, "--remote", "origin")["placements"][0]
+    head = work_on(Path(placed["worktreePath"]), 1, "Pat")
+    away = team.remote.rename(tmp_path / "unplugged.git")
+    before = git(pat, "for-each-ref", "refs/okstra/")
+    asked = okstra(pat, "stage", "done", KEY, "--stage", "1", "--remote", "origin")
+    assert asked.returncode == 1 and "git fetch origin failed" in asked.stderr
+    assert git(pat, "for-each-ref", "refs/okstra/") == before  # asked to publish: nothing kept
+    out = run_json(pat, "stage", "done", KEY, "--stage", "1")
+    assert out["claim"]["status"] == "done" and out["publishedTo"] is None
+    assert out["publishNote"].startswith("not published: git fetch origin failed")
+    assert out["publishNote"].endswith("publish it with: git okstra sync origin")
+    away.rename(team.remote)
+    run_json(pat, "sync", "origin")
+    assert team.on_remote(f"{BRANCHES}stage-1") == {f"{BRANCHES}stage-1": head}
+    record = json.loads(git(team.remote, "show", f"{CLAIMS}stage-1:claim.json"))
+    assert record["status"] == "done"

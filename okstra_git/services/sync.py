@@ -184,10 +184,14 @@ def _git(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+class FetchFailed(Refused):
+    """``git fetch`` of the remote failed (unreachable, no access): nothing was fetched."""
+
+
 def _fetch(repo: GitRepo, remote: str, refspecs: list[str]) -> None:
     proc = _git(repo, "fetch", "--no-tags", "--prune", "--quiet", remote, *refspecs)
     if proc.returncode != 0:
-        raise Refused(
+        raise FetchFailed(
             f"git fetch {remote} failed (exit {proc.returncode}): {proc.stderr.strip()}; "
             "check the remote and your access to it"
         )
@@ -490,6 +494,7 @@ def done_via_remote(
     from .branches import stage_shared_ref
 
     ref, task = claim_ref(key, stage), task_ref(key)
+    asked = remote is not None
     remote = remote or shared_through(ctx.repo, ref)
     if remote is None:
         return claims.done(ctx, key, stage, report, carry, head)
@@ -524,7 +529,16 @@ def done_via_remote(
         _undo_lost(ctx, remote, key, changed, f"the done of stage {stage}")
 
     for _ in range(CLAIM_ATTEMPTS):
-        blocked = pull(ctx, remote).blocking((ref,))
+        try:
+            pulled = pull(ctx, remote)
+        except FetchFailed as exc:
+            if asked:
+                raise
+            # Offline work goes on: the done is recorded here and says how to publish it.
+            result = claims.done(ctx, key, stage, report, carry, head)
+            note = f"not published: {exc} — publish it with: {sync_hint}"
+            return replace(result, publish_note=note)
+        blocked = pulled.blocking((ref,))
         if blocked:
             raise Refused(
                 f"{', '.join(blocked)} could not be brought in step with {remote}, so the done "
