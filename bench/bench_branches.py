@@ -1,67 +1,54 @@
 """What publishing code with claims adds to ``git okstra sync`` (SPEC §14).
 
 A clone holds N tasks, each with four done stage claims, their stage branches and a task
-branch, all published once; a copy of it has the same claims but no local branches. In the
-same run, interleaved round by round, each runs a steady ``git okstra sync origin`` (nothing to
-push: the branch check is all the extra work), beside a plain ``git fetch`` of the same
-refspecs as the floor. Medians in milliseconds (wall, whole process), side by side; then the
-first sync that publishes every branch. Usage: python bench/bench_branches.py [--tasks N]
-[--rounds R]
+branch, all published by a first sync; a copy of it has the same claims but no local branches.
+Interleaved round by round, each runs a steady ``git okstra sync origin`` (nothing to push:
+the branch check is all the extra work), beside a plain ``git fetch`` of the same refspecs as
+the floor. CPU medians of whole processes (``_proc.py``).
+
+Usage: python bench/bench_branches.py [--tasks N] [--rounds R]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from okstra_git.records.claim import Claim, claim_json  # noqa: E402
-from okstra_git.tracking import fetch_refspecs  # noqa: E402
+from _proc import ENV, Row, interleaved, okstra, ratio_row, run, table
 
-ENV = {
-    **os.environ,
-    "PYTHONPATH": str(ROOT),
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-}
-OKSTRA = [sys.executable, "-m", "okstra_git"]
+GOAL = 1.25
+"""A steady sync with every branch published may cost at most this × one without branches."""
 
 
-def run(cwd: Path, *argv: str, stdin: str | None = None) -> str:
-    proc = subprocess.run(argv, cwd=cwd, env=ENV, input=stdin, text=True, capture_output=True)
+def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, env=ENV, input=stdin, text=True, capture_output=True
+    )
     if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed in {cwd}:\n{proc.stderr}")
+        raise SystemExit(f"git {' '.join(args)} failed in {cwd}:\n{proc.stderr}")
     return proc.stdout.strip()
 
 
-def timed(cwd: Path, *argv: str) -> float:
-    start = time.perf_counter()
-    run(cwd, *argv)
-    return (time.perf_counter() - start) * 1000
-
-
 def world(root: Path, tasks: int) -> tuple[Path, Path]:
-    """The clone with branches and its copy without; both synced with one bare remote."""
-    run(root, "git", "init", "-q", "--bare", "-b", "main", str(root / "remote.git"))
+    """The clone with branches and its copy without, both in step with one bare remote."""
+    from okstra_git.gitlayer import GitRepo, RefUpdate
+    from okstra_git.records.claim import CLAIM_PATH, Claim, claim_json
+
+    git(root, "init", "-q", "--bare", "-b", "main", str(root / "remote.git"))
     clone = root / "clone"
-    run(root, "git", "init", "-q", "-b", "main", str(clone))
-    (clone / "f").write_text("x\n")
-    run(clone, "git", "add", "f")
-    run(clone, "git", "commit", "-q", "-m", "init")
-    run(clone, "git", "remote", "add", "origin", str(root / "remote.git"))
-    head = run(clone, "git", "rev-parse", "HEAD")
-    lines = []
+    git(root, "init", "-q", "-b", "main", str(clone))
+    git(clone, "commit", "-q", "--allow-empty", "-m", "init")
+    git(clone, "remote", "add", "origin", str(root / "remote.git"))
+    repo = GitRepo.open(clone)
+    head = repo.resolve_commit("HEAD")
+    updates = []
     for t in range(tasks):
         for stage in range(1, 5):
             ref = f"refs/okstra/claims/g/t{t}/stage-{stage}"
@@ -72,23 +59,44 @@ def world(root: Path, tasks: int) -> tuple[Path, Path]:
                 branch=f"okstra/g/t{t}/stage-{stage}", batch=[stage], head_commit=head,
                 done_at="2026-01-01T00:00:00+00:00",
             )  # fmt: skip
-            text = claim_json(record, ref).decode()
-            blob = run(clone, "git", "hash-object", "-w", "--stdin", stdin=text)
-            tree = run(clone, "git", "mktree", stdin=f"100644 blob {blob}\tclaim.json\n")
-            commit = run(clone, "git", "commit-tree", tree, "-m", "done")
-            branch = f"refs/heads/okstra/g/t{t}/stage-{stage}"
-            lines += [f"create {ref} {commit}", f"create {branch} {head}"]
-        lines.append(f"create refs/heads/okstra/g/t{t}/task {head}")
-    run(clone, "git", "update-ref", "--stdin", stdin="\n".join(lines) + "\n")
-    run(clone, "git", "pack-refs", "--all")
-    run(clone, *OKSTRA, "init", "--remote", "origin")
-    first = timed(clone, *OKSTRA, "sync", "origin")
-    print(f"first sync, publishing {tasks * 4} claims and {tasks * 5} branches: {first:.0f} ms")
+            tree = repo.tree_with(None, {CLAIM_PATH: claim_json(record, ref)})
+            updates.append(RefUpdate(ref, repo.commit(tree, [], "done"), None))
+            updates.append(RefUpdate(f"refs/heads/okstra/g/t{t}/stage-{stage}", head, None))
+        updates.append(RefUpdate(f"refs/heads/okstra/g/t{t}/task", head, None))
+    repo.update_refs(updates, "bench")
+    git(clone, "pack-refs", "--all")
+    run([*okstra(), "init", "--remote", "origin"], clone)
+    run([*okstra(), "sync", "origin"], clone)  # publishes every claim and branch
     bare = root / "no-branches"
     shutil.copytree(clone, bare, symlinks=True)
-    listed = run(bare, "git", "for-each-ref", "--format=delete %(refname)", "refs/heads/okstra/")
-    run(bare, "git", "update-ref", "--stdin", stdin=listed + "\n")
+    listed = git(bare, "for-each-ref", "--format=delete %(refname)", "refs/heads/okstra/")
+    git(bare, "update-ref", "--stdin", stdin=listed + "\n")
     return clone, bare
+
+
+def measure(tasks: int, rounds: int) -> tuple[list[Row], str]:
+    from okstra_git.tracking import fetch_refspecs
+
+    ok = okstra()
+    with tempfile.TemporaryDirectory(prefix="okstra-bench-branches-") as tmp:
+        clone, bare = world(Path(tmp), tasks)
+        fetch = ["git", "fetch", "-q", "origin", *fetch_refspecs("origin")]
+        medians = interleaved(
+            {
+                "branches": lambda: run([*ok, "sync", "origin"], clone),
+                "none": lambda: run([*ok, "sync", "origin"], bare),
+                "fetch": lambda: run(fetch, clone),
+            },
+            rounds,
+        )
+    what = f"steady sync, {tasks * 5} task+stage branches"
+    rows = [ratio_row(what, medians["branches"], medians["none"], GOAL, "sync, no branches")]
+    details = (
+        f"steady sync of {tasks} tasks ({tasks * 4} done claims), CPU ms: with their "
+        f"{tasks * 5} branches {medians['branches']:.0f}, without {medians['none']:.0f}, "
+        f"git fetch of the same refspecs {medians['fetch']:.0f}"
+    )
+    return rows, details
 
 
 def main() -> None:
@@ -96,19 +104,9 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=250)
     parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="okstra-bench-branches-") as tmp:
-        clone, bare = world(Path(tmp), args.tasks)
-        fetch = ["git", "fetch", "-q", "origin", *fetch_refspecs("origin")]
-        rows: dict[str, list[float]] = {"with branches": [], "no branches": [], "git fetch": []}
-        for _ in range(args.rounds):
-            rows["with branches"].append(timed(clone, *OKSTRA, "sync", "origin"))
-            rows["no branches"].append(timed(bare, *OKSTRA, "sync", "origin"))
-            rows["git fetch"].append(timed(clone, *fetch))
-        print(f"steady sync, {args.tasks} tasks, median of {args.rounds} (wall ms):")
-        for name, times in rows.items():
-            print(f"  {name:<14} {statistics.median(times):7.0f}")
-        extra = statistics.median(rows["with branches"]) - statistics.median(rows["no branches"])
-        print(f"  the branch check adds {extra:.0f} ms for {args.tasks * 5} local branches")
+    rows, details = measure(args.tasks, args.rounds)
+    print(details)
+    print(table(rows))
 
 
 if __name__ == "__main__":

@@ -58,6 +58,12 @@ def _sync(short: bool):
     return bench_sync.measure(short)
 
 
+def _branches(short: bool):
+    import bench_branches
+
+    return bench_branches.measure(*((3, 1) if short else (250, 9)))
+
+
 BENCHES = {
     "push": _push,
     "cli": _cli,
@@ -65,6 +71,7 @@ BENCHES = {
     "tasks": _tasks,
     "claims": _claims,
     "sync": _sync,
+    "branches": _branches,
 }
 
 

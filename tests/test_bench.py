@@ -27,6 +27,7 @@ GOALS = (
     "claims/s, 2 racing processes",
     "stage claim --no-worktree (whole process)",
     "sync, first push of 50 task refs",
+    "steady sync, 15 task+stage branches",
 )
 
 
