@@ -80,7 +80,7 @@ def ready(key: str, take_over_expired: bool) -> Output:
     Arg(
         "--remote",
         "Claim through this shared remote: fetch, claim, push atomically with leases; if "
-        "another machine won, undo, re-fetch and choose again.",
+        "another clone won, undo, re-fetch and choose again.",
         metavar="REMOTE",
         complete="remote",
     ),

@@ -449,7 +449,7 @@ def claim_via_remote(
             )
         except RemoteRaceLost:
             # A progress note, like git's own: the command goes on and may still succeed.
-            sys.stderr.write(f"okstra: another machine claimed first on {remote}; choosing again\n")
+            sys.stderr.write(f"okstra: another clone claimed first on {remote}; choosing again\n")
             time.sleep(0.05 + random.random() * 0.2)  # let the winner's push settle
     found = remote_locks(ctx.repo, remote, [task_ref(key)], under=claims_prefix(key))
     if found is not None:
