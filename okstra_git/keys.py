@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
@@ -123,6 +122,8 @@ def slug(part: str) -> str:
     text = _DOT_RUNS.sub("-", text).strip("-.")
     if text.endswith(".lock"):
         text = text[: -len(".lock")] + "-lock"
+    import hashlib  # only for a part that leaves no slug
+
     digest = hashlib.sha1(part.encode("utf-8", "surrogatepass")).hexdigest()
     if not text:
         return f"u-{digest[:10]}"

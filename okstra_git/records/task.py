@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo, RefUpdate, cas_retry
@@ -24,6 +23,8 @@ TASKS_PREFIX = "refs/okstra/tasks/"
 
 
 def now_iso() -> str:
+    from datetime import UTC, datetime  # not at import: a read command never needs it
+
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC
 from pathlib import Path
 
 from ..errors import BadInput, Refused
@@ -96,7 +95,7 @@ class Event:
 
 def task_log(ctx: Context, key: TaskKey) -> list[Event]:
     """The task's timeline, newest first."""
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     state = require_task(ctx.repo, key)
     return [
