@@ -13,9 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .errors import BadInput, Refused
 from .stagemap import Stage
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from .records.claim import Claim
 
 RUN_STEP_BUDGET = 8
 """Most summed effective steps one implementation run takes on (seed 000: the run budget)."""
@@ -60,6 +66,15 @@ class Selection:
     """Batch members whose expired claim the new claim replaces."""
     steps: int
     """Summed effective steps of the batch."""
+
+
+def claim_holder(claim: Claim, now: datetime) -> Holder:
+    """How a stored claim holds its stage at ``now``: ``expired`` once a started claim's lease
+    ran out."""
+    state = claim.status
+    if state == "started" and claim.lease_expired(now):
+        state = EXPIRED
+    return Holder(state, claim.run_id, claim.who, claim.lease_expires_at)
 
 
 def _steps(stage: Stage) -> int:

@@ -95,6 +95,11 @@ class Claim:
     """Earlier run ids that held this stage and released it or were taken over, oldest first
     (the claim ref's commit chain keeps each of their records)."""
 
+    @property
+    def who(self) -> str:
+        """``Name <email> on host``: who holds (or held) the stage, and where."""
+        return f"{self.user} on {self.host}"
+
     def lease_expired(self, now: datetime | None = None) -> bool:
         """Past its lease: a ``started`` claim then no longer holds its stage against a
         ``--take-over-expired`` claim."""

@@ -78,17 +78,6 @@ MAX_CARRY_BYTES = 64 * 1024
 """A stage carry sidecar is a small summary handed to the next stage; larger is refused."""
 
 
-def _holder(claim: Claim, now: datetime) -> batching.Holder:
-    state = claim.status
-    if state == "started" and claim.lease_expired(now):
-        state = batching.EXPIRED
-    return batching.Holder(state, claim.run_id, _who(claim), claim.lease_expires_at)
-
-
-def _who(claim: Claim) -> str:
-    return f"{claim.user} on {claim.host}"
-
-
 def _ours(ctx: Context, lay: wt.Layout, claim: Claim) -> bool:
     """Whether ``claim`` belongs to this clone: its worktree is one this repository registered,
     or (gone, or never made) it was taken on this host at this clone's own folder for the
@@ -110,7 +99,7 @@ def _select(
     stage: int | None = None,
     take_over_expired: bool = False,
 ) -> batching.Selection:
-    holders = {n: _holder(s.claim, now) for n, s in claims.items()}
+    holders = {n: batching.claim_holder(s.claim, now) for n, s in claims.items()}
     return batching.select(stages, holders, stage=stage, take_over_expired=take_over_expired)
 
 
@@ -363,7 +352,7 @@ def _missing_commit(
     """A dependency's done commit is not in this clone. After ``claim --remote`` fetched, the
     remote lacks it too: only the clone that finished the stage can publish it."""
     assert dep.head_commit is not None
-    done = f"stage {dep.stage} ({dep.run_id}, {_who(dep)})"
+    done = f"stage {dep.stage} ({dep.run_id}, {dep.who})"
     what = f"stage {stage} of {key} depends on {done}, whose done commit {dep.head_commit}"
     if remote is not None:
         return Refused(
@@ -596,9 +585,9 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
         c = theirs[0]
         raise Refused(
             f"run {run_id} is not this clone's: it holds stage(s) "
-            f"{', '.join(str(t.stage) for t in theirs)} of {key} for {_who(c)}, with "
+            f"{', '.join(str(t.stage) for t in theirs)} of {key} for {c.who}, with "
             f"worktrees at {c.worktree_path} there "
-            f"({_holder(c, datetime.now(UTC)).held_by}); only that clone can resume "
+            f"({batching.claim_holder(c, datetime.now(UTC)).held_by}); only that clone can resume "
             "it. To claim what is ready instead: " + shell_okstra("stage", "claim", key)
         )
     state = require_task(ctx.repo, key)
@@ -728,9 +717,9 @@ def done(
         # fetch) or finished it: this clone's commits are not that run's to record.
         c = first.claim
         what = (
-            f"held by {_holder(c, datetime.now(UTC)).held_by}"
+            f"held by {batching.claim_holder(c, datetime.now(UTC)).held_by}"
             if c.status == "started"
-            else f"done at {(c.head_commit or '')[:12]} by run {c.run_id} ({_who(c)})"
+            else f"done at {(c.head_commit or '')[:12]} by run {c.run_id} ({c.who})"
         )
         listing = shell_okstra("stage", "list", key)
         raise Refused(
@@ -939,7 +928,7 @@ def release(
                 "can be released"
             )
         if not force and run != c.run_id:
-            held = _holder(c, datetime.now(UTC)).held_by
+            held = batching.claim_holder(c, datetime.now(UTC)).held_by
             yours = shell_okstra(
                 "stage", "release", key, "--stage", stage, "--reason", reason, "--run", c.run_id
             )
@@ -1027,6 +1016,6 @@ def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
     require_task(ctx.repo, key)
     now = datetime.now(UTC)
     return [
-        ClaimRow(s.claim, _holder(s.claim, now).state)
+        ClaimRow(s.claim, batching.claim_holder(s.claim, now).state)
         for _, s in sorted(load_claims(ctx.repo, key).items())
     ]
