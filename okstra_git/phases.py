@@ -15,6 +15,7 @@ NEXT_PHASE = {
 }
 RUN_END_STATUSES = ("completed", "error", "timeout")
 FINAL_VERIFICATION = "final-verification"
+RELEASE_HANDOFF = "release-handoff"
 assert set(NEXT_PHASE) == set(TASK_TYPES)
 
 

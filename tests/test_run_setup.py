@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import git, okstra
 
+from okstra_git.critic import parse_critic
 from okstra_git.errors import BadInput
 from okstra_git.services.context import open_context
 from okstra_git.services.runs import start_run
@@ -26,16 +27,15 @@ def task(repo: Path) -> Path:
 def test_the_critic_and_the_base_are_kept_in_the_run_record(task: Path):
     ctx = open_context(task)
     head = git(task, "rev-parse", "HEAD")
-    _, record = start_run(ctx, ctx.key("p:g:i"), "final-verification", critic="codex:gpt-5")
-    stored = run_record(task, "final-verification", record.seq)
+    _, record = start_run(ctx, ctx.key("p:g:i"), "error-analysis", critic="codex:gpt-5")
+    stored = run_record(task, "error-analysis", record.seq)
     assert stored["convergence"] == {
-        "critic": {
-            "enabled": True,
-            "provider": "codex",
-            "model": "gpt-5",
-            "mode": "acceptance-devils-advocate",
-        }
+        "critic": {"enabled": True, "provider": "codex", "model": "gpt-5", "mode": "coverage"}
     }
+    # final-verification runs start only past the gate (test_task_status); their critic mode:
+    assert parse_critic("codex:gpt-5", "final-verification")["mode"] == (
+        "acceptance-devils-advocate"
+    )
     assert stored["baseCommit"] == head
     _, second = start_run(ctx, ctx.key("p:g:i"), "implementation-planning", critic="claude")
     stored = run_record(task, "implementation-planning", second.seq)

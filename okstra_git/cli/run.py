@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..keys import TASK_TYPES
 from ..phases import RUN_END_STATUSES
 from ..views import Output
-from .declare import KEY, Arg, command, group, run_seq
+from .declare import KEY, Arg, auto_or_number, command, group, run_seq
 
 group("run", "Runs: one execution of a phase for a task, numbered 001, 002… per phase.")
 
@@ -32,14 +32,32 @@ def _phase(help: str) -> Arg:
         "only while it is unchanged.",
         metavar="REV",
     ),
+    Arg(
+        "--stage",
+        "final-verification only: 'auto' verifies the whole task, N stage N alone.",
+        metavar="auto|N",
+        default="auto",
+        convert=auto_or_number,
+    ),
+    about="Phases are routed: implementation starts only from an approved plan, "
+    "final-verification only when the verification gate is met (refused with its texts), "
+    "release-handoff only with an accepted whole-task verdict on the task's HEAD.",
 )
-def start(key: str, task_type: str, critic: str | None, base: str | None) -> Output:
+def start(
+    key: str, task_type: str, critic: str | None, base: str | None, stage: int | None
+) -> Output:
     from ..records.base import to_data
     from ..services import runs
     from ..services.context import open_context
+    from ..services.verify import GateRefused
 
     ctx = open_context()
-    state, record = runs.start_run(ctx, ctx.key(key), task_type, critic, base)
+    try:
+        state, record = runs.start_run(ctx, ctx.key(key), task_type, critic, base, stage)
+    except GateRefused as exc:
+        from ..views.verify import refusal
+
+        return refusal(exc)
     lines = [f"started {record.task_type} run {record.seq} of {record.task_key}"]
     lines += [f"  {kind}: {path}" for kind, path in record.paths.items()]
     return Output({"run": to_data(record), "commit": state.head}, "\n".join(lines))

@@ -9,7 +9,13 @@ from ..critic import parse_critic
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo
 from ..keys import TaskKey
-from ..phases import FINAL_VERIFICATION, RUN_END_STATUSES, next_phase_after, waits_for_approval
+from ..phases import (
+    FINAL_VERIFICATION,
+    RELEASE_HANDOFF,
+    RUN_END_STATUSES,
+    next_phase_after,
+    waits_for_approval,
+)
 from ..records.base import to_data
 from ..records.task import (
     Convergence,
@@ -83,14 +89,22 @@ def start_run(
     task_type: str,
     critic: str | None = None,
     base: str | None = None,
+    stage: int | None = None,
 ) -> tuple[TaskState, RunRecord]:
     """Allocate the next seq for ``task_type`` and record the run, atomically.
 
     ``critic`` (``PROVIDER[:MODEL]``) opts the run into a critic pass, kept as its
     ``convergence.critic``; ``base`` (default HEAD, when there is one) is the commit the run
     analyses, kept as ``baseCommit`` so a later run can tell whether the code moved (SPEC §9).
+
+    Phase routing (SPEC §14): ``implementation`` only from an approved plan (§4);
+    ``final-verification`` only when the gate of §6 is met for its scope (whole-task, or
+    ``stage``), refused with the gate's own texts (``verify.GateRefused``);
+    ``release-handoff`` only with an accepted whole-task verdict on the task's HEAD.
     """
     check_task_type(task_type)
+    if stage is not None and task_type != FINAL_VERIFICATION:
+        raise BadInput(f"--stage picks what a final-verification run verifies, not {task_type}")
     convergence = None
     if critic is not None:
         convergence = Convergence(Critic(**parse_critic(critic, task_type)))
@@ -100,6 +114,12 @@ def start_run(
         from .plans import ensure_approved  # SPEC §4: only from an approved plan
 
         ensure_approved(ctx, key)
+    elif task_type == FINAL_VERIFICATION:
+        from .verify import resolve_target
+
+        resolve_target(ctx, key, stage)
+    elif task_type == RELEASE_HANDOFF:
+        _require_accepted_head(ctx, key)
     who = ctx.repo.identity()
     records: dict[str, RunRecord] = {}
 
@@ -113,6 +133,35 @@ def start_run(
     record = records["run"]
     make_workspace(ctx, record.paths)
     return state, record
+
+
+def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
+    """Refuse unless an accepted whole-task verdict opens the gate for the task's HEAD (the
+    task worktree's branch), judged as the pre-push hook judges it."""
+    from ..gate import Gate
+    from . import worktrees
+
+    branch = worktrees.layout(ctx, key).task_branch
+    verify = okstra("run", "start", key, "--type", FINAL_VERIFICATION)
+    head = ctx.repo.read_ref(f"refs/heads/{branch}")
+    if head is None:
+        raise Refused(
+            f"{RELEASE_HANDOFF} of {key} needs an accepted whole-task verdict on the task's "
+            f"HEAD, and {key} has no task branch ({branch}) yet; implement and verify it first: "
+            f"{verify}",
+            hint=verify,
+        )
+    finding = Gate(ctx.repo).find(head, task=str(key))
+    if finding.opening is None:
+        found = "; ".join(
+            f"{r.verdict.verdict} {r.verdict.scope} verdict {r.why}" for r in finding.rejected
+        )
+        raise Refused(
+            f"{RELEASE_HANDOFF} of {key} needs an accepted whole-task verdict on the task's "
+            f"HEAD {head[:12]} ({branch}); found: {found or 'no verdict'}. Verify that HEAD "
+            f"first: {verify}",
+            hint=verify,
+        )
 
 
 def _base_commit(ctx: Context, base: str | None) -> str | None:
