@@ -78,3 +78,22 @@ def log(key: str) -> Output:
         {"events": [e.__dict__ for e in events]},
         "\n".join(f"{e.commit[:12]} {e.time} {e.summary}  ({e.author})" for e in events),
     )
+
+
+@command(
+    "task status",
+    "One overview: phase, plan and approval, every stage, the latest verdict, how the local "
+    "records stand against the remote's, and the exact next command.",
+    KEY,
+    about="Stages show their state, holder (host, user, run), lease, done commit and whether "
+    "it is merged into the task worktree. `next` is the one command for a person or an agent "
+    "to run now (in --json: next.command, next.who, next.why). Nothing is fetched: when a "
+    "fetch brought newer records, next is `git okstra sync REMOTE`.",
+)
+def status(key: str) -> Output:
+    from ..services.context import open_context
+    from ..services.status import task_status
+    from ..views.status import status as view
+
+    ctx = open_context()
+    return view(task_status(ctx, ctx.key(key)))

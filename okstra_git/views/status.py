@@ -1,0 +1,84 @@
+"""What ``task status`` prints: plain lines (no template engine on this often-called read)."""
+
+from __future__ import annotations
+
+from ..services.status import TaskStatus
+from . import Output
+
+
+def status(found: TaskStatus) -> Output:
+    return Output(found.to_data(), lambda: text(found))
+
+
+def text(found: TaskStatus) -> str:
+    data = found.to_data()
+    phase = data["phase"]
+    lines = [
+        f"task {data['taskKey']} — {phase['status']}; phase {phase['current']} "
+        f"({phase['state']}), next {phase['next'] or '-'}"
+    ]
+    run = phase["latestRun"]
+    if run:
+        lines.append(f"latest run: {run['taskType']} {run['seq']} ({run['status']})")
+    plan = data["plan"]
+    if plan is None:
+        lines.append("plan: none submitted")
+    else:
+        said = (
+            f"approved by {plan['approvedBy']} at {plan['approvedAt']} (method {plan['method']})"
+            if plan["approved"]
+            else "NOT approved: " + ", ".join(plan["reasons"])
+        )
+        lines.append(f"plan: plan-{plan['seq']} {plan['path']} ({plan['blob'][:12]}) — {said}")
+    if data["stages"]:
+        lines.append("stages:")
+    for stage in data["stages"]:
+        lines.append("  " + _stage(stage))
+    tw = data["taskWorktree"]
+    if tw["head"]:
+        lines.append(f"task worktree: {tw['path'] or '(not checked out)'} at {tw['head'][:12]}")
+    verdict = data["verdict"]
+    if verdict is None:
+        lines.append("verdict: none on the task's HEAD")
+    elif "error" in verdict:
+        lines.append(f"verdict: cannot be judged: {verdict['error']}")
+    else:
+        gate = (
+            "opens the gate"
+            if verdict["opensGate"]
+            else f"does not open the gate: {verdict['why']}"
+        )
+        lines.append(
+            f"verdict: {verdict['verdict']} ({verdict['scope']}) recorded on "
+            f"{verdict['recordedOn'][:12]} at {verdict['recordedAt']} — {gate}"
+        )
+    lags = data["remoteLag"]
+    for lag in lags:
+        lines.append(f"remote {lag['remote']}: {lag['ref']} {lag['state'].replace('-', ' ')}")
+    if not lags:
+        lines.append("remotes: in step with what was last fetched")
+    step = data["next"]
+    lines.append(f"next ({step['who']}): {step['command'] or 'nothing — ' + step['why']}")
+    if step["command"]:
+        lines.append(f"  why: {step['why']}")
+    lines += [f"  also: {cmd}" for cmd in step["also"]]
+    return "\n".join(lines)
+
+
+def _stage(stage: dict) -> str:
+    head = f"{stage['stage']:>3} {stage['state']:<8} {stage['title']}"
+    holder = stage["holder"]
+    if stage["state"] == "blocked":
+        return f"{head} — {stage['why']}"
+    if holder is None:
+        return head
+    who = f"{holder['runId']} by {holder['user']} on {holder['host']}"
+    if holder["mine"]:
+        who += " (this host)"
+    parts = [who]
+    if stage["state"] in ("started", "expired") and stage["leaseExpiresAt"]:
+        parts.append(f"lease until {stage['leaseExpiresAt']}")
+    if stage["doneCommit"]:
+        merged = {True: "merged", False: "NOT merged", None: "commit not here (sync)"}
+        parts.append(f"done {stage['doneCommit'][:12]}, {merged[stage['merged']]}")
+    return f"{head} — " + "; ".join(parts)
