@@ -323,3 +323,57 @@ def test_two_clones_claiming_at_once_never_share_a_stage(two_machines):
         record = json.loads(git(remote, "show", f"{CLAIMS}stage-{stage}:claim.json"))
         assert record["user"].startswith(name) and record["status"] == "started"
     print(f"{reselected} of {ROUNDS} rounds had a claim lose on the remote and choose again")
+
+
+def test_the_push_command_line_does_not_grow_with_the_number_of_refs(tmp_path: Path):
+    """500 tasks published by one sync: git is run with the same few arguments as for one."""
+    a, remote = pair(tmp_path, "a")
+    lines = []
+    for n in range(500):
+        data = json.dumps(
+            {
+                "schemaVersion": 1,
+                "taskKey": f"p:g{n % 10}:t{n}",
+                "projectId": "p",
+                "taskGroup": f"g{n % 10}",
+                "taskId": f"t{n}",
+                "taskType": "error-analysis",
+                "workCategory": "feature",
+                "currentStatus": "active",
+                "createdAt": "x",
+                "updatedAt": "x",
+                "workflow": {
+                    "currentPhase": "error-analysis",
+                    "currentPhaseState": "pending",
+                    "phaseStates": {},
+                    "awaitingApproval": False,
+                    "routingStatus": "ready",
+                },
+            }
+        )
+        lines += [
+            f"commit refs/okstra/tasks/g{n % 10}/t{n}",
+            "committer T <t@x> 1700000000 +0000",
+            "data 8",
+            "task new",
+            "M 100644 inline task.json",
+            f"data {len(data.encode())}",
+            data,
+            "",
+        ]
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=a, input="\n".join(lines) + "\n",
+                   text=True, check=True)  # fmt: skip
+    log = tmp_path / "argv.log"
+    shim = tmp_path / "bin" / "git"
+    shim.parent.mkdir()
+    real = subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()
+    shim.write_text(f'#!/bin/sh\necho "$#" "$@" >> {log}\nexec {real} "$@"\n')
+    shim.chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run([sys.executable, "-m", "okstra_git", "sync", "--json"], cwd=a, env=env,
+                          text=True, capture_output=True)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["pushed"]) == 500
+    assert len(refs(remote, "refs/okstra/tasks/")) == 500
+    pushes = [line for line in log.read_text().splitlines() if " push " in f" {line} "]
+    assert pushes and all(int(line.split()[0]) <= 8 for line in pushes), pushes
