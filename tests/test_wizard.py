@@ -451,15 +451,16 @@ def test_sigkill_at_random_moments_always_leaves_a_readable_state(tmp_path: Path
 
 def test_the_cli_drives_the_wizard_to_a_run_start_that_records_the_critic(repo: Path):
     from conftest import git, okstra
+    from verify_world import KEY, merged_world
 
-    assert okstra(repo, "task", "new", "p:g:i", "--type", "final-verification").returncode == 0
+    merged_world(repo)  # a final-verification run starts only past the gate
     state = ["--state-file", str(repo.parent / "wizard.json")]
 
     def step(*args: str) -> tuple[int, dict]:
         proc = okstra(repo, "wizard", *args, *state, "--json")
         return proc.returncode, json.loads(proc.stdout)
 
-    code, out = step("start", "--task-type", "final-verification", "--key", "p:g:i")
+    code, out = step("start", "--task-type", "final-verification", "--key", KEY)
     assert (code, out["ok"], out["prompt"]["step"]) == (0, True, "setup_mode")
     for answer in ("customize", FULL_ROSTER):
         assert step("step", "--answer", answer)[0] == 0
@@ -480,7 +481,9 @@ def test_the_cli_drives_the_wizard_to_a_run_start_that_records_the_critic(repo: 
     assert argv[:2] == ["git", "okstra"]
     started = okstra(repo, *argv[2:], "--json")
     assert started.returncode == 0, started.stderr
-    record = json.loads(git(repo, "show", "refs/okstra/tasks/g/i:runs/final-verification/001.json"))
+    record = json.loads(
+        git(repo, "show", "refs/okstra/tasks/grp/feat:runs/final-verification/001.json")
+    )
     assert record["convergence"]["critic"] == {
         "enabled": True,
         "provider": "codex",
