@@ -10,9 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import git, okstra
+from conftest import git, make_repo, okstra
 from hooks_world import pair, remote_ref
 from test_sync import KEY, TASK_REF, new_task, refs, sync_json
+from test_verify_e2e import Task
 
 from okstra_git.records.incoming import claim_data_problems, task_data_problems
 
@@ -239,3 +240,22 @@ def test_task_checks_name_the_field(changes: dict, problem: str):
     assert task_data_problems(data, TASK_REF) == []
     found = task_data_problems({**data, **changes}, TASK_REF)
     assert any(problem in p for p in found), found
+
+
+def test_prune_leaves_alone_a_worktree_a_claim_names_that_is_not_this_clones(tmp_path: Path):
+    """A done claim whose worktree path names the task worktree (or any folder that is not the
+    stage's own here) never makes prune remove it."""
+    repo = make_repo(tmp_path / "repo")
+    task = Task(repo)
+    task.implement(1)
+    assert task.task_wt is not None
+    ref = "refs/okstra/claims/grp/feat/stage-1"
+    claim = json.loads(git(repo, "show", f"{ref}:claim.json"))
+    claim["worktreePath"] = str(task.task_wt)  # the task worktree: clean, merged, registered
+    forge(repo, ref, {"claim.json": json.dumps(claim).encode()}, parent=git(repo, "rev-parse", ref))
+    proc = okstra(repo, "worktree", "prune", "proj:grp:feat", "--force", "--json")
+    assert proc.returncode == 0, proc.stderr
+    skipped = json.loads(proc.stdout)["skipped"]
+    assert any("which is not this clone's" in line for line in skipped), skipped
+    assert (task.task_wt / ".git").is_file()
+    assert git(task.task_wt, "rev-parse", "HEAD")

@@ -423,6 +423,16 @@ def _check_stage(
     number, path, branch = claim.stage, Path(claim.worktree_path), claim.branch
     found = worktree_at(ctx.repo, path)
     head = ctx.repo.read_ref(f"refs/heads/{branch}")
+    own = layout(ctx, key).stage_path(number)
+    if not _same(path, own) and not (found is not None and _on_branch(ctx, found.path, branch)):
+        # A claim recorded elsewhere (another clone, a forged record): its folder is not ours
+        # to remove, whatever it names.
+        if found is None and head is None:
+            return None
+        return (
+            f"stage {number}'s claim names the worktree {path}, which is not this clone's (not "
+            f"{own}, nor a worktree of this repository on {branch}), so it was left alone"
+        )
     if found is None and head is None:
         remove_worktree(ctx.repo, path)  # finishes a teardown killed after the branch went
         return None
@@ -459,6 +469,12 @@ def _check_stage(
     problems += [f"stage {number}: {line}" for line in lines]
     report = _report_inside(claim.report_path, path) if present else None
     return _Teardown(number, path, branch, head, keep, report)
+
+
+def _on_branch(ctx: Context, path: Path, branch: str) -> bool:
+    """Whether the worktree at ``path`` has ``branch`` checked out."""
+    where = ctx.repo.worktree_for_branch(branch)
+    return where is not None and _same(where, path)
 
 
 def _same(a: Path, b: Path) -> bool:
