@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
+    from .gitlayer import GitRepo
     from .notesview import NotesView
     from .plumbing import ObjectReader
     from .records.verdict import Verdict
@@ -433,13 +434,16 @@ class Gate:
 
     def __init__(
         self,
-        objects: ObjectReader,
+        objects: ObjectReader | GitRepo,
         config: GateConfig | None = None,
         extra_notes: Mapping[str, str] | None = None,
         side: str = "client",
     ) -> None:
         self.objects = objects
-        """The repository here, read through ``git cat-file --batch``."""
+        """The repository the verdict notes are read from: git's plumbing (``git cat-file
+        --batch``: the hooks and ``ci check``, which must not load pygit2), or a ``GitRepo``
+        for a command that has it loaded already (``task status``, ``run start``), which then
+        judges with :meth:`find` alone (:meth:`peel` needs the plumbing)."""
         self.config = config or GateConfig.load()
         self._extra_notes = extra_notes
         self._notes: NotesView | None = None

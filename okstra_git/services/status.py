@@ -133,7 +133,7 @@ def task_status(ctx: Context, key: TaskKey) -> TaskStatus:
     if state.task.latest_plan is not None:
         status.plan, approval_reasons = _plan(ctx, key)
         status.stages = _stages(ctx, state, status.task_head)
-    status.verdict = _verdict(repo, key, status.task_head)
+    status.verdict = _verdict(ctx, key, status.task_head)
     status.next = next_step(_situation(repo, status, approval_reasons))
     return status
 
@@ -208,15 +208,15 @@ def _merge_ref(repo: GitRepo, claim: Claim | None, done: str | None) -> str:
     return done
 
 
-def _verdict(repo: GitRepo, key: TaskKey, head: str | None) -> dict[str, Any] | None:
+def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | None:
     """The newest verdict on the task's HEAD (or a commit with its tree) and whether it opens
     the gate there, as the pre-push hook would judge it."""
     if head is None:
         return None
-    from ..gate import Gate
+    from .verify import judge_head
 
     try:
-        finding = Gate(repo).find(head, task=str(key))
+        finding = judge_head(ctx, key, head)
     except BadInput as exc:  # the gate's config fails closed: say so, do not guess
         return {"head": head, "error": str(exc), "opensGate": False}
     seen = [(finding.opening, None)] if finding.opening else []
