@@ -64,6 +64,12 @@ def _branches(short: bool):
     return bench_branches.measure(*((3, 1) if short else (250, 9)))
 
 
+def _team(short: bool):
+    import bench_team
+
+    return bench_team.measure(short)
+
+
 BENCHES = {
     "push": _push,
     "cli": _cli,
@@ -72,6 +78,7 @@ BENCHES = {
     "claims": _claims,
     "sync": _sync,
     "branches": _branches,
+    "team": _team,
 }
 
 

@@ -28,6 +28,9 @@ GOALS = (
     "stage claim --no-worktree (whole process)",
     "sync, first push of 50 task refs",
     "steady sync, 15 task+stage branches",
+    "sync, fresh clone of 50 task refs",
+    "sync, all in step at 50 refs",
+    "task status --json, 200 tasks",
 )
 
 
