@@ -162,7 +162,7 @@ def status_rows(root: Path, count: int, rounds: int) -> tuple[list[Row], str]:
     )
     rows = [
         absolute_row(
-            f"task status --json among {count} tasks (whole process)",
+            f"task status --json, {count} tasks",
             found["status"],
             150,
             found["show"],
