@@ -66,7 +66,6 @@ from ..shell import okstra as shell_okstra
 from ..stagemap import Stage
 from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
-from . import sync
 from . import worktrees as wt
 from .branches import merge_command, merge_ref
 from .context import Context
@@ -361,7 +360,9 @@ def _missing_commit(
             f"{shell_okstra('sync', remote)}; then claim again",
             hint=shell_okstra("sync", remote),
         )
-    where = sync.remote_or_placeholder(ctx.repo)
+    from .sync import remote_or_placeholder  # sync is loaded only when a claim needs it
+
+    where = remote_or_placeholder(ctx.repo)
     return Refused(
         f"{what} is not in this clone: commit {dep.head_commit[:12]} of stage {dep.stage} is "
         f"missing here; fetch it with: {shell_okstra('sync', where)}, then claim again",
