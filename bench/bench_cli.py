@@ -21,36 +21,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _proc import PYGIT2, Row, absolute_row, interleaved, okstra, ratio_row, run, table
+from bench_push import record_verdict
 from bench_verify import KEY, world
 
 LIMIT = 1.3
 """Every read command: at most this many times ``python -c 'import pygit2'``."""
-
-
-def add_verdict(repo: Path, worktree: Path, env: dict) -> str:
-    from okstra_git.gitlayer import GitRepo
-    from okstra_git.records.verdict import Verdict, append_verdict
-
-    grepo = GitRepo.open(repo)
-    head = GitRepo.open(worktree).resolve_commit("HEAD")
-    append_verdict(
-        grepo,
-        Verdict(
-            task_key=KEY,
-            scope="whole-task",
-            stages=[1],
-            base=head,
-            head=head,
-            head_tree=str(grepo.repo[head].tree_id),
-            verdict="accepted",
-            blocker_count=0,
-            report_digest="sha256:" + "0" * 64,
-            routing="release-handoff",
-            recorded_at="2026-06-06T12:00:00+00:00",
-            recorded_by="Bench <bench@example.invalid>",
-        ),
-    )
-    return head
 
 
 def commands(head: str) -> dict[str, list[str]]:
@@ -83,7 +58,7 @@ def commands(head: str) -> dict[str, list[str]]:
 def measure(rounds: int, short: bool) -> tuple[list[Row], str]:
     with tempfile.TemporaryDirectory(prefix="okstra-bench-cli-") as tmp:
         repo, worktree, _heads, env = world(Path(tmp), 100 if short else 2_000, 4)
-        head = add_verdict(repo, worktree, env)
+        head = record_verdict(repo, KEY, worktree)
         exe = okstra()
         reads = commands(head)
         timers = {

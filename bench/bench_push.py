@@ -35,13 +35,17 @@ HEAVY = ("pygit2", "jsonschema", "jinja2")
 CASES = ("unprotected branch", "protected + verdict", "20 protected refs")
 
 
-def record_verdict(repo: Path) -> str:
+def record_verdict(repo: Path, key: str = "bench:grp:feat", checkout: Path | None = None) -> str:
+    """Note an accepted whole-task verdict for ``key`` on the HEAD of ``checkout`` (default: the
+    repository's own); returns that commit."""
     grepo = GitRepo.open(repo)
-    head = grepo.resolve_commit("HEAD")
+    head = (
+        GitRepo.open(checkout).resolve_commit("HEAD") if checkout else grepo.resolve_commit("HEAD")
+    )
     append_verdict(
         grepo,
         Verdict(
-            task_key="bench:grp:feat",
+            task_key=key,
             scope="whole-task",
             stages=[1],
             base=head,
