@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import BadInput, Refused
-from .stagemap import Stage
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from .records.claim import Claim
+    from .stagemap import Stage
 
 RUN_STEP_BUDGET = 8
 """Most summed effective steps one implementation run takes on (seed 000: the run budget)."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .clarify import parse_clarification_items
 from .errors import BadInput
 from .stagemap import Finding, StageMap, parse_plan, validate
 from .userfiles import decode_text, read_capped
@@ -83,6 +82,8 @@ class Validation:
 
 
 def validate_text(text: str, path: str) -> Validation:
+    from .clarify import parse_clarification_items  # not for reading a stored snapshot
+
     stage_map = parse_plan(text, path)
     unreadable = [
         Finding("§5", (), row.line, row.reason) for row in parse_clarification_items(text).malformed

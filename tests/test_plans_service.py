@@ -11,7 +11,7 @@ from plans import BLOCKED_PLAN, BLOCKED_PLAN_CHECKED, DIAMOND_PLAN, LINEAR_PLAN
 
 from okstra_git.errors import OkstraError, Refused
 from okstra_git.records.approval import APPROVALS_REF, read_approvals
-from okstra_git.services import plans
+from okstra_git.services import plans, snapshots
 from okstra_git.services.context import open_context
 from okstra_git.shell import okstra as okstra_command
 
@@ -167,7 +167,7 @@ def test_method_a_records_a_hand_approval_once(repo: Path) -> None:
     assert plans.ensure_approved(ctx, key) == approved
     assert stored(repo) == before
     assert "Approved at" not in file.read_text()
-    assert plans.load_stage_map(ctx, key).numbers == [1, 2, 3]
+    assert snapshots.load_stage_map(ctx, key).numbers == [1, 2, 3]
     # plan approve on the hand-approved plan is a no-op too.
     again = json.loads(okstra(repo, "plan", "approve", KEY, "--json").stdout)
     assert again["alreadyApproved"] and again["approval"]["method"] == "A"

@@ -27,7 +27,7 @@ from team_world import (
 
 from okstra_git.errors import Refused
 from okstra_git.records.approval import APPROVALS_REF
-from okstra_git.services import plans, sync, tasks, worktrees
+from okstra_git.services import layout, plans, sync, tasks
 from okstra_git.services.context import open_context
 
 
@@ -57,7 +57,7 @@ def test_two_clones_of_one_project_on_one_machine_never_share_a_worktree_folder(
     approve_here(a, TWO_FREE)
     assert okstra(a, "sync", "origin").returncode == 0
     assert okstra(b, "sync", "origin").returncode == 0
-    roots = [worktrees.default_root(open_context(c)) for c in (a, b)]
+    roots = [layout.default_root(open_context(c)) for c in (a, b)]
     assert roots[0] != roots[1]
     for clone in (a, b):
         proc = okstra(clone, "stage", "claim", KEY, "--stage", "1")

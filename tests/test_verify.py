@@ -14,7 +14,7 @@ from conftest import git, okstra
 from verify_world import KEY, World, make_world
 
 from okstra_git.errors import BadInput
-from okstra_git.services import verify, worktrees
+from okstra_git.services import layout, verify
 from okstra_git.shell import command
 from okstra_git.shell import okstra as okstra_command
 
@@ -216,7 +216,7 @@ def test_task_worktree_missing(world: World):
     world.do_stage(1)
     git(world.repo, "worktree", "remove", "--force", str(world.task_wt))
     lines = refusals(world)
-    default = worktrees.default_root(world.ctx) / "proj" / "grp" / "feat" / "task"
+    default = layout.default_root(world.ctx) / "proj" / "grp" / "feat" / "task"
     assert lines[0].startswith(f"final-verification(whole-task): task worktree {default} does")
     assert "--worktree PATH" in lines[0]
     assert lines[1:] == [not_done(2)]

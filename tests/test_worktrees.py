@@ -11,7 +11,7 @@ from conftest import git, make_repo, okstra
 from test_claims import KEY, approved_task, commit_in, stored
 
 from okstra_git.errors import Refused
-from okstra_git.services import claims, worktrees
+from okstra_git.services import claims, layout, worktrees
 from okstra_git.services.context import open_context
 
 
@@ -133,21 +133,21 @@ def test_prune_refuses_a_branch_checked_out_elsewhere(repo: Path) -> None:
 
 def test_default_root_is_under_home_one_folder_per_clone(repo: Path, tmp_path: Path) -> None:
     ctx = open_context(repo)
-    lay = worktrees.layout(ctx, ctx.key("Proj X:Grp:Some Id"))
-    root = worktrees.default_root(ctx)
+    lay = layout.layout(ctx, ctx.key("Proj X:Grp:Some Id"))
+    root = layout.default_root(ctx)
     assert root.parent == Path.home() / ".okstra" / "worktrees"
     assert root.name.startswith("repo-") and len(root.name) == len("repo-") + 8
     assert lay.folder == root / "proj-x" / "grp" / "some-id"
     # Another clone of the same project (same folder name, too) gets another root.
     other = make_repo(tmp_path / "elsewhere" / "repo")
-    assert worktrees.default_root(open_context(other)) not in (root, *root.parents)
+    assert layout.default_root(open_context(other)) not in (root, *root.parents)
     # Linked worktrees of one clone share its root.
     git(repo, "worktree", "add", "-q", str(tmp_path / "linked"))
-    assert worktrees.default_root(open_context(tmp_path / "linked")) == root
+    assert layout.default_root(open_context(tmp_path / "linked")) == root
     assert lay.stage_name(3) == "okstra-grp-some-id-stage-3"
     assert lay.stage_branch(3) == "okstra/grp/some-id/stage-3"
     git(repo, "config", "okstra.worktreeRoot", "../trees")
-    assert worktrees.layout(ctx, ctx.key("p:g:i")).folder == repo.parent / "trees" / "p" / "g" / "i"
+    assert layout.layout(ctx, ctx.key("p:g:i")).folder == repo.parent / "trees" / "p" / "g" / "i"
 
 
 def test_tasks_whose_names_join_alike_get_their_own_worktrees(repo: Path) -> None:

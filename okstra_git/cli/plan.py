@@ -58,13 +58,14 @@ def submit(key: str, file: str) -> Output:
     from ..records.base import to_data
     from ..services import plans
     from ..services.context import open_context
+    from ..services.snapshots import snapshot_path
     from ..shell import okstra
 
     ctx = open_context()
     done = plans.submit_plan(ctx, ctx.key(key), file)
     plan = done.plan
     task_key = done.state.task.task_key
-    snapshot = plans.snapshot_path(plan.seq)
+    snapshot = snapshot_path(plan.seq)
     text = (
         f"submitted {plan.path} as {snapshot} of {task_key} (blob {plan.blob[:12]})"
         if done.created

@@ -25,11 +25,11 @@ group(
 )
 def ready(key: str, take_over_expired: bool) -> Output:
     from ..batch import RUN_STEP_BUDGET
-    from ..services import claims
+    from ..services import claimview
     from ..services.context import open_context
 
     ctx = open_context()
-    found = claims.readiness(ctx, ctx.key(key), take_over_expired)
+    found = claimview.readiness(ctx, ctx.key(key), take_over_expired)
     sel = found.selection
     lines = [
         f"ready: {', '.join(map(str, sel.ready)) or 'none'}",
@@ -215,13 +215,13 @@ def release(key: str, stage: int, reason: str, run: str | None, force: bool) -> 
 
 @command("stage list", "The consumers view: stage, status, run, head, lease, report.", KEY)
 def list_(key: str) -> Output:
-    from ..services import claims
+    from ..services import claimview
     from ..services.context import open_context
     from ..views.task import lag_notice
 
     ctx = open_context()
     task_key = ctx.key(key)
-    rows = claims.list_claims(ctx, task_key)
+    rows = claimview.list_claims(ctx, task_key)
     lags, err = lag_notice(ctx, task_key, f"the claims of {task_key}")
     header = f"{'stage':>5}  {'status':<8}  {'run':<18}  {'head':<12}  {'lease':<25}  report"
     lines = [header]

@@ -118,83 +118,6 @@ class Task:
     """The task worktree HEAD when the first stage was claimed (SPEC §5)."""
 
 
-@dataclass
-class Critic:
-    """A run's critic pass opt-in (SPEC §10), chosen at set-up (``run start --critic``)."""
-
-    enabled: bool
-    """Whether the run has a critic pass."""
-    provider: str | None = None
-    """Whose worker plays the critic: ``claude``, ``codex`` or ``gemini``."""
-    model: str | None = None
-    """The critic's model, or ``default`` for the phase's default."""
-    mode: str | None = None
-    """``coverage`` (finding phases) or ``acceptance-devils-advocate`` (final-verification)."""
-
-
-@dataclass
-class Convergence:
-    """How the run's findings converge; for now only the critic opt-in."""
-
-    critic: Critic
-    """The critic pass chosen for the run."""
-
-
-@dataclass
-class IncrementalDecision:
-    """``incremental scope`` for this run (SPEC §9): which stages it re-verifies and which
-    prior results it carries forward, and from which run."""
-
-    mode: str
-    """``incremental`` or ``full``."""
-    reverify_stages: list[int]
-    """Stages this run analyses again (the downstream closure of the impacted ones)."""
-    carry_stages: list[int]
-    """Stages whose prior plan-item verdicts are carried forward unchanged."""
-    reason: str
-    """Why: the base changed, nothing impacted, the closure's share of the map, …"""
-    impacted: list[int]
-    """The impacted stage numbers the decision was asked with."""
-    prev_seq: str | None = None
-    """The earlier run of the same type whose data the decision compared with."""
-    prev_base_sha: str | None = None
-    """That run's base commit."""
-    cur_base_sha: str | None = None
-    """This run's base commit."""
-
-
-@dataclass
-class RunRecord:
-    """``runs/<type>/<seq>.json`` in the task tree: one run of one phase."""
-
-    task_key: str
-    """The owning task."""
-    task_type: str
-    """The phase this run executes."""
-    seq: str
-    """3-digit sequence within the task type."""
-    status: str
-    """``running``, ``completed``, ``error`` or ``timeout``."""
-    started_at: str
-    """ISO 8601, UTC."""
-    started_by: str
-    """``Name <email>`` from git config."""
-    paths: dict[str, str]
-    """The run's `.okstra/` workspace paths, by kind (manifest, report, status, …)."""
-    schema_version: int = SCHEMA_VERSION
-    """Record format version."""
-    finished_at: str | None = None
-    """ISO 8601, UTC, once finished."""
-    report_path: str | None = None
-    """The final report, once finished."""
-    base_commit: str | None = None
-    """The commit the run analysed: its base ref resolved at ``run start``."""
-    convergence: Convergence | None = None
-    """The run's critic opt-in, when it has one."""
-    incremental_decision: IncrementalDecision | None = None
-    """The re-verification scope ``incremental scope KEY`` decided for this run."""
-
-
 @dataclass(frozen=True)
 class TaskState:
     """A task as read from its ref: the manifest and the commit it came from."""
@@ -306,18 +229,3 @@ def event_commit(
     base = repo.tree_of(head) if head else None
     tree = repo.tree_with(base, {**files, MANIFEST_PATH: dumps_pretty(data)})
     return repo.commit(tree, [head] if head else [], f"{event}\n\nOkstra-Task: {key}\n")
-
-
-def run_record_data(record: RunRecord, where: str) -> bytes:
-    data = to_data(record)
-    check_own(data, "run", where)
-    return dumps_pretty(data)
-
-
-def load_run(repo: GitRepo, state: TaskState, task_type: str, seq: str) -> RunRecord | None:
-    path = f"runs/{task_type}/{seq}.json"
-    raw = repo.read_path(state.head, path)
-    if raw is None:
-        return None
-    where = f"{task_ref(state.key)}:{path}"
-    return from_data(RunRecord, loads(raw, where), where)

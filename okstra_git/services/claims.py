@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -48,7 +48,6 @@ from ..gitlayer import (
 from ..keys import TaskKey
 from ..planfile import read_plan_file
 from ..records.approval import APPROVALS_REF
-from ..records.base import to_data
 from ..records.claim import (
     CLAIM_PATH,
     CLAIMS_PREFIX,
@@ -60,7 +59,8 @@ from ..records.claim import (
     load_claim,
     load_claims,
 )
-from ..records.task import event_commit, load_run, now_iso, require_task, task_ref
+from ..records.run import load_run
+from ..records.task import event_commit, now_iso, require_task, task_ref
 from ..shell import command
 from ..shell import okstra as shell_okstra
 from ..stagemap import Stage
@@ -68,16 +68,19 @@ from ..userfiles import read_json_object, workspace_relative
 from ..workspace import run_paths
 from . import worktrees as wt
 from .branches import merge_command, merge_ref
+from .claimview import select
 from .context import Context
-from .plans import approve_in_claim, check_approved, load_stage_map
+from .layout import Layout, layout, task_worktree_path
+from .plans import approve_in_claim, check_approved
 from .runs import finish_run, make_workspace, next_seq, open_run
+from .snapshots import load_stage_map
 
 RUN_TYPE = "implementation"
 MAX_CARRY_BYTES = 64 * 1024
 """A stage carry sidecar is a small summary handed to the next stage; larger is refused."""
 
 
-def _ours(ctx: Context, lay: wt.Layout, claim: Claim) -> bool:
+def _ours(ctx: Context, lay: Layout, claim: Claim) -> bool:
     """Whether ``claim`` belongs to this clone: its worktree is one this repository registered,
     or (gone, or never made) it was taken on this host at this clone's own folder for the
     stage — clones never share a worktree folder. Only such a claim is offered for resuming or
@@ -89,17 +92,6 @@ def _ours(ctx: Context, lay: wt.Layout, claim: Claim) -> bool:
     if claim.host != socket.gethostname():
         return False
     return path is None or path == lay.stage_path(claim.stage)
-
-
-def _select(
-    stages: Sequence[Stage],
-    claims: dict[int, ClaimState],
-    now: datetime,
-    stage: int | None = None,
-    take_over_expired: bool = False,
-) -> batching.Selection:
-    holders = {n: batching.claim_holder(s.claim, now) for n, s in claims.items()}
-    return batching.select(stages, holders, stage=stage, take_over_expired=take_over_expired)
 
 
 def _iso(moment: datetime) -> str:
@@ -226,38 +218,12 @@ class ClaimResult:
 
 
 # ---------------------------------------------------------------------------------------------
-# Ready set
-
-
-@dataclass(frozen=True)
-class Readiness:
-    """What ``stage ready`` shows: the selection and the plan it came from."""
-
-    selection: batching.Selection
-    """Ready set, batch and reasons for the rest."""
-    plan_path: str
-    """The approved plan."""
-    stages: dict[int, Stage]
-    """The Stage Map by number."""
-
-
-def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Readiness:
-    """The ready set and the batch a claim would take now, without claiming or writing
-    anything (a plan ticked by hand is judged as the claim will, but not recorded)."""
-    plan = check_approved(ctx, key)
-    now = datetime.now(UTC)
-    claims = load_claims(ctx.repo, key)
-    selection = _select(plan.stage_map.stages, claims, now, take_over_expired=take_over_expired)
-    return Readiness(selection, plan.path, {s.number: s for s in plan.stage_map.stages})
-
-
-# ---------------------------------------------------------------------------------------------
 # Claiming
 
 
 def _nothing_ready(
     ctx: Context,
-    lay: wt.Layout,
+    lay: Layout,
     stages: dict[int, Stage],
     selection: batching.Selection,
     claims: dict[int, ClaimState],
@@ -314,7 +280,7 @@ def _base(
     claims: dict[int, ClaimState],
     head: str,
     since: str | None,
-    lay: wt.Layout,
+    lay: Layout,
     task_path: Path | None,
     remote: str | None,
 ) -> tuple[str, int | None]:
@@ -335,7 +301,7 @@ def _base(
         return str(heads[dep]), dep
     # Every done head is here (checked above), so each has a ref on this machine to name.
     refs = [merge_ref(ctx.repo, lay.key, d, str(heads[d])) or str(heads[d]) for d in unmerged]
-    where = wt.task_worktree_path(ctx, lay) if task_path is None else task_path
+    where = task_worktree_path(ctx, lay) if task_path is None else task_path
     merge = merge_command(where, refs)
     raise Refused(
         f"stage {stage.number} of {lay.key} depends on stages "
@@ -400,10 +366,10 @@ def claim(
     """
     plan = check_approved(ctx, key)  # a first look; the transaction decides (and records)
     stages = {s.number: s for s in plan.stage_map.stages}
-    lay = wt.layout(ctx, key)
+    lay = layout(ctx, key)
     first = load_claims(ctx.repo, key)
     now = datetime.now(UTC)
-    preview = _select(plan.stage_map.stages, first, now, stage, take_over_expired)
+    preview = select(plan.stage_map.stages, first, now, stage, take_over_expired)
     if not preview.batch:
         raise _nothing_ready(ctx, lay, stages, preview, first)
     task_path = wt.ensure_task_worktree(ctx, lay) if worktrees else None
@@ -420,7 +386,7 @@ def claim(
         plan, state, gate_updates = approve_in_claim(ctx, read)
         stages = {s.number: s for s in plan.stage_map.stages}
         claims = load_claims(ctx.repo, key)
-        selection = _select(plan.stage_map.stages, claims, now, stage, take_over_expired)
+        selection = select(plan.stage_map.stages, claims, now, stage, take_over_expired)
         if not selection.batch:
             raise _nothing_ready(ctx, lay, stages, selection, claims)
         if worktrees:
@@ -520,7 +486,7 @@ def claim(
     return result
 
 
-def _provision(ctx: Context, lay: wt.Layout, place: Placement) -> tuple[Placement, bool, bool]:
+def _provision(ctx: Context, lay: Layout, place: Placement) -> tuple[Placement, bool, bool]:
     """Make (or reuse) the stage worktree and branch; says which of the two this call made.
     A reused worktree's uncommitted files go into the placement, so the directive names them."""
     path = Path(place.worktree_path)
@@ -533,7 +499,7 @@ def _provision(ctx: Context, lay: wt.Layout, place: Placement) -> tuple[Placemen
 
 
 def _provision_or_roll_back(
-    ctx: Context, key: TaskKey, lay: wt.Layout, landed: _Landed
+    ctx: Context, key: TaskKey, lay: Layout, landed: _Landed
 ) -> list[Placement]:
     made: list[tuple[Placement, bool, bool]] = []
     try:
@@ -580,7 +546,7 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
     if not mine:
         listing = shell_okstra("stage", "list", key)
         raise Refused(f"run {run_id} holds no started claim of {key}; see: {listing}", hint=listing)
-    lay = wt.layout(ctx, key)
+    lay = layout(ctx, key)
     theirs = [c for c in mine if c.worktree_path and not _ours(ctx, lay, c)]
     if theirs:
         c = theirs[0]
@@ -713,7 +679,7 @@ def done(
     carry_data = read_json_object(carry, "--carry", MAX_CARRY_BYTES)[1] if carry else None
     ref = claim_ref(key, stage)
     first = _require_claim(ctx, key, stage)
-    if first.claim.status != "released" and not _ours(ctx, wt.layout(ctx, key), first.claim):
+    if first.claim.status != "released" and not _ours(ctx, layout(ctx, key), first.claim):
         # Another clone's run holds it (a take-over after an expired lease, seen after a
         # fetch) or finished it: this clone's commits are not that run's to record.
         c = first.claim
@@ -793,7 +759,7 @@ def _after_done(
 def _merge_hint(ctx: Context, key: TaskKey, c: Claim) -> str | None:
     """The command merging a done stage into this clone's task worktree, if it has one and
     lacks the stage's done commit."""
-    task_path = wt.task_worktree_path(ctx, wt.layout(ctx, key))
+    task_path = task_worktree_path(ctx, layout(ctx, key))
     task_head = worktree_head(task_path, ctx.repo)
     if c.head_commit is None or task_head is None or ctx.repo.contains(task_head, c.head_commit):
         return None
@@ -819,7 +785,7 @@ def _check_done_again(ctx: Context, key: TaskKey, c: Claim, head: str | None) ->
     if now != c.head_commit:
         merge = None
         if c.branch:
-            task_path = wt.task_worktree_path(ctx, wt.layout(ctx, key))
+            task_path = task_worktree_path(ctx, layout(ctx, key))
             merge = command("git", "-C", task_path, "merge", c.branch)
         raise Refused(
             f"stage {c.stage} of {key} is already done at {c.head_commit[:12]} ({c.run_id}, "
@@ -985,38 +951,3 @@ def _only_run_here(ctx: Context, key: TaskKey) -> str | None:
         if s.claim.status == "started" and s.claim.host == here
     }
     return runs.pop() if len(runs) == 1 else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Listing
-
-
-@dataclass(frozen=True)
-class ClaimRow:
-    """One line of ``stage list``: the consumers view of a stage."""
-
-    claim: Claim
-    """The stored claim."""
-    state: str
-    """``started``, ``expired``, ``done`` or ``released``."""
-
-    def to_data(self) -> dict[str, Any]:
-        c = self.claim
-        return {
-            "stage": c.stage,
-            "status": self.state,
-            "runId": c.run_id,
-            "headCommit": c.head_commit,
-            "reportPath": c.report_path,
-            "leaseExpiresAt": c.lease_expires_at,
-            "claim": to_data(c),
-        }
-
-
-def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
-    require_task(ctx.repo, key)
-    now = datetime.now(UTC)
-    return [
-        ClaimRow(s.claim, batching.claim_holder(s.claim, now).state)
-        for _, s in sorted(load_claims(ctx.repo, key).items())
-    ]

@@ -32,17 +32,8 @@ from ..incremental import (
 )
 from ..keys import TaskKey
 from ..records.base import loads
-from ..records.task import (
-    IncrementalDecision,
-    RunRecord,
-    Task,
-    TaskState,
-    load_run,
-    require_task,
-    run_record_data,
-    task_ref,
-    write_event,
-)
+from ..records.run import IncrementalDecision, RunRecord, load_run, run_record_data
+from ..records.task import Task, TaskState, require_task, task_ref, write_event
 from ..shell import okstra
 from ..strict import parsed, run_seq
 from ..userfiles import write_atomic

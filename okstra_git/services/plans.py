@@ -29,7 +29,7 @@ from ..clarify import (
 from ..errors import BadInput, Conflict, Refused
 from ..gitlayer import OKSTRA_DIR, RefUpdate
 from ..keys import TaskKey
-from ..planfile import PlanFile, Validation, blob_id, decode_plan, read_plan_file, validate_text
+from ..planfile import PlanFile, Validation, blob_id, read_plan_file, validate_text
 from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
 from ..records.task import (
     PlanRef,
@@ -42,12 +42,12 @@ from ..records.task import (
     write_event,
 )
 from ..shell import command, okstra
-from ..stagemap import StageMap, parse_plan
+from ..stagemap import StageMap
 from ..strict import is_digits, one_line
 from ..userfiles import sweep_dead_temps, write_atomic
 from .context import Context
+from .snapshots import PLANS_DIR, no_plan_message, snapshot, snapshot_path
 
-PLANS_DIR = "plans"
 _LOCK_TIMEOUT = 60.0
 
 
@@ -84,11 +84,6 @@ def _require_workdir(ctx: Context) -> Path:
     if ctx.workdir is None:
         raise BadInput(f"{ctx.repo.git_dir} is a bare repository: plans live in a work tree")
     return ctx.workdir.resolve()
-
-
-def snapshot_path(seq: str) -> str:
-    """Where plan snapshot ``seq`` lives in the task tree."""
-    return f"{PLANS_DIR}/plan-{seq}.md"
 
 
 def _snapshot_seqs(ctx: Context, head: str) -> list[str]:
@@ -176,38 +171,6 @@ def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
     return Submitted(state, state.task.latest_plan, True, validation)
 
 
-def load_stage_map(ctx: Context, key: TaskKey) -> StageMap:
-    """The Stage Map of the task's plan snapshot in the task ref; no approval check."""
-    return stage_map_of(ctx, require_task(ctx.repo, key))
-
-
-def stage_map_of(ctx: Context, state: TaskState) -> StageMap:
-    """:func:`load_stage_map` for a task already read.
-
-    Parse problems are in ``parse_findings`` (a submitted plan validated when it was stored).
-    """
-    plan = state.task.latest_plan
-    if plan is None:
-        raise Refused(_no_plan_message(state.key))
-    return parse_plan(_snapshot(ctx, state, plan).text, plan.path)
-
-
-def _snapshot(ctx: Context, state: TaskState, plan: PlanRef) -> PlanFile:
-    path = snapshot_path(plan.seq)
-    raw = ctx.repo.read_path(state.head, path)
-    where = f"{task_ref(state.key)}:{path}"
-    if raw is None:
-        raise BadInput(f"{where} is missing although task.json names plan {plan.seq}")
-    return decode_plan(raw, where)
-
-
-def _no_plan_message(key: TaskKey) -> str:
-    return (
-        f"task {key} has no submitted plan; an implementation run starts only from an approved "
-        f"plan: {okstra('plan', 'submit', key, 'FILE')}, then {okstra('plan', 'approve', key)}"
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # Where the approval stands
 
@@ -257,7 +220,7 @@ def _assess(ctx: Context, state: TaskState) -> Assessment:
     key = state.key
     latest = state.task.latest_plan
     if latest is None:
-        return Assessment(state, None, None, "none", ["no-plan"], [_no_plan_message(key)])
+        return Assessment(state, None, None, "none", ["no-plan"], [no_plan_message(key)])
     local = ctx.workdir / latest.path if ctx.workdir is not None else None
     stale = None
     if local is not None and local.exists():
@@ -270,9 +233,9 @@ def _assess(ctx: Context, state: TaskState) -> Assessment:
                 f"okstra follows plan-{latest.seq} stored in the task, not this file (see it: "
                 f"{command('git', 'show', f'{task_ref(key)}:{snapshot_path(latest.seq)}')})"
             )
-            plan, source = _snapshot(ctx, state, latest), "snapshot"
+            plan, source = snapshot(ctx, state, latest), "snapshot"
     else:
-        plan, source = _snapshot(ctx, state, latest), "snapshot"
+        plan, source = snapshot(ctx, state, latest), "snapshot"
     found = _assess_content(ctx, state, plan, latest.path, source)
     if stale is None:
         return found
@@ -478,7 +441,7 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
         state = require_task(ctx.repo, key)
         if relpath is None:
             if state.task.latest_plan is None:
-                raise Refused(_no_plan_message(key))
+                raise Refused(no_plan_message(key))
             relpath = state.task.latest_plan.path
         path = workdir / relpath
         plan = replace(read_plan_file(path), path=relpath)

@@ -31,7 +31,7 @@ _REPORT_NAME = re.compile(r"final-report-(?P<type>[a-z-]+)-(?P<seq>[0-9]{3})\.(?
 def task_facts(ctx: Context, key: TaskKey, data: Any = None) -> TaskFacts:
     """The task's Stage Map, each stage's claim and, for report ``data``, the scope decision
     recorded on its run, as the consistency rules read them."""
-    from .plans import stage_map_of
+    from .snapshots import stage_map_of
 
     state = require_task(ctx.repo, key)
     numbers: tuple[int, ...] = ()
@@ -47,7 +47,7 @@ def task_facts(ctx: Context, key: TaskKey, data: Any = None) -> TaskFacts:
 def _run_decision(ctx: Context, state: TaskState, data: Any) -> dict[str, Any] | None:
     from ..keys import TASK_TYPES
     from ..records.base import to_data
-    from ..records.task import load_run
+    from ..records.run import load_run
 
     header = data.get("header") if isinstance(data, dict) else None
     task_type = header.get("taskType") if isinstance(header, dict) else None
@@ -184,7 +184,7 @@ def run_seq(ctx: Context, state: TaskState, task_type: str) -> str:
 
 
 def _plan_stage_map(ctx: Context, state: TaskState) -> list[dict[str, Any]]:
-    from .plans import stage_map_of
+    from .snapshots import stage_map_of
 
     stage_map = stage_map_of(ctx, state)
     rows = stage_map.to_data()

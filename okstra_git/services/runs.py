@@ -17,20 +17,8 @@ from ..phases import (
     waits_for_approval,
 )
 from ..records.base import to_data
-from ..records.task import (
-    Convergence,
-    Critic,
-    RunRecord,
-    RunRef,
-    Task,
-    TaskState,
-    load_run,
-    now_iso,
-    require_task,
-    run_record_data,
-    task_ref,
-    write_event,
-)
+from ..records.run import Convergence, Critic, RunRecord, load_run, run_record_data
+from ..records.task import RunRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from ..shell import okstra
 from ..strict import is_digits, parsed, run_seq
 from ..userfiles import read_json_object, workspace_relative
@@ -138,10 +126,10 @@ def start_run(
 def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
     """Refuse unless an accepted whole-task verdict opens the gate for the task's HEAD (the
     task worktree's branch), judged as the pre-push hook judges it."""
-    from . import worktrees
+    from .layout import layout
     from .verify import judge_head
 
-    branch = worktrees.layout(ctx, key).task_branch
+    branch = layout(ctx, key).task_branch
     verify = okstra("run", "start", key, "--type", FINAL_VERIFICATION)
     head = ctx.repo.read_ref(f"refs/heads/{branch}")
     if head is None:

@@ -11,7 +11,7 @@ from ..records.verdict import VERDICTS_REF
 from ..tracking import fetch_refspecs
 from ..userfiles import write_atomic
 from .context import Context
-from .worktrees import checked_root
+from .layout import checked_root
 
 NOTES_REFS = (APPROVALS_REF, VERDICTS_REF)
 WORKSPACE_EXCLUDE = "/.okstra/"

@@ -117,13 +117,13 @@ class TaskStatus:
 
 def task_status(ctx: Context, key: TaskKey) -> TaskStatus:
     """Read everything ``task status`` shows, and work out ``next``."""
-    from . import worktrees
+    from .layout import layout
 
     repo = ctx.repo
     state = require_task(repo, key)
     status = TaskStatus(state)
     status.lag = remoteview.task_lag(repo, key)
-    lay = worktrees.layout(ctx, key)
+    lay = layout(ctx, key)
     status.task_branch = lay.task_branch
     status.task_head = repo.read_ref(f"refs/heads/{lay.task_branch}")
     if status.task_head is not None:
@@ -159,7 +159,7 @@ def _plan(ctx: Context, key: TaskKey) -> tuple[dict[str, Any], tuple[str, ...]]:
 
 
 def _stages(ctx: Context, state: TaskState, task_head: str | None) -> list[StageStatus]:
-    from .plans import stage_map_of
+    from .snapshots import stage_map_of
 
     repo = ctx.repo
     try:

@@ -8,7 +8,6 @@ history walk from HEAD hiding the base, and one status of the worktree.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,6 @@ from ..records.verdict import (
     read_verdicts,
     verdict_notes_update,
 )
-from ..reports.files import read_data
 from ..shell import command, okstra
 from .context import Context
 
@@ -118,7 +116,7 @@ def resolve_target(
     ctx: Context, key: TaskKey, stage: int | None, worktree: str | None = None
 ) -> Target:
     """The verification target, or :class:`GateRefused` naming every offence at once."""
-    from .plans import stage_map_of
+    from .snapshots import stage_map_of
 
     state = require_task(ctx.repo, key)
     numbers = stage_map_of(ctx, state).numbers
@@ -157,12 +155,10 @@ def _whole_task(
     all_done: bool,
     override: Path | None,
 ) -> Target:
-    from . import worktrees
-    from .branches import merge_command, merge_ref
-    from .sync import remote_or_placeholder
+    from .layout import layout, task_worktree_path
 
     key = state.key
-    worktree = override or worktrees.task_worktree_path(ctx, worktrees.layout(ctx, key))
+    worktree = override or task_worktree_path(ctx, layout(ctx, key))
     head = worktree_head(worktree, ctx.repo)
     base = state.task.implementation_base_commit
     lines = []
@@ -173,6 +169,8 @@ def _whole_task(
     # A done commit never fetched here can be neither merged nor asked about: say how to get it.
     absent = {n: sha for n, sha in done.items() if not ctx.repo.has_object(sha)}
     if absent:
+        from .sync import remote_or_placeholder  # only to name the fetch: sync is heavy
+
         hint = okstra("sync", remote_or_placeholder(ctx.repo))
         lines += [rules.not_here(n, sha, hint) for n, sha in sorted(absent.items())]
     unmerged: set[str] = set()
@@ -184,6 +182,8 @@ def _whole_task(
     lines += rules.whole_task_refusals(numbers, done, unmerged, dirty)
     if lines:
         if unmerged and hint is None:
+            from .branches import merge_command, merge_ref
+
             merge = [
                 merge_ref(ctx.repo, key, n, sha)
                 for n, sha in sorted(done.items())
@@ -331,6 +331,10 @@ def record_verdict(
     sign: bool = False,
 ) -> Recorded:
     """Re-run the gate now, check the report against the verdict, and record it (SPEC §6)."""
+    import hashlib
+
+    from ..reports.files import read_data
+
     if verdict not in rules.VERDICTS:
         raise BadInput(f"--verdict {verdict!r}: one of {', '.join(rules.VERDICTS)}")
     raw, data = read_data(report)

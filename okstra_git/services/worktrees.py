@@ -16,7 +16,6 @@ worktree with uncommitted changes or a branch with commits the task worktree HEA
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,96 +35,13 @@ from ..gitlayer import (
     worktree_at,
     worktree_head,
 )
-from ..keys import TaskKey, slug
+from ..keys import TaskKey
 from ..records.claim import ClaimState, load_claims
 from ..shell import command
 from ..shell import okstra as shell_okstra
-from ..strict import unknown_home
 from ..userfiles import write_atomic
 from .context import Context
-
-ROOT_CONFIG = "okstra.worktreeRoot"
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where one task's worktrees and branches are."""
-
-    key: TaskKey
-    """The task."""
-    folder: Path
-    """``<root>/<project>/<group>/<id>``: every worktree of the task is inside it."""
-
-    @property
-    def _names(self) -> str:
-        return f"{self.key.group_slug}-{self.key.id_slug}"
-
-    @property
-    def task_path(self) -> Path:
-        return self.folder / "task"
-
-    @property
-    def task_branch(self) -> str:
-        return f"okstra/{self.key.ref_suffix}/task"
-
-    @property
-    def task_name(self) -> str:
-        return f"okstra-{self._names}-task"
-
-    def stage_path(self, stage: int) -> Path:
-        return self.folder / f"stage-{stage}"
-
-    def stage_branch(self, stage: int) -> str:
-        return f"okstra/{self.key.ref_suffix}/stage-{stage}"
-
-    def stage_name(self, stage: int) -> str:
-        return f"okstra-{self._names}-stage-{stage}"
-
-
-def layout(ctx: Context, key: TaskKey) -> Layout:
-    folder = worktree_root(ctx) / slug(key.project) / key.group_slug / key.id_slug
-    return Layout(key, Path(os.path.abspath(folder)))
-
-
-def worktree_root(ctx: Context) -> Path:
-    """``okstra.worktreeRoot`` (``~`` expanded; relative to the main worktree, like git), else
-    this clone's :func:`default_root`. A value that cannot hold folders — empty,
-    ``~nosuchuser``, or a path through a file — is refused here with the fix, before anything
-    is made under it."""
-    configured = ctx.repo.config_get(ROOT_CONFIG)
-    if configured is None:
-        return default_root(ctx)
-    return checked_root(ctx, configured, f"config {ROOT_CONFIG}")
-
-
-def default_root(ctx: Context) -> Path:
-    """``~/.okstra/worktrees/<clone folder>-<8 hex of its git dir's real path>``: one root per
-    clone. A root shared by two clones of one project would give both the same task and stage
-    folders, and each clone's claims would run into the other's worktrees."""
-    common = ctx.repo.common_dir.resolve()
-    folder = common.parent if common.name == ".git" else common
-    tag = hashlib.sha1(os.fsencode(common)).hexdigest()[:8]
-    return Path.home() / ".okstra" / "worktrees" / f"{slug(folder.name)}-{tag}"
-
-
-def checked_root(ctx: Context, value: str, where: str) -> Path:
-    """``value`` as a worktree root, or BadInput naming ``where`` and the fix."""
-    fix = "Fix: git config okstra.worktreeRoot PATH (a folder you can write)"
-    if not value.strip():
-        raise BadInput(f"{where} is empty, so it names no folder. {fix}")
-    why = unknown_home(value)
-    if why is not None:
-        raise BadInput(f"{where} = {value!r}: {why}. {fix}")
-    root = Path(os.path.expanduser(value))
-    if not root.is_absolute():
-        root = main_worktree(ctx.repo)[0] / root
-    existing = next((p for p in (root, *root.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
-        raise BadInput(
-            f"{where} = {value!r}: {existing} is a file, not a folder, so no worktree can be "
-            f"made under it. {fix}"
-        )
-    return root
+from .layout import Layout, layout, task_worktree_path
 
 
 def make_task_folder(lay: Layout) -> None:
@@ -165,11 +81,6 @@ def task_start(ctx: Context, lay: Layout) -> tuple[str, str]:
     if base is not None and ctx.repo.has_object(base):
         return base, "the task's implementation base"
     return main_worktree(ctx.repo)[1], "the main worktree HEAD"
-
-
-def task_worktree_path(ctx: Context, lay: Layout) -> Path:
-    """Where the task branch is checked out (the user may have moved it), else the default."""
-    return ctx.repo.worktree_for_branch(lay.task_branch) or lay.task_path
 
 
 def ensure_task_worktree(ctx: Context, lay: Layout) -> Path:

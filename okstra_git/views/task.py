@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..keys import TaskKey, slug
 from ..records.base import to_data
 from ..records.task import TASKS_PREFIX, require_task, task_ref
-from ..services import remoteview, tasks
+from ..services import remoteview
 from ..services.context import Context
 from . import Output
 
@@ -25,7 +25,11 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
     ref = task_ref(state.key)
     lags, err = lag_notice(ctx, state.key, f"task {state.key}")
     data = {"ref": ref, "commit": state.head, "task": task, "remoteLag": lags}
-    index_path = tasks.write_index(ctx, state) if write_index else None
+    index_path = None
+    if write_index:
+        from ..services import tasks  # its records only matter to the index writer
+
+        index_path = tasks.write_index(ctx, state)
     if index_path:
         data["indexPath"] = str(index_path)
         err += f"wrote {index_path}\n"
@@ -39,6 +43,8 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
 
 
 def list_(ctx: Context, group: str | None) -> Output:
+    from ..services import tasks
+
     rows = [
         {
             "taskKey": s.task.task_key,

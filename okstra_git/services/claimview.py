@@ -1,0 +1,95 @@
+"""The read side of stage claims (SPEC §5): the ready set (``stage ready``) and the consumers
+view (``stage list``), without what claiming needs (worktrees, runs, the claim transaction):
+agents poll these, so they load only the records they show."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from .. import batch as batching
+from ..keys import TaskKey
+from ..records.base import to_data
+from ..records.claim import Claim, ClaimState, load_claims
+from ..records.task import require_task
+from .context import Context
+
+if TYPE_CHECKING:
+    from ..stagemap import Stage
+
+
+def select(
+    stages: Sequence[Stage],
+    claims: dict[int, ClaimState],
+    now: datetime,
+    stage: int | None = None,
+    take_over_expired: bool = False,
+) -> batching.Selection:
+    """The ready set and batch of ``stages`` given their ``claims`` at ``now`` (SPEC §5)."""
+    holders = {n: batching.claim_holder(s.claim, now) for n, s in claims.items()}
+    return batching.select(stages, holders, stage=stage, take_over_expired=take_over_expired)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ready set
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """What ``stage ready`` shows: the selection and the plan it came from."""
+
+    selection: batching.Selection
+    """Ready set, batch and reasons for the rest."""
+    plan_path: str
+    """The approved plan."""
+    stages: dict[int, Stage]
+    """The Stage Map by number."""
+
+
+def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Readiness:
+    """The ready set and the batch a claim would take now, without claiming or writing
+    anything (a plan ticked by hand is judged as the claim will, but not recorded)."""
+    from .plans import check_approved  # the approval gate: not for ``stage list``
+
+    plan = check_approved(ctx, key)
+    now = datetime.now(UTC)
+    claims = load_claims(ctx.repo, key)
+    selection = select(plan.stage_map.stages, claims, now, take_over_expired=take_over_expired)
+    return Readiness(selection, plan.path, {s.number: s for s in plan.stage_map.stages})
+
+
+# ---------------------------------------------------------------------------------------------
+# Listing
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One line of ``stage list``: the consumers view of a stage."""
+
+    claim: Claim
+    """The stored claim."""
+    state: str
+    """``started``, ``expired``, ``done`` or ``released``."""
+
+    def to_data(self) -> dict[str, Any]:
+        c = self.claim
+        return {
+            "stage": c.stage,
+            "status": self.state,
+            "runId": c.run_id,
+            "headCommit": c.head_commit,
+            "reportPath": c.report_path,
+            "leaseExpiresAt": c.lease_expires_at,
+            "claim": to_data(c),
+        }
+
+
+def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
+    require_task(ctx.repo, key)
+    now = datetime.now(UTC)
+    return [
+        ClaimRow(s.claim, batching.claim_holder(s.claim, now).state)
+        for _, s in sorted(load_claims(ctx.repo, key).items())
+    ]
