@@ -632,6 +632,15 @@ class Gate:
         )
 
 
+def judge_head(repo: GitRepo, head: str, task: str) -> Finding:
+    """The verdicts bearing on task ``task``'s HEAD ``head`` (on it, or on a commit with its
+    tree), judged as the pre-push hook judges them: this repository's gate config (match mode,
+    allowed signers), the local and fetched verdict notes. For commands that have the git
+    layer loaded already (``task status``, ``run start``)."""
+    gate = Gate(repo, GateConfig.load(repo.workdir or repo.git_dir))
+    return gate.find(head, str(repo.tree_of(head).id), task=task)
+
+
 class Decision:
     """The gate's answer for one ref update."""
 

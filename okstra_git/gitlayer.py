@@ -14,7 +14,6 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -337,6 +336,8 @@ class GitRepo:
 
     def commit_info(self, commit: str) -> CommitInfo:
         """Who made ``commit``, when, and its message."""
+        from datetime import datetime, timedelta, timezone  # only here: most commands skip it
+
         found = self.repo[commit]
         who = found.author
         when = datetime.fromtimestamp(who.time, timezone(timedelta(minutes=who.offset)))

@@ -122,11 +122,11 @@ def slug(part: str) -> str:
     text = _DOT_RUNS.sub("-", text).strip("-.")
     if text.endswith(".lock"):
         text = text[: -len(".lock")] + "-lock"
-    import hashlib  # only for a part that leaves no slug
+    if text and len(text) <= _SLUG_MAX:
+        return text
+    import hashlib  # only for a part that leaves no slug, or too long a one
 
     digest = hashlib.sha1(part.encode("utf-8", "surrogatepass")).hexdigest()
     if not text:
         return f"u-{digest[:10]}"
-    if len(text) > _SLUG_MAX:
-        text = text[: _SLUG_MAX - 11].rstrip("-.") + "-" + digest[:10]
-    return text
+    return text[: _SLUG_MAX - 11].rstrip("-.") + "-" + digest[:10]

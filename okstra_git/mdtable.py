@@ -8,7 +8,6 @@ would also split on form feeds and Unicode separators.
 from __future__ import annotations
 
 import bisect
-import html
 import re
 from collections.abc import Iterator
 
@@ -241,8 +240,10 @@ def decode_cell(cell: str) -> str:
     ``decode_cell(encode_cell(v))`` is ``v`` with line breaks as ``\\n`` and outer whitespace
     stripped (``\\|`` was already undone when the row was split).
     """
+    from html import unescape  # html.entities' table: only where a cell is decoded
+
     parts = _BR_TAG.split(unwrap_code(cell))
-    return "\n".join(html.unescape(_ESCAPED_BACKSLASH.sub(r"\\", p)) for p in parts).strip()
+    return "\n".join(unescape(_ESCAPED_BACKSLASH.sub(r"\\", p)) for p in parts).strip()
 
 
 def cell_value(value: str) -> str:

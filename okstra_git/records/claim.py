@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput
 from ..gitlayer import GitRepo
@@ -20,6 +19,9 @@ from ..keys import TaskKey, parse_task_key
 from ..shell import command
 from ..strict import is_digits
 from .base import check_own, dumps_pretty, from_data, loads, to_data
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 SCHEMA_VERSION = 1
 CLAIM_PATH = "claim.json"
@@ -105,6 +107,8 @@ class Claim:
         ``--take-over-expired`` claim."""
         if self.lease_expires_at is None:
             return False
+        from datetime import UTC, datetime  # a lease to judge: most claims have none
+
         expires = datetime.fromisoformat(self.lease_expires_at)
         return (now or datetime.now(UTC)) >= expires
 

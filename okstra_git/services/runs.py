@@ -126,8 +126,8 @@ def start_run(
 def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
     """Refuse unless an accepted whole-task verdict opens the gate for the task's HEAD (the
     task worktree's branch), judged as the pre-push hook judges it."""
+    from ..gate import judge_head
     from .layout import layout
-    from .verify import judge_head
 
     branch = layout(ctx, key).task_branch
     verify = okstra("run", "start", key, "--type", FINAL_VERIFICATION)
@@ -139,7 +139,7 @@ def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
             f"{verify}",
             hint=verify,
         )
-    finding = judge_head(ctx, key, head)
+    finding = judge_head(ctx.repo, head, str(key))
     if finding.opening is None:
         found = "; ".join(
             f"{r.verdict.verdict} {r.verdict.scope} verdict {r.why}" for r in finding.rejected

@@ -213,10 +213,10 @@ def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | N
     the gate there, as the pre-push hook would judge it."""
     if head is None:
         return None
-    from .verify import judge_head
+    from ..gate import judge_head
 
     try:
-        finding = judge_head(ctx, key, head)
+        finding = judge_head(ctx.repo, head, str(key))
     except BadInput as exc:  # the gate's config fails closed: say so, do not guess
         return {"head": head, "error": str(exc), "opensGate": False}
     seen = [(finding.opening, None)] if finding.opening else []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import verify_rules as rules
 from ..errors import BadInput, Refused
@@ -28,9 +28,6 @@ from ..records.verdict import (
 )
 from ..shell import command, okstra
 from .context import Context
-
-if TYPE_CHECKING:
-    from ..gate import Finding
 
 
 class GateRefused(Refused):
@@ -246,16 +243,6 @@ def _target_stage(number: int, claim: Claim | None) -> TargetStage:
     if claim is None:
         return TargetStage(number, "unclaimed", None, None, None)
     return TargetStage(number, claim.status, claim.head_commit, claim.report_path, claim.branch)
-
-
-def judge_head(ctx: Context, key: TaskKey, head: str) -> Finding:
-    """The verdicts bearing on the task's HEAD ``head`` (on it, or on a commit with its tree),
-    judged as the pre-push hook judges them: this repository's gate config (match mode,
-    allowed signers), the local and fetched verdict notes."""
-    from ..gate import Gate, GateConfig
-
-    gate = Gate(ctx.repo, GateConfig.load(ctx.repo.workdir or ctx.repo.git_dir))
-    return gate.find(head, str(ctx.repo.tree_of(head).id), task=str(key))
 
 
 def _worktree_override(repo: GitRepo, path: str) -> Path:
