@@ -37,7 +37,7 @@ def to_data(record: Any) -> Any:
     """A record as JSON-ready data; ``None`` fields are left out."""
     if _is_record(type(record)):
         out = {}
-        for name, key, _hint, _required in _fields(type(record)):
+        for name, key, *_ in _fields(type(record)):
             value = getattr(record, name)
             if value is not None:
                 out[key] = to_data(value)
@@ -57,8 +57,13 @@ def _is_record(cls: type) -> bool:
 
 
 @functools.cache
-def _fields(cls: type) -> list[tuple[str, str, Any, bool]]:
-    """(attribute, JSON key, type hint, required) per field; cached, readers call this a lot."""
+def _fields(cls: type) -> list[tuple[str, str, Any, bool, type | None]]:
+    """(attribute, JSON key, type hint, required, the scalar type taken as it comes) per field;
+    cached, readers call this a lot."""
+    return [(*field, _exact(field[2])) for field in _declared(cls)]
+
+
+def _declared(cls: type) -> list[tuple[str, str, Any, bool]]:
     if hasattr(cls, "__dataclass_fields__"):
         import dataclasses  # loaded already: it made the class
         import typing
@@ -89,18 +94,37 @@ def _fields(cls: type) -> list[tuple[str, str, Any, bool]]:
 _SCALARS = (str, int, bool)
 
 
+def _exact(hint: Any) -> type | None:
+    """``str``, ``int`` or ``bool`` when the field is that (or that or None): a value of
+    exactly that type is taken as it is, without the generic walk of ``_convert``."""
+    if hint in _SCALARS:
+        return hint
+    options = [a for a in _union_args(hint) if a is not type(None)]
+    return options[0] if len(options) == 1 and options[0] in _SCALARS else None
+
+
+def _union_args(hint: Any) -> tuple[Any, ...]:
+    """The members of a union type hint (``X | None``, ``Optional[X]``), or ``()``."""
+    typing = sys.modules.get("typing")  # its objects exist only once it is loaded
+    if isinstance(hint, types.UnionType) or (
+        typing is not None and getattr(hint, "__origin__", None) is typing.Union
+    ):
+        return hint.__args__
+    return ()
+
+
 def from_data(cls: type[R], data: Any, where: str) -> R:
     """Build ``cls`` from JSON data, naming ``where`` and the field on any mismatch."""
     if not isinstance(data, dict):
         raise BadInput(f"{where}: expected a JSON object, found {type(data).__name__}")
     kwargs: dict[str, Any] = {}
-    for name, key, hint, required in _fields(cls):
+    for name, key, hint, required, exact in _fields(cls):
         value = data.get(key)
         if value is None:
             if required:
                 raise BadInput(f"{where}: missing field {key!r}")
             continue
-        if hint in _SCALARS and type(value) is hint:
+        if type(value) is exact:
             kwargs[name] = value  # the common case, without the generic walk
         else:
             kwargs[name] = _convert(hint, value, f"{where}: field {key!r}")
@@ -112,8 +136,9 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
     typing = sys.modules.get("typing")
     origin = getattr(hint, "__origin__", None)
     args = getattr(hint, "__args__", ())
-    if isinstance(hint, types.UnionType) or (typing is not None and origin is typing.Union):
-        options = [a for a in args if a is not type(None)]
+    members = _union_args(hint)
+    if members:
+        options = [a for a in members if a is not type(None)]
         return _convert(options[0], value, where)
     if isinstance(hint, type) and _is_record(hint):
         return from_data(hint, value, where)
