@@ -12,10 +12,48 @@ if TYPE_CHECKING:
 
 
 def dump(data: dict[str, Any]) -> str:
-    """``--json`` output: one JSON object, sorted keys, UTF-8 kept readable."""
+    """``--json`` output: one JSON object, sorted keys, UTF-8 kept readable — exactly
+    ``json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2)``, written here because
+    the ``json`` module writes indented JSON in pure Python, a value at a time: a third of the
+    time of ``task list --json`` over 100k tasks."""
     import json  # not at module level: the pre-push hook prints no JSON
 
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    return _indented(data, "\n", json) + "\n"
+
+
+def _indented(value: Any, newline: str, json: Any) -> str:
+    """``value`` as ``json.dumps(..., indent=2)`` writes it at the indent of ``newline``."""
+    head = newline + "  "
+    encode = json.encoder.encode_basestring
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        keys = sorted(value)  # mixed key types raise TypeError, as json's sort does
+        if type(keys[0]) is not str or type(keys[-1]) is not str:  # numbers, None: json's
+            text = json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)
+            return text.replace("\n", newline)
+        parts = [encode(key) + ": " + _item(value[key], head, json, encode) for key in keys]
+        return "{" + head + ("," + head).join(parts) + newline + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        parts = [_item(item, head, json, encode) for item in value]
+        return "[" + head + ("," + head).join(parts) + newline + "]"
+    return _scalar(value, json)
+
+
+def _item(value: Any, newline: str, json: Any, encode: Callable[[str], str]) -> str:
+    if type(value) is str:
+        return encode(value)
+    if value is None:
+        return "null"
+    return _indented(value, newline, json)
+
+
+def _scalar(value: Any, json: Any) -> str:
+    if type(value) is str:
+        return json.encoder.encode_basestring(value)
+    return json.dumps(value, ensure_ascii=False)  # numbers, booleans, null; refuses the rest
 
 
 class Output:
