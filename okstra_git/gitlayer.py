@@ -11,8 +11,9 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -34,6 +35,12 @@ OKSTRA_DIR = ".okstra"
 _FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
 _FILEMODE_BLOB = pygit2.enums.FileMode.BLOB
 _FILEMODE_TREE = pygit2.enums.FileMode.TREE
+_PLAIN_COMMIT = re.compile(
+    rb"tree ([0-9a-f]{40,64})\n(?:parent [0-9a-f]{40,64}\n)*"
+    rb"author [^<>\n]*<[^<>\n]*> [0-9]{1,18} [+-][0-9]{4}\n"
+    rb"committer [^<>\n]*<[^<>\n]*> [0-9]{1,18} [+-][0-9]{4}\n\n"
+)
+"""The headers of a commit as okstra writes it: one libgit2 surely parses."""
 
 T = TypeVar("T")
 
@@ -402,6 +409,29 @@ class GitRepo:
             return None
         obj = self.repo[entry.id]
         return obj.data if isinstance(obj, pygit2.Blob) else None
+
+    def files_at(self, commits: Sequence[str], path: str) -> list[bytes | None]:
+        """The blob at ``path`` in each of ``commits``, read in bulk, or ``None`` where a
+        commit is not one okstra would write (another kind of object, missing, unusual
+        headers) or holds no blob at ``path``: read those with :meth:`commit_at` and
+        :meth:`read_path`, which say what is wrong.
+
+        Two ``git cat-file --batch`` read them, the commits then the files in their trees:
+        libgit2 reads objects about half as fast as git, a cost that only a listing of every
+        task (100k refs) pays many times over."""
+        from .plumbing import read_objects
+
+        trees: list[str | None] = []
+        for found in read_objects(list(commits), str(self.git_dir)):
+            plain = found is not None and found[0] == b"commit" and _PLAIN_COMMIT.match(found[1])
+            trees.append(plain.group(1).decode("ascii") if plain else None)
+        wanted = [f"{tree}:{path}" for tree in trees if tree is not None]
+        blobs = iter(read_objects(wanted, str(self.git_dir)))
+        files: list[bytes | None] = []
+        for tree in trees:
+            blob = next(blobs) if tree is not None else None
+            files.append(blob[1] if blob is not None and blob[0] == b"blob" else None)
+        return files
 
     def dir_entries(self, commit: str, path: str) -> dict[str, str]:
         """Name → object id of the entries of the folder ``path`` in ``commit``'s tree (a

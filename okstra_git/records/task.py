@@ -166,7 +166,7 @@ def _read_manifest(repo: GitRepo, commit: str, ref: str, key: TaskKey | None) ->
     raw = repo.read_path(commit, MANIFEST_PATH)
     if raw is None:
         raise BadInput(f"{where} is missing: the task ref does not hold a manifest")
-    task = from_data(Task, loads(raw, where), where)
+    task = _parse_manifest(raw, where)
     if key is not None and task.task_key != str(key):
         raise BadInput(
             f"task key {str(key)!r} maps to {ref}, which already holds task {task.task_key!r} "
@@ -175,8 +175,21 @@ def _read_manifest(repo: GitRepo, commit: str, ref: str, key: TaskKey | None) ->
     return task
 
 
-def read_manifest_at(repo: GitRepo, commit: str, ref: str) -> Task:
-    return _read_manifest(repo, commit, ref, None)
+def _parse_manifest(raw: bytes, where: str) -> Task:
+    return from_data(Task, loads(raw, where), where)
+
+
+def read_manifests(repo: GitRepo, heads: Mapping[str, str]) -> dict[str, Task]:
+    """The manifest of every task ref in ``heads`` (ref → commit), read in bulk and checked
+    as one read would; a ref the bulk read cannot vouch for is read alone, which names what
+    is wrong with it (exit 2)."""
+    raws = repo.files_at(list(heads.values()), MANIFEST_PATH)
+    return {
+        ref: _read_manifest(repo, head, ref, None)
+        if raw is None
+        else _parse_manifest(raw, f"{ref}:{MANIFEST_PATH}")
+        for (ref, head), raw in zip(heads.items(), raws, strict=True)
+    }
 
 
 Change = Callable[[Task | None, str | None], tuple[Task, Mapping[str, bytes | None]]]

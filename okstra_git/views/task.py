@@ -56,15 +56,20 @@ def list_(ctx: Context, group: str | None) -> Output:
         }
         for s in tasks.list_tasks(ctx, group)
     ]
-    lines = [
-        f"{r['taskKey']}\t{r['currentStatus']}\t{r['currentPhase']} → {r['nextRecommendedPhase']}"
-        for r in rows
-    ]
+
+    def text() -> str:
+        lines = [
+            f"{r['taskKey']}\t{r['currentStatus']}\t{r['currentPhase']} → "
+            f"{r['nextRecommendedPhase']}"
+            for r in rows
+        ]
+        return "\n".join(lines or ["no tasks"])
+
     prefix = TASKS_PREFIX + (slug(group) + "/" if group is not None else "")
     lags = remoteview.tasks_lag(ctx.repo, prefix)
     said = remoteview.notice("the task list", lags)
     return Output(
         {"tasks": rows, "remoteLag": [lag.to_data() for lag in lags]},
-        "\n".join(lines or ["no tasks"]),
+        text,
         err=f"git okstra: note: {said}\n" if said else "",
     )
