@@ -23,7 +23,7 @@ from okstra_git import cli, entry
 from okstra_git.cli import declare
 from okstra_git.errors import Refused
 from okstra_git.keys import TASK_TYPES
-from okstra_git.views import Output
+from okstra_git.views import Output, dump
 
 COMMANDS = declare.load_all()
 NAMES = [cmd.name for cmd in COMMANDS]
@@ -422,3 +422,36 @@ def test_git_okstra_help_shows_the_page_from_a_prefix_on_path(tmp_path: Path):
     proc = subprocess.run(["git", "okstra", "--help"], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert "GIT-OKSTRA(1)" in proc.stdout and "git okstra stage claim KEY" in proc.stdout
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=6)
+    | st.dictionaries(st.none() | st.integers(), st.integers(), max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@given(st.dictionaries(st.text(max_size=6), _JSON, max_size=5))
+def test_json_output_is_exactly_what_json_would_write(data: dict) -> None:
+    """views.dump writes indented JSON itself (for speed): byte for byte json.dumps's, and
+    the same TypeError for what json cannot write (keys it cannot sort, other objects)."""
+
+    def outcome(write: Callable[[], str]) -> str:
+        try:
+            return write()
+        except TypeError:
+            return "TypeError"
+
+    expected = outcome(lambda: json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2))
+    assert outcome(lambda: dump(data)) == (expected if expected == "TypeError" else expected + "\n")
+    with pytest.raises(TypeError):
+        dump({"a": [object()]})

@@ -45,6 +45,26 @@ def test_objects_refs_and_misses(repo: Path, monkeypatch: pytest.MonkeyPatch):
     assert out.count(b"\n") == 20_000 and out.startswith(head.encode())
 
 
+def test_many_objects_are_read_in_one_batch_in_order(repo: Path):
+    head = git(repo, "rev-parse", "HEAD")
+    blob = git(repo, "rev-parse", "HEAD:README.md")
+    # A replacement (refs/replace/) is not followed: the objects are the ones libgit2 reads.
+    other = git(repo, "commit-tree", "-m", "replacement", f"{head}^{{tree}}")
+    git(repo, "replace", head, other)
+    revs = [head, f"{head}:README.md", "0" * 40, f"{head}:missing", blob] * 5_000
+    found = plumbing.read_objects(revs, str(repo / ".git"))
+    assert len(found) == len(revs)
+    commit, readme = found[0], found[1]
+    assert commit is not None and commit[0] == b"commit" and b"replacement" not in commit[1]
+    assert readme == (b"blob", (repo / "README.md").read_bytes())
+    assert found[2] is None and found[3] is None and found[4] == readme
+    assert found[-5:] == found[:5]
+    with pytest.raises(ValueError):
+        plumbing.read_objects(["HEAD\nHEAD"], str(repo / ".git"))
+    with pytest.raises(BadInput, match="git cat-file failed"):
+        plumbing.read_objects(["HEAD"], str(repo / "no-such-dir"))
+
+
 def test_outside_a_repository_it_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))

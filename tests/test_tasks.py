@@ -193,6 +193,47 @@ def test_corrupted_manifest_is_named(repo: Path) -> None:
     assert git(repo, "rev-parse", "refs/okstra/tasks/g/i") == commit
 
 
+def test_task_list_reads_odd_but_sound_commits_and_names_unsound_ones(repo: Path) -> None:
+    """task list reads every manifest in bulk through git; a ref it cannot vouch for that way
+    is read alone through pygit2, which accepts what libgit2 reads and names the rest."""
+    for key in ("p:g:a", "p:g:b", "p:g:c"):
+        assert okstra(repo, "task", "new", key, "--type", "implementation").returncode == 0
+    before = json.loads(okstra(repo, "task", "list", "--json").stdout)
+    # An extra commit header (as a signature adds): unusual, read by libgit2 all the same.
+    head = git(repo, "rev-parse", "refs/okstra/tasks/g/a")
+    body = git(repo, "cat-file", "commit", head).replace("\n\n", "\nx-extra kept\n\n", 1)
+    odd = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+        cwd=repo, input=body, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    git(repo, "update-ref", "refs/okstra/tasks/g/a", odd)
+    # A replacement object is not followed (pygit2 does not follow it either).
+    stray = git(repo, "commit-tree", "-m", "stray", "HEAD^{tree}")
+    git(repo, "replace", git(repo, "rev-parse", "refs/okstra/tasks/g/b"), stray)
+    listed = json.loads(okstra(repo, "task", "list", "--json").stdout)
+    assert listed["tasks"] == [
+        {**row, "ref": "refs/okstra/tasks/g/a"} if row["taskKey"] == "p:g:a" else row
+        for row in before["tasks"]
+    ]
+    # No task.json, or a folder by that name; a ref at an annotated tag: each named, exit 2.
+    git(repo, "tag", "-a", "-m", "t", "v-task", "refs/okstra/tasks/g/c")
+    no_manifest = git(repo, "commit-tree", "-m", "empty", "HEAD^{tree}")
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=repo, capture_output=True, text=True, check=True,
+        input=f"040000 tree {git(repo, 'rev-parse', 'HEAD^{tree}')}\ttask.json\n",
+    ).stdout.strip()  # fmt: skip
+    folder = git(repo, "commit-tree", "-m", "folder", tree)
+    for target, said in (
+        (no_manifest, "refs/okstra/tasks/g/c:task.json is missing"),
+        (folder, "refs/okstra/tasks/g/c:task.json is missing"),
+        (git(repo, "rev-parse", "v-task"), "refs/okstra/tasks/g/c points at a tag"),
+    ):
+        git(repo, "update-ref", "refs/okstra/tasks/g/c", target)
+        proc = okstra(repo, "task", "list", "--json")
+        assert proc.returncode == 2 and said in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
 def test_eight_racing_run_starts_get_eight_seqs(repo: Path) -> None:
     okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning")
     procs = race(repo, 8, "run", "start", "p:g:i", "--type", "implementation-planning", "--json")
