@@ -76,10 +76,10 @@ def task_lag(repo: GitRepo, key: TaskKey) -> list[Lag]:
     return found
 
 
-def tasks_lag(repo: GitRepo, prefix: str) -> list[Lag]:
-    """Every task ref under ``prefix`` (``refs/okstra/tasks/…/``) that differs from a
-    remote's: what ``task list`` notes. Claims are left to the per-task views."""
-    here = repo.list_refs(prefix)
+def tasks_lag(repo: GitRepo, prefix: str, here: dict[str, str]) -> list[Lag]:
+    """Every task ref under ``prefix`` (``refs/okstra/tasks/…/``; ``here``: those refs, as
+    listed) that differs from a remote's: what ``task list`` notes. Claims are left to the
+    per-task views."""
     found: list[Lag] = []
     for remote in okstra_remotes(repo):
         found += _differences(repo, remote, here, _tracked(repo, remote, prefix))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..keys import TaskKey, slug
+from ..keys import TaskKey
 from ..records.base import to_data
-from ..records.task import TASKS_PREFIX, require_task, task_ref
+from ..records.task import require_task, task_ref
 from ..services import remoteview
 from ..services.context import Context
 from . import Output
@@ -45,6 +45,7 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
 def list_(ctx: Context, group: str | None) -> Output:
     from ..services import tasks
 
+    listed = tasks.task_list(ctx, group)
     rows = [
         {
             "taskKey": s.task.task_key,
@@ -54,7 +55,7 @@ def list_(ctx: Context, group: str | None) -> Output:
             "currentStatus": s.task.current_status,
             "nextRecommendedPhase": s.task.workflow.next_recommended_phase,
         }
-        for s in tasks.list_tasks(ctx, group)
+        for s in listed.tasks
     ]
 
     def text() -> str:
@@ -65,11 +66,9 @@ def list_(ctx: Context, group: str | None) -> Output:
         ]
         return "\n".join(lines or ["no tasks"])
 
-    prefix = TASKS_PREFIX + (slug(group) + "/" if group is not None else "")
-    lags = remoteview.tasks_lag(ctx.repo, prefix)
-    said = remoteview.notice("the task list", lags)
+    said = remoteview.notice("the task list", listed.lags)
     return Output(
-        {"tasks": rows, "remoteLag": [lag.to_data() for lag in lags]},
+        {"tasks": rows, "remoteLag": [lag.to_data() for lag in listed.lags]},
         text,
         err=f"git okstra: note: {said}\n" if said else "",
     )
