@@ -24,6 +24,19 @@ if TYPE_CHECKING:
 _SPAWN = hasattr(os, "posix_spawnp")
 
 
+def _spawn(argv: list[str], fds: tuple[int, int, int]) -> int:
+    """Start ``argv`` with ``fds`` as its stdin, stdout and stderr: its pid."""
+    try:
+        return os.posix_spawnp(
+            argv[0],
+            argv,
+            os.environ,
+            file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)],
+        )
+    except OSError as exc:
+        raise BadInput(f"cannot run git ({exc.strerror}): is git installed?") from None
+
+
 class GitProcess:
     """One running ``git`` with pipes to its stdin, stdout and stderr."""
 
@@ -44,16 +57,11 @@ class GitProcess:
         ends = [os.pipe() for _ in range(3)]  # (read, write) each; both ends close on exec
         child = (ends[0][0], ends[1][1], ends[2][1])
         try:
-            self._pid = os.posix_spawnp(
-                "git",
-                argv,
-                os.environ,
-                file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(child)],
-            )
-        except OSError as exc:
+            self._pid = _spawn(argv, child)
+        except BadInput:
             for fd in (*ends[0], *ends[1], *ends[2]):
                 os.close(fd)
-            raise BadInput(f"cannot run git ({exc.strerror}): is git installed?") from None
+            raise
         for fd in child:
             os.close(fd)
         self.stdin = open(ends[0][1], "wb", buffering=0)  # noqa: SIM115 (closed in wait)
@@ -196,28 +204,28 @@ def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | No
     object: all asked at once of one ``git cat-file --batch --buffer``, for reads of many
     objects (a listing of 100k tasks).
 
-    The questions and the answers go through unlinked temporary files, not pipes: through a
+    The questions and the answers go through unlinked scratch files, not pipes: through a
     pipe, git and we would wake each other for every few objects, which doubles the CPU both
     spend on a large read."""
-    import subprocess
-    import tempfile
-
     if any("\n" in rev for rev in revs):
         raise ValueError("a revision on one line each")
     # Objects as libgit2 reads them: git alone would follow refs/replace/.
-    argv = ["git", "--no-replace-objects", "--git-dir", git_dir, "cat-file", "--batch", "--buffer"]
-    with tempfile.TemporaryFile() as asked, tempfile.TemporaryFile() as answers:
-        asked.write("".join(rev + "\n" for rev in revs).encode("utf-8", "surrogateescape"))
-        asked.seek(0)
-        try:
-            done = subprocess.run(argv, stdin=asked, stdout=answers, stderr=subprocess.PIPE)
-        except OSError as exc:
-            raise BadInput(f"cannot run git ({exc.strerror}): is git installed?") from None
-        if done.returncode:
-            message = done.stderr.decode("utf-8", "replace").strip()
-            raise BadInput(f"git cat-file failed: {message or f'exit status {done.returncode}'}")
-        answers.seek(0)
-        out = answers.read()
+    args = ["--no-replace-objects", "--git-dir", git_dir, "cat-file", "--batch", "--buffer"]
+    asked, answers = _scratch(), _scratch()
+    try:
+        with open(asked, "wb", closefd=False) as questions:
+            questions.write("".join(rev + "\n" for rev in revs).encode("utf-8", "surrogateescape"))
+        os.lseek(asked, 0, os.SEEK_SET)
+        code, err = _run_on_files(["git", *args], asked, answers)
+        if code:
+            message = err.decode("utf-8", "replace").strip() or f"exit status {code}"
+            raise BadInput(f"git cat-file failed: {message}")
+        os.lseek(answers, 0, os.SEEK_SET)
+        with open(answers, "rb", buffering=0, closefd=False) as written:
+            out = written.readall()
+    finally:
+        os.close(asked)
+        os.close(answers)
     found: list[tuple[bytes, bytes] | None] = []
     pos = 0
     for _ in revs:  # "<oid> <type> <size>\n<content>\n", or "<rev> missing\n"
@@ -231,6 +239,38 @@ def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | No
         found.append((fields[1], out[end + 1 : end + 1 + size]))
         pos = end + size + 2
     return found
+
+
+def _scratch() -> int:
+    """An unlinked file (in memory where the system has such files), open for both ways."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("okstra-git")
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="okstra-git-")
+    os.unlink(path)
+    return fd
+
+
+def _run_on_files(argv: list[str], stdin: int, stdout: int) -> tuple[int, bytes]:
+    """Run ``argv`` reading ``stdin`` and writing ``stdout`` (file descriptors): its exit code
+    and what it wrote on stderr."""
+    if not _SPAWN:
+        import subprocess
+
+        done = subprocess.run(argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE)
+        return done.returncode, done.stderr
+    err_read, err_write = os.pipe()
+    try:
+        pid = _spawn(argv, (stdin, stdout, err_write))
+    except BadInput:
+        os.close(err_read)
+        raise
+    finally:
+        os.close(err_write)
+    with open(err_read, "rb") as err:
+        said = err.read()
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), said
 
 
 class ObjectReader:
