@@ -12,11 +12,11 @@ cells), is reported, and blocks approval, instead of being skipped.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .errors import BadInput
 from .mdtable import decode_cell, header_key, heading, is_delimiter_row, scan_lines, table_blocks
 from .shell import okstra
+from .values import Value, init
 
 KINDS = ("material", "decision", "data-point")
 BLOCKS = ("approval", "next-phase", "none")
@@ -53,10 +53,11 @@ _FIELDS = dict(
 )
 
 
-@dataclass(frozen=True)
-class ClarificationItem:
+class ClarificationItem(Value):
     """One row of the §5 table; cells are unwrapped from backticks and stripped."""
 
+    __slots__ = ("blocks", "expected_form", "id", "kind", "line", "statement", "status",
+                 "ticket_id", "user_input")  # fmt: skip
     id: str
     """The row id, ``C-001`` style (empty if the cell was empty)."""
     ticket_id: str
@@ -76,32 +77,69 @@ class ClarificationItem:
     line: int
     """1-based line of the row in the report."""
 
+    def __init__(
+        self,
+        id: str,
+        ticket_id: str,
+        kind: str,
+        statement: str,
+        expected_form: str,
+        blocks: str,
+        status: str,
+        user_input: str,
+        line: int,
+    ) -> None:
+        init(
+            self,
+            id=id,
+            ticket_id=ticket_id,
+            kind=kind,
+            statement=statement,
+            expected_form=expected_form,
+            blocks=blocks,
+            status=status,
+            user_input=user_input,
+            line=line,
+        )
 
-@dataclass(frozen=True)
-class MalformedRow:
+
+class MalformedRow(Value):
     """A §5 table line that could not be read safely: a row, or a table header that is not the
     §5 header (then the table's rows are not read)."""
 
+    __slots__ = ("line", "reason")
     line: int
     """1-based line of the row or header."""
     reason: str
     """Why it was skipped, naming what was expected."""
 
+    def __init__(self, line: int, reason: str) -> None:
+        init(self, line=line, reason=reason)
 
-@dataclass(frozen=True)
-class ClarificationReport:
+
+class ClarificationReport(Value):
     """What a report's §5 says: absent, present without rows, or present with rows."""
 
+    __slots__ = ("items", "line", "malformed", "schema_present")
     schema_present: bool
     """Whether the report has a ``## 5. Clarification Items`` section; False for legacy
     reports and reports without §5."""
-    items: tuple[ClarificationItem, ...] = ()
+    items: tuple[ClarificationItem, ...]
     """The readable rows, in order."""
-    line: int | None = None
+    line: int | None
     """Line of the ``## 5. Clarification Items`` heading, if present."""
-    malformed: tuple[MalformedRow, ...] = ()
+    malformed: tuple[MalformedRow, ...]
     """Lines that could not be read: rows (too many cells, an unknown Kind, Blocks or Status)
     and table headers that are not the §5 header."""
+
+    def __init__(
+        self,
+        schema_present: bool,
+        items: tuple[ClarificationItem, ...] = (),
+        line: int | None = None,
+        malformed: tuple[MalformedRow, ...] = (),
+    ) -> None:
+        init(self, schema_present=schema_present, items=items, line=line, malformed=malformed)
 
 
 def parse_clarification_items(text: str) -> ClarificationReport:
@@ -289,16 +327,24 @@ def append_audit_line(
     return "\n".join(parts)
 
 
-@dataclass(frozen=True)
-class ApprovalText:
+class ApprovalText(Value):
     """What a plan's own text says about its approval: checks 1–2 of SPEC §4, read once."""
 
+    __slots__ = ("blockers", "clarification", "markers")
     markers: list[tuple[int, bool]]
     """``(line_no, checked)`` of every marker line (:func:`find_approval_markers`)."""
     clarification: ClarificationReport
     """The §5 table as read."""
     blockers: list[ClarificationItem]
     """Its unresolved ``Blocks=approval`` rows."""
+
+    def __init__(
+        self,
+        markers: list[tuple[int, bool]],
+        clarification: ClarificationReport,
+        blockers: list[ClarificationItem],
+    ) -> None:
+        init(self, markers=markers, clarification=clarification, blockers=blockers)
 
     @property
     def marker_set(self) -> bool:

@@ -4,26 +4,29 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
 from .errors import BadInput
 from .stagemap import Finding, StageMap, parse_plan, validate
 from .userfiles import decode_text, read_capped
+from .values import Value, init
 
 MAX_PLAN_BYTES = 2 << 20
 """Plans and reports are documents people read; anything larger is refused (exit 2)."""
 
 
-@dataclass(frozen=True)
-class PlanFile:
+class PlanFile(Value):
     """A plan's exact bytes, its text and its git blob id."""
 
+    __slots__ = ("path", "raw", "text")
     path: str
     """How messages name the file."""
     raw: bytes
     """The bytes on disk: the blob id and every rewrite start from these."""
     text: str
     """``raw`` decoded as UTF-8."""
+
+    def __init__(self, path: str, raw: bytes, text: str) -> None:
+        init(self, path=path, raw=raw, text=text)
 
     @property
     def blob(self) -> str:
@@ -53,19 +56,34 @@ def read_plan_file(path: str | os.PathLike[str], what: str = "plan") -> PlanFile
     return decode_plan(read_capped(path, what, MAX_PLAN_BYTES), os.fspath(path), what)
 
 
-@dataclass(frozen=True)
-class Validation:
+class Validation(Value):
     """The Stage Map of a plan and every failed check (SPEC §3), and what of §5 is unreadable."""
 
+    __slots__ = ("clarification", "findings", "path", "stage_map")
     path: str
     """The plan, as messages name it."""
     stage_map: StageMap
     """What was read."""
     findings: list[Finding]
     """Failed Stage Map checks, in check order."""
-    clarification: list[Finding] = field(default_factory=list)
+    clarification: list[Finding]
     """§5 lines the approval gate cannot read (check ``§5``): a header that is not the §5
     header, a row with an unknown Kind, Blocks or Status. Approval refuses them on its own."""
+
+    def __init__(
+        self,
+        path: str,
+        stage_map: StageMap,
+        findings: list[Finding],
+        clarification: list[Finding] | None = None,
+    ) -> None:
+        init(
+            self,
+            path=path,
+            stage_map=stage_map,
+            findings=findings,
+            clarification=[] if clarification is None else clarification,
+        )
 
     @property
     def valid(self) -> bool:

@@ -13,11 +13,12 @@ on a, directly or through other stages (work flows from a to b).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 from .errors import BadInput
 from .mdtable import header_key, heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
+from .values import Value, init
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,10 +57,10 @@ _COLUMNS = {
 }
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Value):
     """One failed check, naming the stage(s) and, for Markdown plans, the line."""
 
+    __slots__ = ("check", "line", "message", "stages")
     check: str
     """The check id: ``S1`` … ``S7`` or ``S9``."""
     stages: tuple[int, ...]
@@ -69,16 +70,30 @@ class Finding:
     message: str
     """One sentence saying what is wrong and how to fix it."""
 
+    def __init__(self, check: str, stages: tuple[int, ...], line: int | None, message: str) -> None:
+        init(self, check=check, stages=stages, line=line, message=message)
+
     def render(self, path: str) -> str:
         """``path:line: S5: message`` — the form the CLI prints."""
         where = path if self.line is None else f"{path}:{self.line}"
         return f"{where}: {self.check}: {self.message}"
 
 
-@dataclass(frozen=True)
-class Stage:
+class Stage(Value):
     """One row of the Stage Map, joined with its ``### Stage N`` section."""
 
+    __slots__ = (
+        "contract_line",
+        "depends_on",
+        "effective_steps",
+        "files_line",
+        "line",
+        "number",
+        "predicted_files",
+        "section_line",
+        "steps",
+        "title",
+    )
     number: int
     """The stage number from the Stage column."""
     title: str
@@ -93,12 +108,39 @@ class Stage:
     """Files named on the Stage Exit Contract's predicted-files line, in order, without repeats."""
     line: int | None
     """Line of the table row; None for report data."""
-    section_line: int | None = None
+    section_line: int | None
     """Line of the ``### Stage N`` heading; None when the plan has no such section."""
-    contract_line: int | None = None
+    contract_line: int | None
     """Line of the ``#### Stage Exit Contract`` heading inside that section, if any."""
-    files_line: int | None = None
+    files_line: int | None
     """Line of the predicted-files label inside the contract, if any."""
+
+    def __init__(
+        self,
+        number: int,
+        title: str,
+        effective_steps: int | None,
+        depends_on: tuple[int, ...],
+        steps: tuple[str, ...],
+        predicted_files: tuple[str, ...],
+        line: int | None,
+        section_line: int | None = None,
+        contract_line: int | None = None,
+        files_line: int | None = None,
+    ) -> None:
+        init(
+            self,
+            number=number,
+            title=title,
+            effective_steps=effective_steps,
+            depends_on=depends_on,
+            steps=steps,
+            predicted_files=predicted_files,
+            line=line,
+            section_line=section_line,
+            contract_line=contract_line,
+            files_line=files_line,
+        )
 
 
 @dataclass(frozen=True)
@@ -330,8 +372,7 @@ def parse_plan(text: str, path: str) -> StageMap:
                     )
                 )
     stages = tuple(
-        replace(
-            row,
+        row.replace(
             steps=section.steps,
             predicted_files=section.files,
             section_line=section.line,
@@ -345,14 +386,33 @@ def parse_plan(text: str, path: str) -> StageMap:
     return StageMap(stages, path, map_line, tuple(findings), dependencies_known=dependencies_known)
 
 
-@dataclass(frozen=True)
-class _Section:
+class _Section(Value):
+    __slots__ = ("contract_line", "files", "files_line", "line", "number", "steps")
     number: int
     line: int
     steps: tuple[str, ...]
     contract_line: int | None
     files_line: int | None
     files: tuple[str, ...]
+
+    def __init__(
+        self,
+        number: int,
+        line: int,
+        steps: tuple[str, ...],
+        contract_line: int | None,
+        files_line: int | None,
+        files: tuple[str, ...],
+    ) -> None:
+        init(
+            self,
+            number=number,
+            line=line,
+            steps=steps,
+            contract_line=contract_line,
+            files_line=files_line,
+            files=files,
+        )
 
 
 def _clean_cell(cell: str) -> str:

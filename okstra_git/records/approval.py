@@ -8,10 +8,9 @@ JSON Lines and two clones' notes merge with ``cat_sort_uniq``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..gitlayer import GitRepo, RefUpdate
 from ..notesview import NotesView
+from ..values import Value, init
 from .base import parse_json_lines, record_line
 
 SCHEMA_VERSION = 1
@@ -21,10 +20,11 @@ METHODS = ("A", "B")
 ``B``: ``git okstra plan approve`` ticked it (SPEC §4)."""
 
 
-@dataclass(frozen=True)
-class Approval:
+class Approval(Value):
     """One user approval of one plan content for one task."""
 
+    __slots__ = ("approved_at", "approved_by", "blob", "method", "plan_path", "recorded_by",
+                 "schema_version", "task_key")  # fmt: skip
     task_key: str
     """The approved task, exactly as typed."""
     plan_path: str
@@ -39,11 +39,34 @@ class Approval:
     """ISO 8601, UTC."""
     method: str
     """``A`` (marker ticked by hand) or ``B`` (``git okstra plan approve``)."""
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int
     """Record format version."""
-    recorded_by: str | None = None
+    recorded_by: str | None
     """Who wrote this record, when not ``approved_by``: a hand approval (method A) is recorded
     by the first claim that relies on it, but made by whoever ticked the marker."""
+
+    def __init__(
+        self,
+        task_key: str,
+        plan_path: str,
+        blob: str,
+        approved_by: str,
+        approved_at: str,
+        method: str,
+        schema_version: int = SCHEMA_VERSION,
+        recorded_by: str | None = None,
+    ) -> None:
+        init(
+            self,
+            task_key=task_key,
+            plan_path=plan_path,
+            blob=blob,
+            approved_by=approved_by,
+            approved_at=approved_at,
+            method=method,
+            schema_version=schema_version,
+            recorded_by=recorded_by,
+        )
 
     def to_line(self) -> str:
         return record_line(self, "approval", f"{APPROVALS_REF} record")

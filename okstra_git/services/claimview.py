@@ -5,7 +5,6 @@ agents poll these, so they load only the records they show."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +13,7 @@ from ..keys import TaskKey
 from ..records.base import to_data
 from ..records.claim import Claim, ClaimState, load_claims
 from ..records.task import require_task
+from ..values import Value, init
 from .context import Context
 
 if TYPE_CHECKING:
@@ -36,9 +36,10 @@ def select(
 # Ready set
 
 
-@dataclass(frozen=True)
-class Readiness:
+class Readiness(Value):
     """What ``stage ready`` shows: the selection and the plan it came from."""
+
+    __slots__ = ("plan_path", "selection", "stages")
 
     selection: batching.Selection
     """Ready set, batch and reasons for the rest."""
@@ -46,6 +47,11 @@ class Readiness:
     """The approved plan."""
     stages: dict[int, Stage]
     """The Stage Map by number."""
+
+    def __init__(
+        self, selection: batching.Selection, plan_path: str, stages: dict[int, Stage]
+    ) -> None:
+        init(self, selection=selection, plan_path=plan_path, stages=stages)
 
 
 def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Readiness:
@@ -64,14 +70,18 @@ def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Re
 # Listing
 
 
-@dataclass(frozen=True)
-class ClaimRow:
+class ClaimRow(Value):
     """One line of ``stage list``: the consumers view of a stage."""
+
+    __slots__ = ("claim", "state")
 
     claim: Claim
     """The stored claim."""
     state: str
     """``started``, ``expired``, ``done`` or ``released``."""
+
+    def __init__(self, claim: Claim, state: str) -> None:
+        init(self, claim=claim, state=state)
 
     def to_data(self) -> dict[str, Any]:
         c = self.claim

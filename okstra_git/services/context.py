@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..gitlayer import GitRepo
 from ..keys import TaskKey, check_project_id, parse_task_key
+from ..values import Value, init
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(Value):
     """The repository a command works in."""
 
+    __slots__ = ("repo",)
     repo: GitRepo
     """The opened repository (possibly through a linked worktree)."""
+
+    def __init__(self, repo: GitRepo) -> None:
+        init(self, repo=repo)
 
     @property
     def default_project(self) -> str:

@@ -6,26 +6,29 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInput
 from ..gitlayer import main_worktree
 from ..keys import TaskKey, slug
 from ..strict import unknown_home
+from ..values import Value, init
 from .context import Context
 
 ROOT_CONFIG = "okstra.worktreeRoot"
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(Value):
     """Where one task's worktrees and branches are."""
 
+    __slots__ = ("folder", "key")
     key: TaskKey
     """The task."""
     folder: Path
     """``<root>/<project>/<group>/<id>``: every worktree of the task is inside it."""
+
+    def __init__(self, key: TaskKey, folder: Path) -> None:
+        init(self, key=key, folder=folder)
 
     @property
     def _names(self) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..clarify import (
@@ -45,6 +45,7 @@ from ..shell import command, okstra
 from ..stagemap import StageMap
 from ..strict import is_digits, one_line
 from ..userfiles import sweep_dead_temps, write_atomic
+from ..values import Value, init
 from .context import Context
 from .snapshots import PLANS_DIR, no_plan_message, snapshot, snapshot_path
 
@@ -175,10 +176,11 @@ def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
 # Where the approval stands
 
 
-@dataclass(frozen=True)
-class Assessment:
+class Assessment(Value):
     """Whether the task's plan is approved (SPEC §4, checks 1–3) and every reason it is not."""
 
+    __slots__ = ("approvals", "approved_blob", "blockers", "messages", "plan", "reasons",
+                 "relpath", "source", "stale_checkout", "state", "validation")  # fmt: skip
     state: TaskState
     plan: PlanFile | None
     """The plan as read (work tree, else the snapshot); None when no plan was submitted."""
@@ -186,21 +188,51 @@ class Assessment:
     """The plan path relative to the work tree."""
     source: str
     """``work tree``, ``snapshot`` or ``none``: where ``plan`` was read from."""
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[str]
     """Codes: ``no-plan``, ``invalid-plan``, ``marker-missing``, ``blockers-open``,
     ``section-5-unreadable``, ``stale``, ``not-recorded``. Empty when approved."""
-    messages: list[str] = field(default_factory=list)
+    messages: list[str]
     """One paragraph per reason, as refusals print them."""
-    approvals: list[Approval] = field(default_factory=list)
+    approvals: list[Approval]
     """This task's approval notes on the current blob."""
-    approved_blob: str | None = None
+    approved_blob: str | None
     """When stale: the newest earlier snapshot that carries this task's approval."""
-    blockers: list[ClarificationItem] = field(default_factory=list)
+    blockers: list[ClarificationItem]
     """Unresolved ``Blocks=approval`` rows of §5."""
-    validation: Validation | None = None
-    stale_checkout: str | None = None
+    validation: Validation | None
+    """The plan's Stage Map and checks (None when no plan was submitted)."""
+    stale_checkout: str | None
     """When the work tree holds a superseded snapshot of the task's plan (a checkout of an
     older commit): that, in words. The task's own plan is judged instead."""
+
+    def __init__(
+        self,
+        state: TaskState,
+        plan: PlanFile | None,
+        relpath: str | None,
+        source: str,
+        reasons: list[str],
+        messages: list[str],
+        approvals: list[Approval] | None = None,
+        approved_blob: str | None = None,
+        blockers: list[ClarificationItem] | None = None,
+        validation: Validation | None = None,
+        stale_checkout: str | None = None,
+    ) -> None:
+        init(
+            self,
+            state=state,
+            plan=plan,
+            relpath=relpath,
+            source=source,
+            reasons=reasons,
+            messages=messages,
+            approvals=[] if approvals is None else approvals,
+            approved_blob=approved_blob,
+            blockers=[] if blockers is None else blockers,
+            validation=validation,
+            stale_checkout=stale_checkout,
+        )
 
     @property
     def key(self) -> TaskKey:
@@ -224,7 +256,7 @@ def _assess(ctx: Context, state: TaskState) -> Assessment:
     local = ctx.workdir / latest.path if ctx.workdir is not None else None
     stale = None
     if local is not None and local.exists():
-        plan, source = replace(read_plan_file(local), path=latest.path), "work tree"
+        plan, source = read_plan_file(local).replace(path=latest.path), "work tree"
         older = _snapshot_seq_of(ctx, state, plan.blob)
         if older is not None and older != latest.seq:
             stale = (
@@ -240,7 +272,7 @@ def _assess(ctx: Context, state: TaskState) -> Assessment:
     if stale is None:
         return found
     messages = [*found.messages, stale] if found.reasons else found.messages
-    return replace(found, stale_checkout=stale, messages=messages)
+    return found.replace(stale_checkout=stale, messages=messages)
 
 
 def _snapshot_seq_of(ctx: Context, state: TaskState, blob: str) -> str | None:
@@ -444,7 +476,7 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
                 raise Refused(no_plan_message(key))
             relpath = state.task.latest_plan.path
         path = workdir / relpath
-        plan = replace(read_plan_file(path), path=relpath)
+        plan = read_plan_file(path).replace(path=relpath)
         _refuse_invalid(validate_text(plan.text, relpath), "approve")
         own = read_approval_text(plan.text)
         problems = own.problems(relpath, key=str(key), require_marker=False)
@@ -468,18 +500,23 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
         return Approved(state, relpath, plan.blob, approval, not checked, False)
 
 
-@dataclass(frozen=True)
-class ApprovedPlan:
+class ApprovedPlan(Value):
     """An approved plan, as the stage-claim gate needs it."""
 
+    __slots__ = ("blob", "path", "stage_map", "stale_checkout")
     path: str
     """Plan path relative to the work tree."""
     blob: str
     """Blob id the approval note is on."""
     stage_map: StageMap
     """The plan's validated Stage Map."""
-    stale_checkout: str | None = None
+    stale_checkout: str | None
     """The work tree's plan file is an older snapshot, not used (:class:`Assessment`)."""
+
+    def __init__(
+        self, path: str, blob: str, stage_map: StageMap, stale_checkout: str | None = None
+    ) -> None:
+        init(self, path=path, blob=blob, stage_map=stage_map, stale_checkout=stale_checkout)
 
 
 def approve_in_claim(

@@ -11,23 +11,22 @@ them. No network: this compares refs a fetch already brought.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..gitlayer import GitRepo
 from ..keys import TaskKey
 from ..records.claim import claims_prefix
 from ..records.task import task_ref
 from ..shell import okstra
 from ..tracking import LOCAL_REFS, tracking_name, tracking_refs
+from ..values import Value, init
 
 STALE = ("behind", "diverged", "missing-here")
 """States in which the local view is out of date: reading it gives an old answer."""
 
 
-@dataclass(frozen=True)
-class Lag:
+class Lag(Value):
     """One ref of a task that differs from a remote's copy."""
 
+    __slots__ = ("local", "ref", "remote", "state", "there")
     remote: str
     """The remote whose fetched copy differs."""
     ref: str
@@ -40,6 +39,11 @@ class Lag:
     """The local value."""
     there: str | None
     """The remote's value, as last fetched."""
+
+    def __init__(
+        self, remote: str, ref: str, state: str, local: str | None, there: str | None
+    ) -> None:
+        init(self, remote=remote, ref=ref, state=state, local=local, there=there)
 
     @property
     def stale(self) -> bool:

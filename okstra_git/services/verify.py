@@ -8,7 +8,7 @@ history walk from HEAD hiding the base, and one status of the worktree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from ..records.verdict import (
     verdict_notes_update,
 )
 from ..shell import command, okstra
+from ..values import Value, init
 from .context import Context
 
 
@@ -38,10 +39,10 @@ class GateRefused(Refused):
         self.lines = lines
 
 
-@dataclass(frozen=True)
-class TargetStage:
+class TargetStage(Value):
     """One Stage Map stage as the target sees it."""
 
+    __slots__ = ("branch", "head_commit", "number", "report", "report_path", "status")
     number: int
     """The Stage Map number."""
     status: str
@@ -52,15 +53,35 @@ class TargetStage:
     """The stage's implementation report, recorded at ``stage done``."""
     branch: str | None
     """The stage branch, when claimed."""
-    report: str | None = None
+    report: str | None
     """The report's content as stored in the done claim (``report.md``): readable on every
     clone, whoever wrote it."""
 
+    def __init__(
+        self,
+        number: int,
+        status: str,
+        head_commit: str | None,
+        report_path: str | None,
+        branch: str | None,
+        report: str | None = None,
+    ) -> None:
+        init(
+            self,
+            number=number,
+            status=status,
+            head_commit=head_commit,
+            report_path=report_path,
+            branch=branch,
+            report=report,
+        )
 
-@dataclass(frozen=True)
-class Target:
+
+class Target(Value):
     """What a final-verification run verifies (the ``VERIFICATION_TARGET`` block)."""
 
+    __slots__ = ("all_stages_done", "base", "head", "head_tree", "scope", "stages", "task_key",
+                 "worktree")  # fmt: skip
     task_key: str
     """The task, exactly as typed."""
     scope: str
@@ -77,6 +98,29 @@ class Target:
     """Every Stage Map stage (whole-task) or stage N alone."""
     all_stages_done: bool
     """Whether every Stage Map stage is done (routing after a single-stage verdict)."""
+
+    def __init__(
+        self,
+        task_key: str,
+        scope: str,
+        worktree: str,
+        base: str,
+        head: str,
+        head_tree: str,
+        stages: tuple[TargetStage, ...],
+        all_stages_done: bool,
+    ) -> None:
+        init(
+            self,
+            task_key=task_key,
+            scope=scope,
+            worktree=worktree,
+            base=base,
+            head=head,
+            head_tree=head_tree,
+            stages=stages,
+            all_stages_done=all_stages_done,
+        )
 
     def to_data(self, diff: list[DiffStatEntry]) -> dict[str, Any]:
         return {
@@ -139,8 +183,8 @@ def resolve_target(
 
 
 def _with_reports(target: Target, reports: dict[int, str | None]) -> Target:
-    stages = tuple(replace(s, report=reports.get(s.number)) for s in target.stages)
-    return replace(target, stages=stages)
+    stages = tuple(s.replace(report=reports.get(s.number)) for s in target.stages)
+    return target.replace(stages=stages)
 
 
 def _whole_task(

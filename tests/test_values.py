@@ -1,0 +1,63 @@
+"""values.Value: what the converted classes relied on from @dataclass(frozen=True)."""
+
+from __future__ import annotations
+
+import pytest
+
+from okstra_git.batch import Holder
+from okstra_git.records.approval import Approval
+from okstra_git.records.base import from_data, to_data
+from okstra_git.stagemap import Finding
+from okstra_git.values import Value, init
+
+
+def test_equal_and_hashed_by_field_values_and_never_assigned():
+    a = Finding("S1", (1, 2), 3, "no")
+    assert a == Finding("S1", (1, 2), 3, "no") and hash(a) == hash(Finding("S1", (1, 2), 3, "no"))
+    assert a != Finding("S1", (1, 2), 4, "no") and a != ("S1", (1, 2), 3, "no")
+    assert len({a, Finding("S1", (1, 2), 3, "no")}) == 1
+    with pytest.raises(AttributeError, match="immutable"):
+        a.line = 4  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="immutable"):
+        del a.line
+    assert a.line == 3
+
+
+def test_replace_copies_with_changes_and_repr_names_every_field():
+    held = Holder("started", "implementation-001")
+    moved = held.replace(state="expired")
+    assert (moved.state, moved.run_id, moved.who, held.state) == (
+        "expired",
+        "implementation-001",
+        "",
+        "started",
+    )
+    assert repr(held) == (
+        "Holder(lease_expires_at=None, run_id='implementation-001', state='started', who='')"
+    )
+    with pytest.raises(TypeError):
+        held.replace(holder="x")
+
+
+def test_init_refuses_a_field_left_out_or_one_it_does_not_have():
+    class Pair(Value):
+        __slots__ = ("left", "right")
+
+        def __init__(self, left: int, right: int | None = None) -> None:
+            if right is None:
+                init(self, left=left)
+            else:
+                init(self, left=left, rigth=right)
+
+    with pytest.raises(TypeError, match="fields not set: right"):
+        Pair(1)
+    with pytest.raises(AttributeError):
+        Pair(1, 2)
+
+
+def test_a_value_record_round_trips_through_its_json():
+    when = "2026-01-01T00:00:00+00:00"
+    approval = Approval("p:g:i", "plans/p.md", "a" * 40, "A <a@x>", when, "B")
+    data = to_data(approval)
+    assert data["approvedBy"] == "A <a@x>" and "recordedBy" not in data
+    assert from_data(Approval, data, "test") == approval
