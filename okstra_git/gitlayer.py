@@ -24,6 +24,7 @@ from .crashpoints import crash_point
 from .errors import BadInput, Conflict, Refused
 from .plumbing import not_a_commit, note_paths, unreadable
 from .shell import command
+from .values import Value, init
 
 if TYPE_CHECKING:
     from .reflocks import LockReport
@@ -68,10 +69,10 @@ class RefUpdate:
     """The value read before deciding (hex); ``None`` means the ref must not exist yet."""
 
 
-@dataclass(frozen=True)
-class DiffStatEntry:
+class DiffStatEntry(Value):
     """One file of a diff stat."""
 
+    __slots__ = ("added", "binary", "deleted", "path")
     path: str
     """The file's path (``old => new`` for a rename)."""
     added: int
@@ -81,11 +82,14 @@ class DiffStatEntry:
     binary: bool
     """A binary file: the line counts are 0."""
 
+    def __init__(self, path: str, added: int, deleted: int, binary: bool) -> None:
+        init(self, path=path, added=added, deleted=deleted, binary=binary)
 
-@dataclass(frozen=True)
-class CommitInfo:
+
+class CommitInfo(Value):
     """A commit as a message names it."""
 
+    __slots__ = ("author", "commit", "message", "when")
     commit: str
     """Its id."""
     message: str
@@ -94,6 +98,9 @@ class CommitInfo:
     """``Name <email>``."""
     when: str
     """Author date, ISO 8601."""
+
+    def __init__(self, commit: str, message: str, author: str, when: str) -> None:
+        init(self, commit=commit, message=message, author=author, when=when)
 
     @property
     def subject(self) -> str:
@@ -853,10 +860,10 @@ def _common_dir(git_dir: Path) -> Path:
 # =============================================================================================
 
 
-@dataclass(frozen=True)
-class WorktreeInfo:
+class WorktreeInfo(Value):
     """A linked worktree as registered in ``<common dir>/worktrees/<name>``."""
 
+    __slots__ = ("broken", "locked", "name", "path", "prunable")
     name: str
     """The git worktree name (the admin folder's name)."""
     path: Path
@@ -868,6 +875,11 @@ class WorktreeInfo:
     broken: bool
     """Its folder is there but its ``.git`` file is gone or points elsewhere: git cannot read
     it until ``git worktree repair`` rewrites the file."""
+
+    def __init__(
+        self, name: str, path: Path, prunable: bool, locked: str | None, broken: bool
+    ) -> None:
+        init(self, name=name, path=path, prunable=prunable, locked=locked, broken=broken)
 
 
 def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:

@@ -20,77 +20,159 @@ for a path only the caller knows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .shell import command, okstra
+from .values import Value, init
 
 ANALYSIS_PHASES = ("requirements-discovery", "error-analysis", "implementation-planning")
 
 
-@dataclass(frozen=True)
-class StageView:
+class StageView(Value):
     """One Stage Map stage as the next step needs it."""
 
+    __slots__ = ("holder", "merge_ref", "merged", "mine", "number", "state", "worktree")
     number: int
     state: str
     """``ready``, ``blocked``, ``started``, ``expired`` or ``done``."""
-    mine: bool = False
+    mine: bool
     """Held by this host (a started claim whose host is this machine)."""
-    holder: str = ""
+    holder: str
     """``run by user on host``, for a message."""
-    merged: bool | None = None
+    merged: bool | None
     """A done stage: its done commit is in the task worktree HEAD (None: not here)."""
-    merge_ref: str = ""
+    merge_ref: str
     """What to merge for it: its stage branch when here and at the done commit, else the
     commit."""
-    worktree: str = ""
+    worktree: str
     """Its stage worktree, when claimed here with one."""
 
+    def __init__(
+        self,
+        number: int,
+        state: str,
+        mine: bool = False,
+        holder: str = "",
+        merged: bool | None = None,
+        merge_ref: str = "",
+        worktree: str = "",
+    ) -> None:
+        init(
+            self,
+            number=number,
+            state=state,
+            mine=mine,
+            holder=holder,
+            merged=merged,
+            merge_ref=merge_ref,
+            worktree=worktree,
+        )
 
-@dataclass(frozen=True)
-class Situation:
+
+class Situation(Value):
     """Where a task stands, as plain data."""
 
+    __slots__ = (
+        "approval_reasons",
+        "key",
+        "latest_report",
+        "next_phase",
+        "plan_path",
+        "plan_submitted",
+        "remote",
+        "run_report",
+        "running",
+        "stages",
+        "stale_remote",
+        "status",
+        "task_worktree",
+        "verdict",
+        "verdict_opens",
+        "verdict_recorded",
+    )
     key: str
     status: str
     """The task's ``currentStatus``."""
     next_phase: str | None
     """``workflow.nextRecommendedPhase``."""
-    running: tuple[str, str] | None = None
+    running: tuple[str, str] | None
     """(type, seq) of the latest run while it is running."""
-    run_report: str = ""
+    run_report: str
     """The running run's report path (workspace-relative)."""
-    verdict_recorded: bool = False
+    verdict_recorded: bool
     """The running final-verification run has recorded its verdict (``verify record``)."""
-    stale_remote: str | None = None
+    stale_remote: str | None
     """A remote this clone's records are older than."""
-    remote: str | None = None
+    remote: str | None
     """The shared remote claims go through, when there is one."""
-    plan_submitted: bool = False
-    plan_path: str = ""
-    approval_reasons: tuple[str, ...] = ()
+    plan_submitted: bool
+    plan_path: str
+    approval_reasons: tuple[str, ...]
     """Why the plan is not approved (``plans.Assessment.reasons``); empty: approved."""
-    latest_report: str = ""
+    latest_report: str
     """The latest finished run's report: the plan to submit after implementation-planning."""
-    stages: tuple[StageView, ...] = ()
-    task_worktree: str = ""
-    verdict_opens: bool = False
+    stages: tuple[StageView, ...]
+    task_worktree: str
+    verdict_opens: bool
     """An accepted whole-task verdict is on the task's HEAD."""
-    verdict: str | None = None
+    verdict: str | None
     """The latest verdict on the task's HEAD, when there is one."""
 
+    def __init__(
+        self,
+        key: str,
+        status: str,
+        next_phase: str | None,
+        running: tuple[str, str] | None = None,
+        run_report: str = "",
+        verdict_recorded: bool = False,
+        stale_remote: str | None = None,
+        remote: str | None = None,
+        plan_submitted: bool = False,
+        plan_path: str = "",
+        approval_reasons: tuple[str, ...] = (),
+        latest_report: str = "",
+        stages: tuple[StageView, ...] = (),
+        task_worktree: str = "",
+        verdict_opens: bool = False,
+        verdict: str | None = None,
+    ) -> None:
+        init(
+            self,
+            key=key,
+            status=status,
+            next_phase=next_phase,
+            running=running,
+            run_report=run_report,
+            verdict_recorded=verdict_recorded,
+            stale_remote=stale_remote,
+            remote=remote,
+            plan_submitted=plan_submitted,
+            plan_path=plan_path,
+            approval_reasons=approval_reasons,
+            latest_report=latest_report,
+            stages=stages,
+            task_worktree=task_worktree,
+            verdict_opens=verdict_opens,
+            verdict=verdict,
+        )
 
-@dataclass(frozen=True)
-class Step:
+
+class Step(Value):
     """The next command, who runs it, and why."""
 
+    __slots__ = ("command", "extra", "who", "why")
     command: str | None
     """One shell line, or None when nothing is left to do."""
     who: str
     """``agent`` or ``human`` (approvals, merges, answers only a person gives)."""
     why: str
-    extra: list[str] = field(default_factory=list)
+    """The reason, in words."""
+    extra: list[str]
     """Other commands worth knowing (e.g. each stage still held by this host)."""
+
+    def __init__(
+        self, command: str | None, who: str, why: str, extra: list[str] | None = None
+    ) -> None:
+        init(self, command=command, who=who, why=why, extra=[] if extra is None else extra)
 
     def to_data(self) -> dict[str, object]:
         return {"command": self.command, "who": self.who, "why": self.why, "also": self.extra}

@@ -18,6 +18,7 @@ from ..gitlayer import GitRepo
 from ..keys import TaskKey, parse_task_key
 from ..shell import command
 from ..strict import is_digits
+from ..values import Value, init
 from .base import check_own, dumps_pretty, from_data, loads, to_data
 
 if TYPE_CHECKING:
@@ -113,14 +114,17 @@ class Claim:
         return (now or datetime.now(UTC)) >= expires
 
 
-@dataclass(frozen=True)
-class ClaimState:
+class ClaimState(Value):
     """A claim as read from its ref, with the commit to compare-and-swap against."""
 
+    __slots__ = ("claim", "head")
     claim: Claim
     """The record in the ref's ``claim.json``."""
     head: str
     """The claim ref's commit it was read from: the compare-and-swap expectation."""
+
+    def __init__(self, claim: Claim, head: str) -> None:
+        init(self, claim=claim, head=head)
 
 
 def claim_json(claim: Claim, where: str) -> bytes:

@@ -15,6 +15,7 @@ from ..gitlayer import GitRepo, RefUpdate, cas_retry
 from ..keys import TaskKey
 from ..shell import okstra
 from ..tracking import tracking_name
+from ..values import Value, init
 from .base import check_own, dumps_pretty, from_data, loads, to_data
 
 SCHEMA_VERSION = 1
@@ -118,14 +119,17 @@ class Task:
     """The task worktree HEAD when the first stage was claimed (SPEC §5)."""
 
 
-@dataclass(frozen=True)
-class TaskState:
+class TaskState(Value):
     """A task as read from its ref: the manifest and the commit it came from."""
 
+    __slots__ = ("head", "key", "task")
     key: TaskKey
     task: Task
     head: str
     """The event commit the manifest was read from: the compare-and-swap expectation."""
+
+    def __init__(self, key: TaskKey, task: Task, head: str) -> None:
+        init(self, key=key, task=task, head=head)
 
 
 def load_task(repo: GitRepo, key: TaskKey) -> TaskState | None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..clarify import (
@@ -141,8 +140,8 @@ def _follow(
     return change
 
 
-@dataclass(frozen=True)
-class Submitted:
+class Submitted(Value):
+    __slots__ = ("created", "plan", "state", "validation")
     state: TaskState
     """The task after the submit (unchanged when the plan was already submitted)."""
     plan: PlanRef
@@ -150,6 +149,11 @@ class Submitted:
     created: bool
     """False when this exact content at this path was already the task's plan."""
     validation: Validation
+
+    def __init__(
+        self, state: TaskState, plan: PlanRef, created: bool, validation: Validation
+    ) -> None:
+        init(self, state=state, plan=plan, created=created, validation=validation)
 
 
 def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
@@ -448,10 +452,10 @@ def _rewrite_plan(workdir: Path, path: Path, data: bytes, expected: bytes) -> No
     write_atomic(path, data, "plan", temp_dir=temp_dir)
 
 
-@dataclass(frozen=True)
-class Approved:
+class Approved(Value):
     """What ``plan approve`` did."""
 
+    __slots__ = ("already", "approval", "blob", "changed_file", "path", "state")
     state: TaskState
     path: str
     """The plan, relative to the work tree."""
@@ -463,6 +467,25 @@ class Approved:
     """Whether the marker was ticked and the audit line added to the file."""
     already: bool
     """True when the plan was already approved as it stands: nothing was written."""
+
+    def __init__(
+        self,
+        state: TaskState,
+        path: str,
+        blob: str,
+        approval: Approval,
+        changed_file: bool,
+        already: bool,
+    ) -> None:
+        init(
+            self,
+            state=state,
+            path=path,
+            blob=blob,
+            approval=approval,
+            changed_file=changed_file,
+            already=already,
+        )
 
 
 def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approved:

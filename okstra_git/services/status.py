@@ -24,15 +24,26 @@ from ..phases import FINAL_VERIFICATION
 from ..records.base import to_data
 from ..records.claim import Claim, load_claims
 from ..records.task import TaskState, require_task
+from ..values import Value, init
 from ..workspace import run_paths
 from . import remoteview
 from .context import Context
 
 
-@dataclass(frozen=True)
-class StageStatus:
+class StageStatus(Value):
     """One Stage Map stage in ``task status``."""
 
+    __slots__ = (
+        "claim",
+        "depends_on",
+        "merge_ref",
+        "merged",
+        "mine",
+        "number",
+        "state",
+        "title",
+        "why",
+    )
     number: int
     title: str
     depends_on: list[int]
@@ -50,6 +61,31 @@ class StageStatus:
     merge_ref: str
     """What ``git merge`` needs for it here: its stage branch when at the done commit, else
     the commit."""
+
+    def __init__(
+        self,
+        number: int,
+        title: str,
+        depends_on: list[int],
+        state: str,
+        why: str | None,
+        claim: Claim | None,
+        mine: bool,
+        merged: bool | None,
+        merge_ref: str,
+    ) -> None:
+        init(
+            self,
+            number=number,
+            title=title,
+            depends_on=depends_on,
+            state=state,
+            why=why,
+            claim=claim,
+            mine=mine,
+            merged=merged,
+            merge_ref=merge_ref,
+        )
 
     def to_data(self) -> dict[str, Any]:
         c = self.claim

@@ -8,7 +8,6 @@ history walk from HEAD hiding the base, and one status of the worktree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -319,10 +318,10 @@ def render_target(target: Target, diff: list[DiffStatEntry]) -> str:
 # Recording a verdict
 
 
-@dataclass(frozen=True)
-class Recorded:
+class Recorded(Value):
     """The outcome of ``verify record``."""
 
+    __slots__ = ("added", "next_phase", "task_head", "verdict")
     verdict: Verdict
     """The record in the notes (possibly one recorded before, see ``added``)."""
     added: bool
@@ -331,6 +330,9 @@ class Recorded:
     """The task's next recommended phase."""
     task_head: str
     """The task event commit that moved the workflow."""
+
+    def __init__(self, verdict: Verdict, added: bool, next_phase: str, task_head: str) -> None:
+        init(self, verdict=verdict, added=added, next_phase=next_phase, task_head=task_head)
 
 
 def publish_commands(ctx: Context, verdict: Verdict) -> list[str]:
@@ -484,10 +486,10 @@ def _event(record: Verdict, nxt: str) -> str:
 # Showing verdicts
 
 
-@dataclass(frozen=True)
-class ShownVerdict:
+class ShownVerdict(Value):
     """A verdict found for a commit, with how it was found and its signature status."""
 
+    __slots__ = ("principal", "same_commit", "signature", "verdict")
     verdict: Verdict
     """The record."""
     same_commit: bool
@@ -498,17 +500,45 @@ class ShownVerdict:
     principal: str | None
     """Who signed, when checked against allowed signers."""
 
+    def __init__(
+        self, verdict: Verdict, same_commit: bool, signature: str, principal: str | None
+    ) -> None:
+        init(
+            self, verdict=verdict, same_commit=same_commit, signature=signature, principal=principal
+        )
 
-@dataclass(frozen=True)
-class Shown:
+
+class Shown(Value):
+    """The verdicts ``verify show`` found for a commit."""
+
+    __slots__ = ("allowed_signers", "commit", "problems", "tree", "verdicts")
     commit: str
+    """The commit asked about."""
     tree: str
+    """Its tree."""
     verdicts: list[ShownVerdict]
     """Newest first."""
     problems: list[str]
     """Note lines that are not verdict records."""
     allowed_signers: str | None
     """The allowed signers file signatures were checked against."""
+
+    def __init__(
+        self,
+        commit: str,
+        tree: str,
+        verdicts: list[ShownVerdict],
+        problems: list[str],
+        allowed_signers: str | None,
+    ) -> None:
+        init(
+            self,
+            commit=commit,
+            tree=tree,
+            verdicts=verdicts,
+            problems=problems,
+            allowed_signers=allowed_signers,
+        )
 
 
 def show_verdicts(ctx: Context, rev: str) -> Shown:
