@@ -325,11 +325,10 @@ def test_two_clones_claiming_at_once_never_share_a_stage(two_machines):
     print(f"{reselected} of {ROUNDS} rounds had a claim lose on the remote and choose again")
 
 
-def test_the_push_command_line_does_not_grow_with_the_number_of_refs(tmp_path: Path):
-    """500 tasks published by one sync: git is run with the same few arguments as for one."""
-    a, remote = pair(tmp_path, "a")
+def many_tasks(repo: Path, count: int) -> None:
+    """``count`` valid task refs, one event each, written by ``git fast-import``."""
     lines = []
-    for n in range(500):
+    for n in range(count):
         data = json.dumps(
             {
                 "schemaVersion": 1,
@@ -361,15 +360,26 @@ def test_the_push_command_line_does_not_grow_with_the_number_of_refs(tmp_path: P
             data,
             "",
         ]
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=a, input="\n".join(lines) + "\n",
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input="\n".join(lines) + "\n",
                    text=True, check=True)  # fmt: skip
+
+
+def logging_git(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An environment whose ``git`` logs its argument count and arguments, and the log."""
     log = tmp_path / "argv.log"
     shim = tmp_path / "bin" / "git"
     shim.parent.mkdir()
     real = subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()
     shim.write_text(f'#!/bin/sh\necho "$#" "$@" >> {log}\nexec {real} "$@"\n')
     shim.chmod(0o755)
-    env = {**os.environ, "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}"}
+    return {**os.environ, "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+def test_the_push_command_line_does_not_grow_with_the_number_of_refs(tmp_path: Path):
+    """500 tasks published by one sync: git is run with the same few arguments as for one."""
+    a, remote = pair(tmp_path, "a")
+    many_tasks(a, 500)
+    env, log = logging_git(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "okstra_git", "sync", "--json"], cwd=a, env=env,
                           text=True, capture_output=True)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -377,3 +387,35 @@ def test_the_push_command_line_does_not_grow_with_the_number_of_refs(tmp_path: P
     assert len(refs(remote, "refs/okstra/tasks/")) == 500
     pushes = [line for line in log.read_text().splitlines() if " push " in f" {line} "]
     assert pushes and all(int(line.split()[0]) <= 8 for line in pushes), pushes
+
+
+def test_a_sync_in_step_at_scale_asks_for_the_ref_list_and_fetches_nothing(tmp_path: Path):
+    """From PROBE_FROM refs on, a sync in step lists the remote's refs instead of fetching; a
+    change there (a ref deleted) brings the fetch back, and sync publishes the ref again."""
+    a, remote = pair(tmp_path, "a")
+    count = sync.PROBE_FROM
+    many_tasks(a, count)
+    assert len(sync_json(a)["pushed"]) == count
+    tracking = refs(a, "refs/okstra-remotes/origin/tasks/")
+    assert len(tracking) == count
+    assert {n.replace("okstra-remotes/origin", "okstra"): v for n, v in tracking.items()} == refs(
+        remote, "refs/okstra/tasks/"
+    )
+    env, log = logging_git(tmp_path)
+
+    def run_sync() -> tuple[dict, list[str]]:
+        log.write_text("")
+        proc = subprocess.run([sys.executable, "-m", "okstra_git", "sync", "--json"], cwd=a,
+                              env=env, text=True, capture_output=True)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout), [line.split()[1] for line in log.read_text().splitlines()]
+
+    report, commands = run_sync()
+    assert report["unchanged"] == count and report["pushed"] == [] and report["fetched"]
+    assert "ls-remote" in commands and "fetch" not in commands and "push" not in commands
+    gone = "refs/okstra/tasks/g3/t13"
+    git(remote, "update-ref", "-d", gone)
+    report, commands = run_sync()
+    assert "fetch" in commands and report["pushed"] == [gone]
+    assert remote_ref(remote, gone) == git(a, "rev-parse", gone)
+    assert refs(a, "refs/okstra-remotes/origin/tasks/") == tracking

@@ -133,9 +133,8 @@ def _text(report: SyncReport) -> str:
     how = "fetched" if report.fetched else "no fetch"
     tries = f"{report.attempts} attempt" + ("s" if report.attempts != 1 else "")
     lines = [f"okstra sync with {report.remote} ({how}, {tries})"]
+    pushed = set(report.pushed)
     for state in report.refs:
-        if state.state == "same":
-            continue
         local, remote, new = (v[:12] if v else "-" for v in (state.local, state.remote, state.new))
         said = {
             "fetched": f"fetched {remote}",
@@ -147,8 +146,7 @@ def _text(report: SyncReport) -> str:
             "conflict": f"CONFLICT: left as it was (here {local}, remote {remote})",
             "invalid": f"NOT ADOPTED: the remote's {remote} fails its checks",
         }[state.state]
-        pushed = "; pushed" if state.ref in report.pushed else ""
-        lines.append(f"  {state.ref}: {said}{pushed}")
+        lines.append(f"  {state.ref}: {said}" + ("; pushed" if state.ref in pushed else ""))
     for old, new in report.renumbered.items():
         lines.append(f"renumbered your {old} as {new}")
     for kept in report.kept:
@@ -159,12 +157,11 @@ def _text(report: SyncReport) -> str:
         mine, theirs = (v[:12] if v else "-" for v in (branch.local, branch.remote))
         track = tracking_name(report.remote, branch.ref)
         said = {
-            "ahead": f"published {mine}" if branch.ref in report.pushed else f"to publish {mine}",
+            "ahead": f"published {mine}" if branch.ref in pushed else f"to publish {mine}",
             "behind": f"the remote's {theirs} has more than yours ({mine}): {track}",
             "diverged": f"differs from the remote's {theirs} ({mine} here); not published — "
             f"merge {track} into yours to publish both",
         }[branch.state]
         lines.append(f"  {branch.ref}: {said}")
-    unchanged = sum(1 for r in report.refs if r.state == "same")
-    lines.append(f"{unchanged} ref(s) already in step; {len(report.pushed)} pushed")
+    lines.append(f"{report.unchanged} ref(s) already in step; {len(report.pushed)} pushed")
     return "\n".join(lines)

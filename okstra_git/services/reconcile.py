@@ -31,7 +31,7 @@ from ..records.claim import CLAIM_PATH
 from ..records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
 from ..records.task import MANIFEST_PATH, TASKS_PREFIX
 from ..shell import okstra
-from ..tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_name
+from ..tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_notes, tracking_refs
 from .setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
 
 DROPPED = "refs/okstra-dropped/"
@@ -121,11 +121,56 @@ class TaskConflict:
         }
 
 
+@dataclass(frozen=True)
+class Listing:
+    """okstra's refs and notes refs, here and as last fetched from a remote, read at once."""
+
+    here: dict[str, str]
+    """``refs/okstra/*`` and ``refs/notes/okstra/*`` → commit id."""
+    there: dict[str, str]
+    """The remote-tracking copies, under the same (local) names."""
+
+
+def list_refs(repo: GitRepo, remote: str) -> Listing:
+    """okstra's refs here and the remote's as fetched."""
+    track = {tracking_refs(remote): LOCAL_REFS, tracking_notes(remote): LOCAL_NOTES}
+    here: dict[str, str] = {}
+    there: dict[str, str] = {}
+    for name, oid in _for_each_ref(repo, (LOCAL_REFS, LOCAL_NOTES, *track)).items():
+        if name.startswith((LOCAL_REFS, LOCAL_NOTES)):
+            here[name] = oid
+            continue
+        for prefix, local in track.items():
+            if name.startswith(prefix):
+                there[local + name[len(prefix) :]] = oid
+    return Listing(here, there)
+
+
+def _for_each_ref(repo: GitRepo, prefixes: tuple[str, ...]) -> dict[str, str]:
+    """Refs under ``prefixes`` → id, from one ``git for-each-ref``: git reads tens of thousands
+    of loose refs faster than a file-by-file read, and sync compares such lists oid by oid."""
+    from ..plumbing import git_output
+
+    where = str(repo.workdir or repo.git_dir)
+    fmt = "--format=%(objectname) %(refname)"
+    code, out, err = git_output("-C", where, "for-each-ref", fmt, "--", *prefixes)
+    if code:
+        raise BadInput(f"git for-each-ref failed in {where}: {err.decode(errors='replace')}")
+    found: dict[str, str] = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        oid, _, name = line.partition(" ")
+        found[name] = oid
+    return found
+
+
 @dataclass
 class Reconciled:
     """What reconciling did locally, and what is left to push."""
 
     states: list[RefState] = field(default_factory=list)
+    """Every ref sync looked at, except those already in step (counted in ``unchanged``)."""
+    unchanged: int = 0
+    """Refs whose local value is the remote's, as fetched: nothing to do."""
     conflicts: list[TaskConflict] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     """Every problem with a remote record that was not adopted, naming ref and field."""
@@ -142,15 +187,20 @@ class Reconciled:
         return [RefUpdate(s.ref, s.new, s.remote) for s in self.states if s.state in PUSHED_STATES]
 
 
-def reconcile(repo: GitRepo, remote: str, choice: Choice | None = None) -> Reconciled:
+def reconcile(
+    repo: GitRepo, remote: str, choice: Choice | None = None, listing: Listing | None = None
+) -> Reconciled:
     """Adopt, replay and merge what was fetched from ``remote``; land it in one transaction,
-    retried from a fresh read when a local writer moved a ref meanwhile."""
+    retried from a fresh read when a local writer moved a ref meanwhile. ``listing``, when
+    given, is a fresh read of the refs for the first try."""
     touched: list[str] = []
+    given = [listing] if listing is not None else []
 
     def attempt() -> Reconciled:
         done = Reconciled()
-        _refs(repo, remote, choice, done)
-        _notes(repo, remote, done)
+        refs = given.pop() if given else list_refs(repo, remote)
+        _refs(repo, remote, choice, done, refs)
+        _notes(repo, remote, done, refs)
         touched[:] = [u.name for u in done.updates]
         if done.updates:
             repo.update_refs(done.updates, f"okstra sync with {remote}")
@@ -177,22 +227,30 @@ class _Task:
         return TASKS_PREFIX + self.suffix
 
 
-def _refs(repo: GitRepo, remote: str, choice: Choice | None, done: Reconciled) -> None:
-    here = repo.list_refs(LOCAL_REFS)
-    prefix = tracking_name(remote, LOCAL_REFS)
-    there = {LOCAL_REFS + n[len(prefix) :]: v for n, v in repo.list_refs(prefix).items()}
-    tasks: dict[str, _Task] = {}
-    for ref in sorted(here.keys() | there.keys()):
-        if ref.startswith(BRANCHES):
+def _refs(
+    repo: GitRepo, remote: str, choice: Choice | None, done: Reconciled, listing: Listing
+) -> None:
+    here, there = listing.here, listing.there
+    suffixes: dict[str, str] = {}  # okstra-shaped ref → its task's ref suffix
+    moved = {choice.key.ref_suffix} if choice is not None else set()
+    for ref in here.keys() | there.keys():
+        if not ref.startswith(LOCAL_REFS) or ref.startswith(BRANCHES):
             continue  # code, not records: published by branches.py, never made a local ref
         match = TASK_REF.fullmatch(ref) or CLAIM_REF.fullmatch(ref)
-        if match is None:
-            if ref in there:  # a local ref of another shape is left alone and never pushed
-                done.invalid += ref_problems(ref)
-                done.states.append(RefState(ref, here.get(ref), there[ref], "invalid"))
-            continue
-        suffix = match.group("suffix")
+        if match is not None:
+            suffixes[ref] = match.group("suffix")
+            if here.get(ref) != there.get(ref):
+                moved.add(suffixes[ref])
+        elif ref in there:  # a local ref of another shape is left alone and never pushed
+            done.invalid += ref_problems(ref)
+            done.states.append(RefState(ref, here.get(ref), there[ref], "invalid"))
+    done.states.sort(key=lambda state: state.ref)
+    # Only tasks with a ref that moved on either side are looked at: the rest read nothing.
+    tasks: dict[str, _Task] = {}
+    for ref in sorted(ref for ref, suffix in suffixes.items() if suffix in moved):
+        suffix = suffixes[ref]
         tasks.setdefault(suffix, _Task(suffix)).refs[ref] = (here.get(ref), there.get(ref))
+    done.unchanged += len(suffixes) - sum(len(task.refs) for task in tasks.values())
     for task in tasks.values():
         chosen = choice if choice is not None and choice.key.ref_suffix == task.suffix else None
         _task(repo, remote, task, chosen, done)
@@ -217,6 +275,9 @@ def _task(repo: GitRepo, remote: str, task: _Task, choice: Choice | None, done: 
             state = RefState(ref, local, theirs, "conflict")
         elif state.state in ("fetched", "fast-forwarded"):
             updates.append(RefUpdate(ref, theirs, local))
+        elif state.state == "same":
+            done.unchanged += 1
+            continue
         states.append(state)
     if conflicts:
         # Nothing of a conflicted task is pushed, nor rewritten; what only the remote moved
@@ -233,10 +294,13 @@ def _unreadable(
     repo: GitRepo, ref: str, local: str | None, theirs: str | None, done: Reconciled
 ) -> RefState | None:
     """Ancestry needs readable commits: a damaged local ref is named (BadInput), a remote
-    value that is not a readable commit chain is reported and never adopted."""
+    value that is not a readable commit chain is reported and never adopted. A ref in step
+    with the remote's is read by nothing here."""
+    if local == theirs:
+        return None
     if local is not None:
         repo.commit_at(local, ref)
-    if theirs is None or local == theirs:
+    if theirs is None:
         return None
     fetched = f"{ref} as fetched"
     unreadable = RefState(ref, local, theirs, "invalid")
@@ -612,13 +676,12 @@ def _rename_workspace(repo: GitRepo, key: TaskKey, renumbered: dict[str, str]) -
 # -- notes ------------------------------------------------------------------------------------
 
 
-def _notes(repo: GitRepo, remote: str, done: Reconciled) -> None:
-    prefix = tracking_name(remote, LOCAL_NOTES)
-    there = {LOCAL_NOTES + n[len(prefix) :]: v for n, v in repo.list_refs(prefix).items()}
+def _notes(repo: GitRepo, remote: str, done: Reconciled, listing: Listing) -> None:
+    there = {r: v for r, v in listing.there.items() if r.startswith(LOCAL_NOTES)}
     for ref in sorted(there.keys() - set(NOTES_REFS)):
         done.invalid.append(f"{ref}: not an okstra notes ref ({', '.join(NOTES_REFS)})")
     for ref in NOTES_REFS:
-        local, theirs = repo.read_ref(ref), there.get(ref)
+        local, theirs = listing.here.get(ref), there.get(ref)
         if local is None and theirs is None:
             continue
         unreadable = _unreadable(repo, ref, local, theirs, done)
@@ -627,7 +690,7 @@ def _notes(repo: GitRepo, remote: str, done: Reconciled) -> None:
         elif theirs is None:
             done.states.append(RefState(ref, local, None, "local-only", local))
         elif local == theirs:
-            done.states.append(RefState(ref, local, theirs, "same"))
+            done.unchanged += 1
         elif local is None or _contains(repo, theirs, local):
             state = "fetched" if local is None else "fast-forwarded"
             done.states.append(RefState(ref, local, theirs, state, theirs))

@@ -43,7 +43,7 @@ from ..tracking import (
     tracking_notes,
 )
 from .context import Context
-from .reconcile import Choice, RefState, TaskConflict, reconcile
+from .reconcile import Choice, Listing, RefState, TaskConflict, list_refs, reconcile
 
 if TYPE_CHECKING:
     from datetime import timedelta
@@ -57,6 +57,10 @@ STAGING = "refs/okstra-outgoing/"
 """Where one sync lists the refs it pushes (``<pid>-<random>/okstra/…``, ``…/notes/…``): two
 glob refspecs then push exactly them. Deleted after the push."""
 PUSH_ATTEMPTS = 5
+PROBE_FROM = 1000
+"""From this many okstra refs on (here and fetched), sync first asks the remote for its ref
+list (``git ls-remote``) and skips the fetch when it is exactly what was fetched last: a fetch
+with nothing to bring still reads every local ref twice, which a sync in step would pay for."""
 CLAIM_ATTEMPTS = 12
 # What git prints for a push that lost to another writer, as opposed to a refusal by policy.
 _RACE_REASONS = (
@@ -83,7 +87,10 @@ class SyncReport:
     fetched: bool = False
     """Whether this sync fetched (not with ``--push-only``)."""
     refs: list[RefState] = field(default_factory=list)
-    """Every okstra ref and notes ref, here or on the remote, after the last attempt."""
+    """Every okstra ref and notes ref, here or on the remote, after the last attempt, except
+    those already in step (counted in ``unchanged``)."""
+    unchanged: int = 0
+    """Refs already in step with the remote's: nothing to do."""
     pushed: list[str] = field(default_factory=list)
     """The refs the (atomic) push landed."""
     attempts: int = 0
@@ -120,7 +127,7 @@ class SyncReport:
             "remote": self.remote,
             "fetched": self.fetched,
             "refs": [r.to_data() for r in self.refs if r.state != "same"],
-            "unchanged": sum(1 for r in self.refs if r.state == "same"),
+            "unchanged": self.unchanged,
             "pushed": self.pushed,
             "diverged": [r.ref for r in self.diverged],
             "conflicts": [c.to_data() for c in self.conflicts],
@@ -206,6 +213,37 @@ def fetch_notes(repo: GitRepo, remote: str) -> None:
 def fetch(repo: GitRepo, remote: str) -> None:
     """Fetch the remote's okstra refs and notes into the tracking namespaces."""
     _fetch(repo, remote, fetch_refspecs(remote))
+
+
+def fetch_if_moved(repo: GitRepo, remote: str) -> Listing | None:
+    """Fetch like :func:`fetch`, unless the remote holds exactly what was fetched last: with
+    :data:`PROBE_FROM` okstra refs or more, here and fetched, ask it first (``git ls-remote``).
+    Returns the refs read to tell, for the caller to reuse, when no fetch was needed."""
+    listing = list_refs(repo, remote)
+    if (
+        len(listing.here) + len(listing.there) < PROBE_FROM
+        or _advertised(repo, remote) != listing.there
+    ):
+        fetch(repo, remote)
+        return None
+    return listing
+
+
+def _advertised(repo: GitRepo, remote: str) -> dict[str, str]:
+    """The remote's okstra refs and notes refs (local names → id), from ``git ls-remote``. Its
+    names are only compared with the tracking refs', never acted on."""
+    proc = _git(repo, "ls-remote", "--refs", remote, f"{LOCAL_REFS}*", f"{LOCAL_NOTES}*")
+    if proc.returncode != 0:
+        raise FetchFailed(
+            f"git ls-remote {remote} failed (exit {proc.returncode}): {proc.stderr.strip()}; "
+            "check the remote and your access to it"
+        )
+    found = {}
+    for line in proc.stdout.splitlines():
+        oid, _, name = line.partition("\t")
+        if name.startswith((LOCAL_REFS, LOCAL_NOTES)):  # patterns match name tails too
+            found[name] = oid
+    return found
 
 
 # -- pushing with leases --------------------------------------------------------------------
@@ -612,11 +650,13 @@ def sync(
     report = SyncReport(remote)
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         report.attempts = attempt
+        listing = None
         if do_fetch:
-            fetch(repo, remote)
+            listing = fetch_if_moved(repo, remote)
             report.fetched = True
-        done = reconcile(repo, remote, choice if attempt == 1 else None)
+        done = reconcile(repo, remote, choice if attempt == 1 else None, listing)
         report.refs, report.conflicts, report.invalid = done.states, done.conflicts, done.invalid
+        report.unchanged = done.unchanged
         report.kept += done.kept
         report.renumbered.update(done.renumbered)
         if not do_push:
