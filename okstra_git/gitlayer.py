@@ -8,6 +8,7 @@ Network work (fetch/push) is not here: it uses the ``git`` CLI for the user's cr
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import random
@@ -294,6 +295,58 @@ class GitRepo:
         except pygit2.GitError as exc:
             raise RefMoved(guard, str(exc)) from exc
         return value
+
+    def update_packed(self, updates: list[RefUpdate]) -> list[RefUpdate]:
+        """Apply ``updates`` (each setting a value) in ``packed-refs``, in one write, each
+        conditional on its expected value, under git's own ``packed-refs.lock``; returns those
+        it held back for :meth:`update_refs` — a ref with a loose file or lock (which a
+        packed value would not override) or a name clashing with another ref's folder.
+
+        For remote-tracking refs written in bulk (every ref of a first push): one file instead
+        of a loose file each, which costs as much as the push itself at tens of thousands.
+        Raises :class:`RefMoved` (nothing written) when the lock is held or a value moved.
+        """
+        path = self.common_dir / "packed-refs"
+        try:
+            fd = os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            raise RefMoved("packed-refs", "packed-refs.lock is held", lock_failed=True) from None
+        try:
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                data = b""
+            try:
+                header, entries = _packed_entries(data)
+            except ValueError:  # a file this reader does not know: a ref transaction decides
+                return updates
+            names = [u.name for u in updates]
+            loose = _loose_names(self.common_dir, _shared_folder(names))
+            clashing = _clashing(names, loose | entries.keys())
+            held, values = [], {}
+            for update in updates:
+                if update.new is None or update.name in loose or update.name in clashing:
+                    held.append(update)
+                    continue
+                current = entries.get(update.name, b"")[:40].decode("ascii") or None
+                if current != update.expected:
+                    raise RefMoved(update.name, f"expected {update.expected}, found {current}")
+                values[update.name] = f"{update.new} {update.name}\n".encode(
+                    "utf-8", "surrogateescape"
+                )
+            entries.update(values)
+            order = sorted(entries, key=lambda name: name.encode("utf-8", "surrogateescape"))
+            content = memoryview(header + b"".join(entries[name] for name in order))
+            while content:
+                content = content[os.write(fd, content) :]
+            os.close(fd)
+            fd = -1
+            os.replace(f"{path}.lock", path)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+                os.unlink(f"{path}.lock")
+        return held
 
     def lock_report(
         self, refnames: Iterable[str], older_than: float | None = 0.0
@@ -600,6 +653,22 @@ class GitRepo:
         except pygit2.GitError as exc:  # so it is never published
             raise unreadable(where, "holds a commit", exc) from None
 
+    def history_readable(self, heads: Iterable[str], known: Iterable[str]) -> bool:
+        """Whether every commit reachable from ``heads`` but not from ``known`` parses: one
+        walk for all of them (:meth:`check_history` names the ref of one that does not)."""
+        try:
+            walker = self.repo.walk(None, pygit2.enums.SortMode.NONE)
+            for head in heads:
+                walker.push(pygit2.Oid(hex=head))
+            for sha in known:
+                if sha in self.repo:
+                    walker.hide(pygit2.Oid(hex=sha))
+            for _ in walker:
+                pass
+        except (pygit2.GitError, KeyError, ValueError):
+            return False
+        return True
+
     def contains(self, head: str, commit: str) -> bool:
         return commit == head or self.repo.descendant_of(
             pygit2.Oid(hex=head), pygit2.Oid(hex=commit)
@@ -818,6 +887,72 @@ def _packed_refs_under(path: Path, prefix: str, first: bool = False) -> dict[str
                 break
         elif is_sorted and name > key:
             break  # past the prefix: nothing further can match
+    return found
+
+
+def _packed_entries(data: bytes) -> tuple[bytes, dict[str, bytes]]:
+    """``packed-refs`` as its header (its traits, and ``sorted``: it is written sorted) and
+    refname → its lines (the ref line and any ``^<peeled>`` line after it)."""
+    traits = [b"peeled", b"fully-peeled"] if not data else []
+    entries: dict[str, bytes] = {}
+    name = ""
+    for line in data.splitlines(keepends=True):
+        if line.startswith(b"# pack-refs with:"):
+            traits = line.split()[3:]
+        elif line.startswith(b"^") and name:
+            entries[name] += line
+        elif len(line) > 41 and line[40:41] == b" ":
+            name = line[41:].rstrip(b"\n").decode("utf-8", "surrogateescape")
+            entries[name] = line.rstrip(b"\n") + b"\n"
+        else:
+            raise ValueError(f"an unexpected packed-refs line {line[:60]!r}")
+    traits += [b"sorted"] if b"sorted" not in traits else []
+    return b"# pack-refs with: " + b" ".join(traits) + b" \n", entries
+
+
+def _shared_folder(names: list[str]) -> str:
+    """The deepest folder (ending in ``/``) holding every refname of ``names``."""
+    first, last = min(names), max(names)  # what they share, every name between shares
+    size = next(
+        (n for n, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), len(first)
+    )
+    return first[: first.rfind("/", 0, size) + 1]
+
+
+def _loose_names(common_dir: Path, folder: str) -> set[str]:
+    """Every loose ref (or ref lock) under ``folder`` (ending in ``/``), and each ref-name
+    prefix of ``folder`` that is a file: what a packed value would not override, or would
+    clash with."""
+    found = set()
+    parts = folder.split("/")[:-1]
+    for n in range(1, len(parts) + 1):
+        if (common_dir / "/".join(parts[:n])).is_file():
+            found.add("/".join(parts[:n]))
+    base = len(str(common_dir)) + 1
+    for where, _dirs, files in os.walk(common_dir / folder):
+        for name in files:
+            ref = os.path.join(where, name)[base:].replace(os.sep, "/")
+            found.add(ref.removesuffix(".lock"))
+    return found
+
+
+def _clashing(names: list[str], taken: set[str]) -> set[str]:
+    """The ``names`` that a ref among ``taken`` (or among ``names``) holds as a folder, or
+    that hold one as a folder: git refuses both, so a ref transaction must decide them."""
+    every = sorted(taken.union(names))
+    free: set[str] = set()  # folders known to be no ref
+    found = set()
+    for name in names:
+        folder = name[: name.rfind("/")]
+        while folder and folder not in free:
+            if folder in taken:
+                found.add(name)
+                break
+            free.add(folder)
+            folder = folder[: folder.rfind("/")] if "/" in folder else ""
+        below = bisect.bisect_left(every, name + "/")
+        if below < len(every) and every[below].startswith(name + "/"):
+            found.add(name)
     return found
 
 

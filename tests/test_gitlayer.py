@@ -146,3 +146,52 @@ def test_prefix_listing_of_sorted_packed_refs_matches_a_full_scan(repo: Path) ->
     unsorted = repo / "unsorted-packed-refs"
     unsorted.write_text("\n".join(reversed(data.splitlines()[1:])) + "\n")
     assert len(_packed_refs_under(unsorted, "refs/okstra/")) == 120
+
+
+def test_update_packed_writes_one_sorted_file_git_reads_and_holds_back_what_it_cannot(
+    repo: Path,
+) -> None:
+    head = git(repo, "rev-parse", "HEAD")
+    other = commit_file(repo, "b.txt", "b")
+    git(repo, "tag", "-a", "-m", "annotated", "v1", head)  # keeps its "^" line
+    for name in ("refs/t/packed", "refs/t/folder"):
+        git(repo, "update-ref", name, head)
+    git(repo, "pack-refs", "--all")
+    git(repo, "update-ref", "refs/t/loose", head)  # a loose file overrides a packed value
+    g = GitRepo.open(repo)
+    held = g.update_packed(
+        [
+            RefUpdate("refs/t/new/a", other, None),
+            RefUpdate("refs/t/packed", other, head),
+            RefUpdate("refs/t/loose", other, head),
+            RefUpdate("refs/t/folder/x", other, None),  # refs/t/folder is a ref: git refuses
+            RefUpdate("refs/t/new", other, None),  # refs/t/new/a is being made: so does this
+        ]
+    )
+    assert [u.name for u in held] == ["refs/t/loose", "refs/t/folder/x", "refs/t/new"]
+    for name, value in (("refs/t/new/a", other), ("refs/t/packed", other), ("refs/t/loose", head)):
+        assert git(repo, "rev-parse", name) == value
+        assert g.read_ref(name) == value and g.list_refs("refs/t/")[name] == value
+    data = (repo / ".git" / "packed-refs").read_text()
+    names = [line.split(" ")[1] for line in data.splitlines() if line[:1] not in ("#", "^")]
+    assert names == sorted(names) and " sorted" in data.splitlines()[0]
+    assert git(repo, "rev-parse", "v1^{}") == head and "\n^" in data
+    assert not (repo / ".git" / "packed-refs.lock").exists()
+    fsck = subprocess.run(["git", "fsck", "--no-dangling"], cwd=repo, capture_output=True)
+    assert fsck.returncode == 0, fsck.stderr
+
+
+def test_update_packed_is_a_compare_and_swap_that_respects_git_s_lock(repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-ref", "refs/t/a", head)
+    git(repo, "pack-refs", "--all")
+    packed = repo / ".git" / "packed-refs"
+    before = packed.read_bytes()
+    g = GitRepo.open(repo)
+    with pytest.raises(RefMoved):  # refs/t/a is not absent: nothing is written
+        g.update_packed([RefUpdate("refs/t/b", head, None), RefUpdate("refs/t/a", head, None)])
+    assert packed.read_bytes() == before and not (repo / ".git" / "packed-refs.lock").exists()
+    (repo / ".git" / "packed-refs.lock").write_text("")  # git is packing refs right now
+    with pytest.raises(RefMoved) as held:
+        g.update_packed([RefUpdate("refs/t/b", head, None)])
+    assert held.value.lock_failed and packed.read_bytes() == before

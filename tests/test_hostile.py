@@ -596,6 +596,18 @@ def test_a_corrupt_task_commit_is_named_and_never_published(tmp_path: Path):
         assert proc.returncode == 2 and "cannot be read" in proc.stderr, proc.stderr
         assert "internal error" not in proc.stderr
     assert everything(remote) == remote_before
+    # Tasks only this clone has, one of them over the corrupt commit: the publish check walks
+    # them all at once, still names the bad one, and nothing is pushed.
+    git(work, "update-ref", "refs/okstra/tasks/g/i", "refs/okstra-remotes/origin/tasks/g/i")
+    for key in ("p:g:j", "p:g:k"):
+        assert okstra(work, "task", "new", key, "--type", "implementation").returncode == 0
+    under = corrupt_commit(work, "refs/okstra/tasks/g/j")
+    tree = git(work, "rev-parse", f"{under}^{{tree}}")
+    git(work, "update-ref", "refs/okstra/tasks/g/j", git(work, "commit-tree", tree, "-p", under,
+                                                          "-m", "on top"))  # fmt: skip
+    proc = okstra(work, "sync", "origin")
+    assert proc.returncode == 2 and "refs/okstra/tasks/g/j holds a commit" in proc.stderr
+    assert everything(remote) == remote_before
 
 
 def test_a_corrupt_or_blob_verdicts_ref_never_opens_nor_jams_the_gate(served):

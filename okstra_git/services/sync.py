@@ -41,6 +41,7 @@ from ..tracking import (
     fetch_refspecs,
     tracking_name,
     tracking_notes,
+    tracking_refs,
 )
 from .context import Context
 from .reconcile import Choice, Listing, RefState, TaskConflict, list_refs, reconcile
@@ -61,6 +62,10 @@ PROBE_FROM = 1000
 """From this many okstra refs on (here and fetched), sync first asks the remote for its ref
 list (``git ls-remote``) and skips the fetch when it is exactly what was fetched last: a fetch
 with nothing to bring still reads every local ref twice, which a sync in step would pay for."""
+PACK_FROM = 1000
+"""From this many refs pushed at once on, their tracking refs are written into ``packed-refs``."""
+TRANSACTION_REFS = 1000
+"""The most tracking refs moved in one ref transaction."""
 CLAIM_ATTEMPTS = 12
 # What git prints for a push that lost to another writer, as opposed to a refusal by policy.
 _RACE_REASONS = (
@@ -277,11 +282,15 @@ def push_leased(repo: GitRepo, remote: str, updates: Iterable[RefUpdate]) -> Pus
 
 
 def _check_publishable(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
-    """Never hand a remote a commit git fsck would reject (BadInput naming the ref)."""
-    for update in updates:
-        if update.new is not None:
-            known = [update.expected, repo.read_ref(tracking_name(remote, update.name))]
-            repo.check_history(update.new, [h for h in known if h], update.name)
+    """Never hand a remote a commit git fsck would reject (BadInput naming the ref). Every
+    update's ``expected`` is the remote's value as fetched: what it holds is not walked."""
+    heads = [u for u in updates if u.new is not None]
+    known = [u.expected for u in updates if u.expected is not None]
+    if len(heads) > 1 and repo.history_readable([u.new for u in heads if u.new], known):
+        return  # one walk for all; a damaged one is named below
+    for update in heads:
+        assert update.new is not None
+        repo.check_history(update.new, [update.expected] if update.expected else [], update.name)
 
 
 def push_all(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> PushOutcome:
@@ -318,14 +327,11 @@ def _exactly_what_differs(repo: GitRepo, remote: str, updates: list[RefUpdate]) 
     """Whether ``updates`` are every local okstra ref (and notes ref) whose value differs from
     the remote's as fetched, at their local values: then a glob push sends nothing else."""
     wanted = {u.name: u.new for u in updates}
-    for local in (LOCAL_REFS, LOCAL_NOTES):
-        here = repo.list_refs(local)
-        track = tracking_name(remote, local)
-        there = {local + n[len(track) :]: v for n, v in repo.list_refs(track).items()}
-        for ref, value in here.items():
-            if there.get(ref) != value and wanted.get(ref) != value:
-                return False
-    return all(repo.read_ref(name) == new for name, new in wanted.items())
+    refs = list_refs(repo, remote)
+    for ref, value in refs.here.items():
+        if refs.there.get(ref) != value and wanted.get(ref) != value:
+            return False
+    return all(refs.here.get(name) == new for name, new in wanted.items())
 
 
 def _push(repo: GitRepo, remote: str, updates: list[RefUpdate], refspecs: list[str]) -> PushOutcome:
@@ -345,10 +351,21 @@ def _push(repo: GitRepo, remote: str, updates: list[RefUpdate], refspecs: list[s
 
 def _track_pushed(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
     """Record what the remote now holds, as a fetch would have: each tracking ref moves from
-    the remote's value it was leased or fast-forwarded on (``expected``)."""
+    the remote's value it was leased or fast-forwarded on (``expected``). Many at once go
+    into ``packed-refs`` in one write (a loose file each costs as much as the push did);
+    the rest in ref transactions of a bounded size (libgit2 keeps each locked ref's file
+    open). Tracking refs only mirror the remote: one a concurrent fetch moved is as good."""
     moves = [RefUpdate(tracking_name(remote, u.name), u.new, u.expected) for u in updates]
-    with contextlib.suppress(RefMoved):  # a concurrent fetch moved them: as good as ours
-        repo.update_refs(moves, f"okstra sync: pushed to {remote}")
+    if len(moves) >= PACK_FROM:
+        bulk = tracking_refs(remote)
+        with contextlib.suppress(RefMoved):
+            held = repo.update_packed([m for m in moves if m.name.startswith(bulk)])
+            moves = held + [m for m in moves if not m.name.startswith(bulk)]
+    for start in range(0, len(moves), TRANSACTION_REFS):
+        with contextlib.suppress(RefMoved):
+            repo.update_refs(
+                moves[start : start + TRANSACTION_REFS], f"okstra sync: pushed to {remote}"
+            )
 
 
 def _local_remote_dir(repo: GitRepo, remote: str) -> Path | None:
