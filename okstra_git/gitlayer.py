@@ -481,6 +481,8 @@ class GitRepo:
         task (100k refs) pays many times over."""
         from .plumbing import read_objects
 
+        if not commits:
+            return []
         trees: list[str | None] = []
         for found in read_objects(list(commits), str(self.git_dir)):
             plain = found is not None and found[0] == b"commit" and _PLAIN_COMMIT.match(found[1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from conftest import git, okstra, race
 from okstra_git.gitlayer import GitRepo
 from okstra_git.keys import parse_task_key
 from okstra_git.records.task import load_task
+from okstra_git.records.taskindex import INDEX_PATH
 
 
 def refs_snapshot(repo: Path) -> str:
@@ -232,6 +234,73 @@ def test_task_list_reads_odd_but_sound_commits_and_names_unsound_ones(repo: Path
         proc = okstra(repo, "task", "list", "--json")
         assert proc.returncode == 2 and said in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+def _event(repo: Path, ref: str, manifest: str) -> str:
+    """A new event on ``ref`` whose task.json is ``manifest``, written with plain git."""
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=repo, capture_output=True, text=True,
+        input=manifest, check=True,
+    ).stdout.strip()  # fmt: skip
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=repo, capture_output=True, text=True, check=True,
+        input=f"100644 blob {blob}\ttask.json\n",
+    ).stdout.strip()  # fmt: skip
+    commit = git(repo, "commit-tree", tree, "-p", ref, "-m", "event")
+    git(repo, "update-ref", ref, commit)
+    return commit
+
+
+def test_task_list_remembers_what_it_read_by_commit(repo: Path) -> None:
+    for key in ("p:g:a", "p:g:b", "p:h:c"):
+        assert okstra(repo, "task", "new", key, "--type", "implementation").returncode == 0
+    first = okstra(repo, "task", "list", "--json")
+    assert first.returncode == 0, first.stderr
+    index = repo / ".git" / INDEX_PATH
+    heads = {git(repo, "rev-parse", f"refs/okstra/tasks/{r}") for r in ("g/a", "g/b", "h/c")}
+    assert set(json.loads(index.read_text())["commit"]) == heads
+    # Listed again, no manifest is read: no git is even needed (pygit2 lists the refs).
+    no_git = {**os.environ, "PATH": "/nonexistent"}
+    assert okstra(repo, "task", "list", "--json", env=no_git).stdout == first.stdout
+    index.unlink()
+    proc = okstra(repo, "task", "list", "--json", env=no_git)
+    assert proc.returncode == 2 and "cannot run git" in proc.stderr
+    # An index that is not sound is ignored (and written again), never trusted or fatal.
+    unsound = [
+        b"{not json",
+        json.dumps({"format": "another version", "commit": []}).encode(),
+        b"[]",
+    ]
+    assert okstra(repo, "task", "list", "--json").stdout == first.stdout
+    good = json.loads(index.read_text())
+    for column, value in (("task_key", 7), ("next_recommended_phase", ["x"]), ("commit", None)):
+        unsound.append(json.dumps({**good, column: [value] * 3}).encode())
+    unsound.append(json.dumps({**good, "task_type": good["task_type"][:2]}).encode())
+    for text in unsound:
+        index.write_bytes(text)
+        proc = okstra(repo, "task", "list", "--json")
+        assert (proc.returncode, proc.stdout) == (0, first.stdout), (text, proc.stderr)
+        assert json.loads(index.read_text()) == good
+    # A new event is read and checked as any manifest; a listing of one group keeps the
+    # other commits, a listing of all forgets those no task ref holds any more.
+    old = git(repo, "rev-parse", "refs/okstra/tasks/g/a")
+    manifest = json.loads(git(repo, "show", "refs/okstra/tasks/g/a:task.json"))
+    new = _event(repo, "refs/okstra/tasks/g/a", json.dumps({**manifest, "currentStatus": "done"}))
+    grouped = json.loads(okstra(repo, "task", "list", "--group", "g", "--json").stdout)
+    assert [t["currentStatus"] for t in grouped["tasks"]] == ["done", "active"]
+    assert {old, new} <= set(json.loads(index.read_text())["commit"])
+    assert okstra(repo, "task", "list", "--json").returncode == 0
+    assert set(json.loads(index.read_text())["commit"]) == heads - {old} | {new}
+    good_b = git(repo, "rev-parse", "refs/okstra/tasks/g/b")
+    _event(repo, "refs/okstra/tasks/g/b", "{not json")
+    proc = okstra(repo, "task", "list", "--json")
+    assert proc.returncode == 2 and "refs/okstra/tasks/g/b:task.json: not UTF-8 JSON" in proc.stderr
+    git(repo, "update-ref", "refs/okstra/tasks/g/b", good_b)
+    # Where the index cannot be written, listings still work (they read every manifest).
+    shutil.rmtree(index.parent)
+    index.parent.write_text("not a folder")
+    proc = okstra(repo, "task", "list", "--group", "g", "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout) == grouped
 
 
 def test_eight_racing_run_starts_get_eight_seqs(repo: Path) -> None:

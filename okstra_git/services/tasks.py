@@ -13,11 +13,11 @@ from ..records.task import (
     TaskState,
     Workflow,
     now_iso,
-    read_manifests,
     require_task,
     task_ref,
     write_event,
 )
+from ..records.taskindex import Listed, listed_at
 from ..shell import okstra
 from ..userfiles import read_text
 from ..workspace import task_root
@@ -73,7 +73,7 @@ def new_task(
 @dataclass(frozen=True)
 class TaskSummary:
     ref: str
-    task: Task
+    task: Listed
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,8 @@ def _summaries(ctx: Context, refs: dict[str, str], group: str | None) -> list[Ta
     paused = gc.isenabled()
     gc.disable()
     try:
-        found = [TaskSummary(ref, task) for ref, task in read_manifests(ctx.repo, refs).items()]
+        listed = listed_at(ctx.repo, refs, every=group is None)
+        found = [TaskSummary(ref, task) for ref, task in listed.items()]
     finally:
         gc.freeze()
         if paused:

@@ -51,9 +51,9 @@ def list_(ctx: Context, group: str | None) -> Output:
             "taskKey": s.task.task_key,
             "ref": s.ref,
             "taskType": s.task.task_type,
-            "currentPhase": s.task.workflow.current_phase,
+            "currentPhase": s.task.current_phase,
             "currentStatus": s.task.current_status,
-            "nextRecommendedPhase": s.task.workflow.next_recommended_phase,
+            "nextRecommendedPhase": s.task.next_recommended_phase,
         }
         for s in listed.tasks
     ]

@@ -1,0 +1,123 @@
+"""What ``task list`` shows of each task, remembered by commit id.
+
+A task commit never changes, so neither does what its manifest says. Listing 100k tasks reads
+and checks 100k manifests (seconds); this index answers for the commits it has seen in a
+fraction of that. It lives in the common git dir (``okstra-cache/task-list.json``) and is only
+a copy: removing it loses nothing; a file that does not parse, that another version wrote or
+that holds anything but text where text belongs is ignored; a manifest is read and checked in
+full the first time its commit is listed. Whoever listed commits it did not know writes it
+again, whole, by an atomic rename.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .. import __version__
+from ..gitlayer import GitRepo
+from .task import Task, read_manifests
+
+INDEX_PATH = "okstra-cache/task-list.json"
+"""In the common git dir: one index for every worktree of the repository."""
+FORMAT = f"okstra-git {__version__}, task-list 1"
+"""Another version may check manifests differently: it reads and checks them again."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A task as ``task list`` shows it."""
+
+    task_key: str
+    """The manifest's ``taskKey``."""
+    task_group: str
+    """Its ``taskGroup`` (``--group`` filters on it)."""
+    task_type: str
+    """Its ``taskType``."""
+    current_phase: str
+    """``workflow.currentPhase``."""
+    current_status: str
+    """``currentStatus``."""
+    next_recommended_phase: str | None
+    """``workflow.nextRecommendedPhase``."""
+
+
+_COLUMNS = ("commit", *Listed.__dataclass_fields__)
+
+
+def _fields_of(task: Task) -> tuple[str | None, ...]:
+    """The fields of :class:`Listed`, in order, from a manifest."""
+    flow = task.workflow
+    return (
+        task.task_key,
+        task.task_group,
+        task.task_type,
+        flow.current_phase,
+        task.current_status,
+        flow.next_recommended_phase,
+    )
+
+
+def listed_at(repo: GitRepo, heads: Mapping[str, str], every: bool) -> dict[str, Listed]:
+    """What ``task list`` shows of each task ref in ``heads`` (ref → commit); a manifest that
+    does not read or check is refused as :func:`read_manifests` refuses it. ``every``: ``heads``
+    are all the task refs, so the index forgets the commits no task ref holds any more."""
+    path = repo.common_dir / INDEX_PATH
+    known = _load(path)
+    unknown = {ref: head for ref, head in heads.items() if head not in known}
+    if unknown:
+        for ref, task in read_manifests(repo, unknown).items():
+            known[unknown[ref]] = _fields_of(task)
+    found = {ref: Listed(*known[head]) for ref, head in heads.items()}
+    if every and len(known) > len(set(heads.values())):
+        known = {head: known[head] for head in heads.values()}
+    elif not unknown:
+        return found
+    _save(path, known)
+    return found
+
+
+def _load(path: os.PathLike[str]) -> dict[str, tuple[str | None, ...]]:
+    """commit → the fields of :class:`Listed`, or nothing from a file that is not sound.
+
+    Stored by column, so that each column is checked in one pass (a text column holds only
+    strings, the last strings or null) and the rows are rebuilt with one ``zip``."""
+    try:
+        with open(path, "rb") as index:
+            data = json.loads(index.read())
+    except (OSError, ValueError):
+        return {}
+    if type(data) is not dict or data.get("format") != FORMAT:
+        return {}
+    columns = [data.get(name) for name in _COLUMNS]
+    if any(type(column) is not list for column in columns):
+        return {}
+    *texts, last = columns
+    if len(set(map(len, columns))) != 1 or not all(set(map(type, c)) <= {str} for c in texts):
+        return {}
+    if not set(map(type, last)) <= {str, type(None)}:
+        return {}
+    commits, *fields = columns
+    return dict(zip(commits, zip(*fields, strict=True), strict=True))
+
+
+def _save(path: os.PathLike[str], known: Mapping[str, tuple[str | None, ...]]) -> None:
+    """Write the index whole and rename it into place; a repository this user may not write
+    to keeps its old index (or none): it only costs the next listing its speed."""
+    rows = [(commit, *fields) for commit, fields in known.items()]
+    columns = list(zip(*rows, strict=True)) or [()] * len(_COLUMNS)
+    data = {"format": FORMAT, **dict(zip(_COLUMNS, columns, strict=True))}
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    folder = os.path.dirname(path)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(temporary, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
