@@ -379,6 +379,29 @@ def test_read_commands_stay_lean(tmp_path: Path):
     git(repo, "status")  # the repository is still usable
 
 
+def test_a_claim_on_this_clone_loads_no_sync_engine(tmp_path: Path):
+    """``stage claim --no-worktree`` with no task branch yet (so it works out where the task
+    worktree would start, from the remote-tracking refs): sync, reconcile and replay, and
+    the subprocess module, stay unloaded. ``task_start`` once imported ``tracking_name``
+    through ``services.sync``, a third of a claim's start-up."""
+    from plans import plan_text
+
+    from okstra_git.services import plans, tasks
+    from okstra_git.services.context import open_context
+
+    repo = make_repo(tmp_path / "repo")
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    tasks.new_task(ctx, key, "implementation-planning", "feature", None)
+    (repo / "plan.md").write_text(plan_text([(1, [], ["a.py"]), (2, [], ["b.py"])]))
+    plans.submit_plan(ctx, key, str(repo / "plan.md"))
+    assert okstra(repo, "plan", "approve", KEY).returncode == 0
+    proc, names = loaded(repo, "stage", "claim", KEY, "--no-worktree", "--json")
+    assert json.loads(proc.stdout)["stages"] == [1, 2], proc.stderr
+    syncing = {"okstra_git.services.sync", "okstra_git.services.reconcile", "okstra_git.replay"}
+    assert not (syncing | {"subprocess"}) & names
+
+
 # -- the man page -----------------------------------------------------------------------------
 
 MAN_PAGE = Path(__file__).resolve().parent.parent / "man" / "git-okstra.1"

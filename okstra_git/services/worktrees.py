@@ -68,8 +68,8 @@ def task_start(ctx: Context, lay: Layout) -> tuple[str, str]:
     published (its stages merged there), else the task's implementation base (where its
     stages started), else the main worktree HEAD (before the first claim)."""
     from ..records.task import load_task
+    from ..tracking import tracking_name
     from .branches import shared_ref
-    from .sync import tracking_name
 
     shared = shared_ref(lay.key, "task")
     for remote in ctx.repo.remote_names():
