@@ -37,6 +37,25 @@ def run(*argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
+def test_a_command_pauses_the_cycle_collector_and_resumes_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    """The collector is off while a command runs (its passes cost a read command ~3 ms) and
+    back on for an in-process caller afterwards, however the command ended."""
+    import gc
+
+    seen = []
+    monkeypatch.setattr(declare, "dispatch", lambda args, as_json: seen.append(gc.isenabled()) or 0)
+    assert gc.isenabled() and run("task", "list", capsys=capsys)[0] == 0
+    assert seen == [False] and gc.isenabled()
+
+    def refuse(args: list[str], as_json: bool) -> int:
+        raise Refused("no")
+
+    monkeypatch.setattr(declare, "dispatch", refuse)
+    assert run("task", "list", capsys=capsys)[0] == 1 and gc.isenabled()
+
+
 def test_every_group_module_is_listed_and_declares_commands():
     folder = Path(cli.__file__).parent
     modules = {p.stem for p in folder.glob("*.py")} - FRAMEWORK
