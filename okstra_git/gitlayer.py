@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from .reflocks import LockReport
 
 ZERO_OID = "0" * 40
+BULK_REFS = 1000
+"""From this many refs written at once on, those ``packed-refs`` can take go there in one write
+(:meth:`GitRepo.update_packed`): a loose file each costs as much as the network work that
+brought or sent them, and libgit2 keeps every ref of a transaction open (a file limit)."""
 OLD_LOCK_SECONDS = 10.0
 """A live writer holds a ref lock for milliseconds; one this old was very likely left behind."""
 OKSTRA_DIR = ".okstra"
@@ -302,10 +306,14 @@ class GitRepo:
         it held back for :meth:`update_refs` — a ref with a loose file or lock (which a
         packed value would not override) or a name clashing with another ref's folder.
 
-        For remote-tracking refs written in bulk (every ref of a first push): one file instead
-        of a loose file each, which costs as much as the push itself at tens of thousands.
+        For refs written in bulk (tracking refs after a first push, a fresh clone's first
+        adoption): one file instead of a loose file each, which costs as much as the network
+        work at tens of thousands. A writer that makes a loose ref meanwhile (it does not take
+        this lock) wins over the packed value, as in git: its change stands, never lost.
         Raises :class:`RefMoved` (nothing written) when the lock is held or a value moved.
         """
+        if not updates:
+            return []
         path = self.common_dir / "packed-refs"
         try:
             fd = os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

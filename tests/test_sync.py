@@ -390,11 +390,12 @@ def test_the_push_command_line_does_not_grow_with_the_number_of_refs(tmp_path: P
 
 
 def test_a_sync_in_step_at_scale_asks_for_the_ref_list_and_fetches_nothing(tmp_path: Path):
-    """From PROBE_FROM refs on: the first push writes the tracking refs in one packed-refs
-    write; a sync in step then lists the remote's refs instead of fetching; a change there
-    (a ref deleted) brings the fetch back, and sync publishes the ref again."""
+    """From PROBE_FROM refs on, a sync in step lists the remote's refs instead of fetching; a
+    change there (a ref deleted) brings the fetch back, and sync publishes the ref again. From
+    BULK_REFS on, tracking refs after a push and the refs a fresh clone adopts are written into
+    packed-refs at once."""
     a, remote = pair(tmp_path, "a")
-    count = max(sync.PROBE_FROM, sync.PACK_FROM)
+    count = max(sync.PROBE_FROM, sync.BULK_REFS)
     many_tasks(a, count)
     assert len(sync_json(a)["pushed"]) == count
     tracking = refs(a, "refs/okstra-remotes/origin/tasks/")
@@ -420,3 +421,8 @@ def test_a_sync_in_step_at_scale_asks_for_the_ref_list_and_fetches_nothing(tmp_p
     assert "fetch" in commands and report["pushed"] == [gone]
     assert remote_ref(remote, gone) == git(a, "rev-parse", gone)
     assert refs(a, "refs/okstra-remotes/origin/tasks/") == tracking
+    # A fresh clone adopts them all in one packed-refs write too.
+    b, _ = pair(tmp_path, "b")
+    assert sync_json(b, "--fetch-only")["unchanged"] == 0
+    assert refs(b, "refs/okstra/tasks/") == refs(remote, "refs/okstra/tasks/")
+    assert not (b / ".git" / "refs" / "okstra").exists()

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from .. import replay as rp
 from .. import schemacheck
 from ..errors import BadInput
-from ..gitlayer import CommitInfo, GitRepo, RefUpdate, cas_retry
+from ..gitlayer import BULK_REFS, CommitInfo, GitRepo, RefUpdate, cas_retry
 from ..keys import TaskKey
 from ..records.base import dumps_pretty, loads
 from ..records.claim import CLAIM_PATH
@@ -202,8 +202,12 @@ def reconcile(
         _refs(repo, remote, choice, done, refs)
         _notes(repo, remote, done, refs)
         touched[:] = [u.name for u in done.updates]
-        if done.updates:
-            repo.update_refs(done.updates, f"okstra sync with {remote}")
+        rest = done.updates
+        if len(rest) >= BULK_REFS:  # a first sync of a clone: tens of thousands of new refs
+            logged = [u for u in rest if not u.name.startswith(LOCAL_REFS)]  # notes: reflogs
+            rest = repo.update_packed([u for u in rest if u.name.startswith(LOCAL_REFS)]) + logged
+        if rest:
+            repo.update_refs(rest, f"okstra sync with {remote}")
         return done
 
     done = cas_retry(repo, attempt, touched)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from ..errors import BadInput, Conflict, Refused
-from ..gitlayer import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
+from ..gitlayer import BULK_REFS, OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
 from ..records.claim import claims_prefix
 from ..records.task import task_ref
 from ..reflocks import LockReport, held_locks, report
@@ -62,8 +62,6 @@ PROBE_FROM = 1000
 """From this many okstra refs on (here and fetched), sync first asks the remote for its ref
 list (``git ls-remote``) and skips the fetch when it is exactly what was fetched last: a fetch
 with nothing to bring still reads every local ref twice, which a sync in step would pay for."""
-PACK_FROM = 1000
-"""From this many refs pushed at once on, their tracking refs are written into ``packed-refs``."""
 TRANSACTION_REFS = 1000
 """The most tracking refs moved in one ref transaction."""
 CLAIM_ATTEMPTS = 12
@@ -356,7 +354,7 @@ def _track_pushed(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
     the rest in ref transactions of a bounded size (libgit2 keeps each locked ref's file
     open). Tracking refs only mirror the remote: one a concurrent fetch moved is as good."""
     moves = [RefUpdate(tracking_name(remote, u.name), u.new, u.expected) for u in updates]
-    if len(moves) >= PACK_FROM:
+    if len(moves) >= BULK_REFS:
         bulk = tracking_refs(remote)
         with contextlib.suppress(RefMoved):
             held = repo.update_packed([m for m in moves if m.name.startswith(bulk)])
