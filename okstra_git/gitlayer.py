@@ -15,7 +15,6 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -62,16 +61,19 @@ class RefMoved(Exception):
         writer), rather than the value having changed."""
 
 
-@dataclass(frozen=True)
-class RefUpdate:
+class RefUpdate(Value):
     """One conditional ref change inside a transaction."""
 
+    __slots__ = ("expected", "name", "new")
     name: str
     """Full refname, e.g. ``refs/okstra/tasks/g/i``."""
     new: str | None
     """Target commit id (hex); ``None`` deletes the ref."""
     expected: str | None
     """The value read before deciding (hex); ``None`` means the ref must not exist yet."""
+
+    def __init__(self, name: str, new: str | None, expected: str | None) -> None:
+        init(self, name=name, new=new, expected=expected)
 
 
 class DiffStatEntry(Value):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .errors import BadInput
+from .values import Value, init
 
 TASK_TYPES = (
     "requirements-discovery",
@@ -32,16 +32,19 @@ def _is_control(ch: str) -> bool:
     return code < 0x20 or 0x7F <= code <= 0x9F
 
 
-@dataclass(frozen=True)
-class TaskKey:
+class TaskKey(Value):
     """A task's identity, ``project-id:task-group:task-id``, kept byte-exact as typed."""
 
+    __slots__ = ("group", "project", "task_id")
     project: str
     """The project id: ``okstra.projectId`` config, else the repository folder name."""
     group: str
     """The task group, e.g. a ticket or epic id."""
     task_id: str
     """The task id within its group."""
+
+    def __init__(self, project: str, group: str, task_id: str) -> None:
+        init(self, project=project, group=group, task_id=task_id)
 
     def __str__(self) -> str:
         return f"{self.project}:{self.group}:{self.task_id}"

@@ -13,12 +13,11 @@ on a, directly or through other stages (work flows from a to b).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
 
 from .errors import BadInput
 from .mdtable import header_key, heading, is_delimiter_row, scan_lines, table_blocks, unwrap_code
-from .values import Value, init
+from .values import Value, init, remember
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -143,22 +142,43 @@ class Stage(Value):
         )
 
 
-@dataclass(frozen=True)
-class StageMap:
+class StageMap(Value):
     """A plan's stages plus what went wrong while reading them."""
+
+    __slots__ = ("_graph_cache", "dependencies_known", "from_markdown", "line",
+                 "parse_findings", "path", "stages")  # fmt: skip
 
     stages: tuple[Stage, ...]
     """Stages in table (or list) order; a duplicated number appears once per row."""
     path: str
     """Where the map came from, for messages: the plan file or the data field."""
-    line: int | None = None
+    line: int | None
     """Line of the ``Stage Map`` heading; None for report data or when it is absent."""
-    parse_findings: tuple[Finding, ...] = ()
+    parse_findings: tuple[Finding, ...]
     """Problems met while parsing (S1 unreadable parts, S2 stray or repeated sections)."""
-    from_markdown: bool = True
+    from_markdown: bool
     """Whether stage sections were read; report data has no step lists, so S6 is skipped."""
-    dependencies_known: bool = True
+    dependencies_known: bool
     """False when the table has no Depends-on column; then S3, S4 and S9 are skipped."""
+
+    def __init__(
+        self,
+        stages: tuple[Stage, ...],
+        path: str,
+        line: int | None = None,
+        parse_findings: tuple[Finding, ...] = (),
+        from_markdown: bool = True,
+        dependencies_known: bool = True,
+    ) -> None:
+        init(
+            self,
+            stages=stages,
+            path=path,
+            line=line,
+            parse_findings=parse_findings,
+            from_markdown=from_markdown,
+            dependencies_known=dependencies_known,
+        )
 
     def stage(self, number: int) -> Stage | None:
         """The first stage with ``number``, or None."""
@@ -185,9 +205,12 @@ class StageMap:
             for stage in self.stages
         ]
 
-    @cached_property
+    @property
     def _graph(self) -> _Graph:
-        return _Graph(self.stages)
+        try:
+            return self._graph_cache
+        except AttributeError:
+            return remember(self, "_graph_cache", _Graph(self.stages))
 
 
 class _Graph:

@@ -6,47 +6,63 @@ beyond loading pygit2. A :class:`Value` gives the same behaviour without that: e
 hash by field values, a ``repr`` naming them, :meth:`Value.replace`, and assignment refused
 after ``__init__``.
 
-A subclass lists its fields in ``__slots__``, annotates and documents them as record fields
-are, and its ``__init__`` takes them by the same names and hands every one to :func:`init`.
-``records.base`` reads such a class as a plain record.
+A subclass annotates and documents its fields as record fields are (their order is the
+``repr``'s), lists them in ``__slots__``, and its ``__init__`` takes them by the same names and
+hands every one to :func:`init`. A slot that is not annotated is not a field: it may hold
+what :func:`remember` keeps. ``records.base`` reads such a class as a plain record.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Self
+    from typing import Any, Self, TypeVar
+
+    T = TypeVar("T")
 
 _assign = object.__setattr__
 
 
 def init(value: Value, **fields: Any) -> None:
-    """Set ``value``'s fields: every name in its ``__slots__``, none else."""
-    if len(fields) != len(value.__slots__):
-        missing = sorted(set(value.__slots__) - fields.keys())
+    """Set ``value``'s fields: every one of them, nothing else."""
+    if len(fields) != len(value._fields):
+        missing = sorted(set(value._fields) - fields.keys())
         raise TypeError(f"{type(value).__name__}: fields not set: {', '.join(missing)}")
     for name, field in fields.items():
         _assign(value, name, field)  # a name outside __slots__ raises AttributeError
+
+
+def remember(value: Value, slot: str, derived: T) -> T:
+    """Keep ``derived``, worked out from ``value``'s fields, in its (unannotated) ``slot``."""
+    _assign(value, slot, derived)
+    return derived
 
 
 class Value:
     """Base of an immutable value class (see the module docstring)."""
 
     __slots__ = ()
+    _fields: tuple[str, ...] = ()
+    """The field names, in declaration order (set for each subclass)."""
 
-    def _fields(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Its own annotations only (not inherited); inspect.get_annotations would load inspect.
+        cls._fields = tuple(cls.__dict__.get("__annotations__", ()))  # noqa: RUF063
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._fields() == other._fields()  # type: ignore[attr-defined]
+        return self._values() == other._values()  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(self._fields())
+        return hash(self._values())
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{type(self).__qualname__}({shown})"
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -57,4 +73,4 @@ class Value:
 
     def replace(self, **changes: Any) -> Self:
         """A copy with ``changes`` (as ``dataclasses.replace``)."""
-        return type(self)(**{**dict(zip(self.__slots__, self._fields(), strict=True)), **changes})
+        return type(self)(**{**dict(zip(self._fields, self._values(), strict=True)), **changes})

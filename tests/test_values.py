@@ -8,7 +8,7 @@ from okstra_git.batch import Holder
 from okstra_git.records.approval import Approval
 from okstra_git.records.base import from_data, to_data
 from okstra_git.stagemap import Finding
-from okstra_git.values import Value, init
+from okstra_git.values import Value, init, remember
 
 
 def test_equal_and_hashed_by_field_values_and_never_assigned():
@@ -23,7 +23,7 @@ def test_equal_and_hashed_by_field_values_and_never_assigned():
     assert a.line == 3
 
 
-def test_replace_copies_with_changes_and_repr_names_every_field():
+def test_replace_copies_with_changes_and_repr_names_every_field_in_order():
     held = Holder("started", "implementation-001")
     moved = held.replace(state="expired")
     assert (moved.state, moved.run_id, moved.who, held.state) == (
@@ -33,7 +33,7 @@ def test_replace_copies_with_changes_and_repr_names_every_field():
         "started",
     )
     assert repr(held) == (
-        "Holder(lease_expires_at=None, run_id='implementation-001', state='started', who='')"
+        "Holder(state='started', run_id='implementation-001', who='', lease_expires_at=None)"
     )
     with pytest.raises(TypeError):
         held.replace(holder="x")
@@ -42,6 +42,8 @@ def test_replace_copies_with_changes_and_repr_names_every_field():
 def test_init_refuses_a_field_left_out_or_one_it_does_not_have():
     class Pair(Value):
         __slots__ = ("left", "right")
+        left: int
+        right: int
 
         def __init__(self, left: int, right: int | None = None) -> None:
             if right is None:
@@ -61,3 +63,24 @@ def test_a_value_record_round_trips_through_its_json():
     data = to_data(approval)
     assert data["approvedBy"] == "A <a@x>" and "recordedBy" not in data
     assert from_data(Approval, data, "test") == approval
+
+
+def test_a_slot_that_is_not_a_field_keeps_what_is_worked_out_from_the_fields():
+    class Word(Value):
+        __slots__ = ("_upper", "text")
+        text: str
+
+        def __init__(self, text: str) -> None:
+            init(self, text=text)
+
+        @property
+        def upper(self) -> str:
+            try:
+                return self._upper
+            except AttributeError:
+                return remember(self, "_upper", self.text.upper())
+
+    word = Word("a")
+    assert word.upper == "A" and word._upper == "A"
+    assert word == Word("a") and repr(word).endswith(".Word(text='a')")
+    assert word.replace().upper == "A"
