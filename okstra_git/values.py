@@ -9,7 +9,8 @@ after ``__init__``.
 A subclass annotates and documents its fields as record fields are (their order is the
 ``repr``'s), lists them in ``__slots__``, and its ``__init__`` takes them by the same names and
 hands every one to :func:`init`. A slot that is not annotated is not a field: it may hold
-what :func:`remember` keeps. ``records.base`` reads such a class as a plain record.
+what :func:`remember` keeps. A :class:`Record` is the mutable kind, for stored records that
+commands change before writing them back. ``records.base`` reads both as plain records.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def remember(value: Value, slot: str, derived: T) -> T:
     return derived
 
 
-class Value:
-    """Base of an immutable value class (see the module docstring)."""
+class _Fields:
+    """Equality and ``repr`` by the fields: the annotated names of the class itself."""
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
@@ -58,12 +59,18 @@ class Value:
             return NotImplemented
         return self._values() == other._values()  # type: ignore[attr-defined]
 
-    def __hash__(self) -> int:
-        return hash(self._values())
-
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{type(self).__qualname__}({shown})"
+
+
+class Value(_Fields):
+    """Base of an immutable value class (see the module docstring)."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is immutable")
@@ -74,3 +81,12 @@ class Value:
     def replace(self, **changes: Any) -> Self:
         """A copy with ``changes`` (as ``dataclasses.replace``)."""
         return type(self)(**{**dict(zip(self._fields, self._values(), strict=True)), **changes})
+
+
+class Record(_Fields):
+    """Base of a mutable record class (``task.json``, ``claim.json``): equality and ``repr``
+    by field values, unhashable, as a mutable dataclass. Its ``__init__`` assigns each field
+    itself: a listing builds one per task, 100k of them."""
+
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]  # equal by value and mutable

@@ -10,7 +10,6 @@ of another (libgit2 transactions skip that check).
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInput
@@ -18,7 +17,7 @@ from ..gitlayer import GitRepo
 from ..keys import TaskKey, parse_task_key
 from ..shell import command
 from ..strict import is_digits
-from ..values import Value, init
+from ..values import Record, Value, init
 from .base import check_own, dumps_pretty, from_data, loads, to_data
 
 if TYPE_CHECKING:
@@ -40,10 +39,36 @@ def claim_ref(key: TaskKey, stage: int) -> str:
     return f"{claims_prefix(key)}stage-{stage}"
 
 
-@dataclass
-class Claim:
+class Claim(Record):
     """``claim.json``: one run's hold on one stage."""
 
+    __slots__ = (
+        "base_commit",
+        "batch",
+        "branch",
+        "carry",
+        "done_at",
+        "head_commit",
+        "history",
+        "host",
+        "lease_expires_at",
+        "plan_blob",
+        "release_reason",
+        "released_at",
+        "released_by",
+        "report_path",
+        "run_id",
+        "schema_version",
+        "stacked_on",
+        "stage",
+        "started_at",
+        "started_head_commit",
+        "status",
+        "take_over_of",
+        "task_key",
+        "user",
+        "worktree_path",
+    )
     task_key: str
     """The task the stage belongs to, exactly as typed."""
     stage: int
@@ -68,35 +93,89 @@ class Claim:
     """``okstra/<group>/<id>/stage-<N>``; empty when claimed with ``--no-worktree``."""
     batch: list[int]
     """Every stage claimed together with this one, in order."""
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int
     """Record format version."""
-    plan_blob: str | None = None
+    plan_blob: str | None
     """The approved plan blob the claim was made against."""
-    stacked_on: int | None = None
+    stacked_on: int | None
     """The dependency stage whose done head is the base (SPEC §5 stacking); None when the base
     is the task worktree HEAD."""
-    lease_expires_at: str | None = None
+    lease_expires_at: str | None
     """ISO 8601, UTC; past it, a ``started`` claim may be taken over."""
-    take_over_of: str | None = None
+    take_over_of: str | None
     """The run id whose expired claim this one replaced."""
-    done_at: str | None = None
+    done_at: str | None
     """ISO 8601, UTC, once done."""
-    head_commit: str | None = None
+    head_commit: str | None
     """The stage worktree HEAD read at ``stage done`` (never taken on trust)."""
-    report_path: str | None = None
+    report_path: str | None
     """The implementation report for the stage, once done."""
-    carry: dict[str, Any] | None = None
+    carry: dict[str, Any] | None
     """The stage carry sidecar (``carry/stage-<N>.json``) content, once done."""
-    released_at: str | None = None
+    released_at: str | None
     """ISO 8601, UTC, when released without done."""
-    released_by: str | None = None
+    released_by: str | None
     """Who released it (audit): ``Name <email> on <host>``, plus `` (--force)`` when the claim
     was another run's."""
-    release_reason: str | None = None
+    release_reason: str | None
     """Why (audit)."""
-    history: list[str] = field(default_factory=list)
+    history: list[str]
     """Earlier run ids that held this stage and released it or were taken over, oldest first
     (the claim ref's commit chain keeps each of their records)."""
+
+    def __init__(
+        self,
+        task_key: str,
+        stage: int,
+        run_id: str,
+        status: str,
+        started_at: str,
+        host: str,
+        user: str,
+        base_commit: str,
+        started_head_commit: str,
+        worktree_path: str,
+        branch: str,
+        batch: list[int],
+        schema_version: int = SCHEMA_VERSION,
+        plan_blob: str | None = None,
+        stacked_on: int | None = None,
+        lease_expires_at: str | None = None,
+        take_over_of: str | None = None,
+        done_at: str | None = None,
+        head_commit: str | None = None,
+        report_path: str | None = None,
+        carry: dict[str, Any] | None = None,
+        released_at: str | None = None,
+        released_by: str | None = None,
+        release_reason: str | None = None,
+        history: list[str] | None = None,
+    ) -> None:
+        self.task_key = task_key
+        self.stage = stage
+        self.run_id = run_id
+        self.status = status
+        self.started_at = started_at
+        self.host = host
+        self.user = user
+        self.base_commit = base_commit
+        self.started_head_commit = started_head_commit
+        self.worktree_path = worktree_path
+        self.branch = branch
+        self.batch = batch
+        self.schema_version = schema_version
+        self.plan_blob = plan_blob
+        self.stacked_on = stacked_on
+        self.lease_expires_at = lease_expires_at
+        self.take_over_of = take_over_of
+        self.done_at = done_at
+        self.head_commit = head_commit
+        self.report_path = report_path
+        self.carry = carry
+        self.released_at = released_at
+        self.released_by = released_by
+        self.release_reason = release_reason
+        self.history = [] if history is None else history
 
     @property
     def who(self) -> str:

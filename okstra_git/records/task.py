@@ -8,14 +8,13 @@ the task's timeline, readable with plain ``git log``/``git show``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 from ..errors import BadInput, Refused
 from ..gitlayer import GitRepo, RefUpdate, cas_retry
 from ..keys import TaskKey
 from ..shell import okstra
 from ..tracking import tracking_name
-from ..values import Value, init
+from ..values import Record, Value, init
 from .base import check_own, dumps_pretty, from_data, loads, to_data
 
 SCHEMA_VERSION = 1
@@ -33,46 +32,87 @@ def task_ref(key: TaskKey) -> str:
     return f"{TASKS_PREFIX}{key.ref_suffix}"
 
 
-@dataclass
-class Workflow:
+class Workflow(Record):
     """Where the task stands in the phase order of SPEC §1."""
 
+    __slots__ = (
+        "awaiting_approval",
+        "current_phase",
+        "current_phase_state",
+        "last_completed_phase",
+        "last_safe_checkpoint",
+        "next_recommended_phase",
+        "phase_states",
+        "routing_status",
+    )
     current_phase: str
     """The task type of the latest run (or the task's own type before any run)."""
     current_phase_state: str
     """``pending``, ``running``, ``completed``, ``error`` or ``timeout``."""
-    phase_states: dict[str, str] = field(default_factory=dict)
+    phase_states: dict[str, str]
     """Latest state per task type that has run."""
-    last_completed_phase: str | None = None
+    last_completed_phase: str | None
     """The last task type whose run finished ``completed``."""
-    next_recommended_phase: str | None = None
+    next_recommended_phase: str | None
     """What to run next: the phase order, or the same phase again after an error."""
-    awaiting_approval: bool = False
+    awaiting_approval: bool
     """True while the plan waits for the user's approval before ``implementation``."""
-    routing_status: str = "ready"
+    routing_status: str
     """``ready``, ``awaiting-approval``, ``rerun`` or ``done``."""
-    last_safe_checkpoint: str | None = None
+    last_safe_checkpoint: str | None
     """The last run that completed, as ``<type>-<seq>``: where a resume starts from."""
 
+    def __init__(
+        self,
+        current_phase: str,
+        current_phase_state: str,
+        phase_states: dict[str, str] | None = None,
+        last_completed_phase: str | None = None,
+        next_recommended_phase: str | None = None,
+        awaiting_approval: bool = False,
+        routing_status: str = "ready",
+        last_safe_checkpoint: str | None = None,
+    ) -> None:
+        self.current_phase = current_phase
+        self.current_phase_state = current_phase_state
+        self.phase_states = {} if phase_states is None else phase_states
+        self.last_completed_phase = last_completed_phase
+        self.next_recommended_phase = next_recommended_phase
+        self.awaiting_approval = awaiting_approval
+        self.routing_status = routing_status
+        self.last_safe_checkpoint = last_safe_checkpoint
 
-@dataclass
-class RunRef:
+
+class RunRef(Record):
     """A pointer to one run of the task."""
 
+    __slots__ = ("report_path", "seq", "status", "task_type")
     task_type: str
     """The phase the run executes."""
     seq: str
     """3-digit sequence within its task type."""
     status: str
     """``running``, ``completed``, ``error`` or ``timeout``."""
-    report_path: str | None = None
+    report_path: str | None
     """The run's final report (workspace-relative), once finished."""
 
+    def __init__(
+        self,
+        task_type: str,
+        seq: str,
+        status: str,
+        report_path: str | None = None,
+    ) -> None:
+        self.task_type = task_type
+        self.seq = seq
+        self.status = status
+        self.report_path = report_path
 
-@dataclass
-class PlanRef:
+
+class PlanRef(Record):
     """The plan snapshot the task currently follows."""
 
+    __slots__ = ("blob", "path", "seq")
     seq: str
     """3-digit plan sequence; the snapshot is ``plans/plan-<seq>.md`` in the task tree."""
     path: str
@@ -80,11 +120,38 @@ class PlanRef:
     blob: str
     """The plan's blob id: approvals are notes on this blob."""
 
+    def __init__(
+        self,
+        seq: str,
+        path: str,
+        blob: str,
+    ) -> None:
+        self.seq = seq
+        self.path = path
+        self.blob = blob
 
-@dataclass
-class Task:
+
+class Task(Record):
     """The task manifest, ``task.json``."""
 
+    __slots__ = (
+        "brief_path",
+        "created_at",
+        "current_status",
+        "implementation_base_commit",
+        "latest_plan",
+        "latest_report_path",
+        "latest_run",
+        "project_id",
+        "schema_version",
+        "task_group",
+        "task_id",
+        "task_key",
+        "task_type",
+        "updated_at",
+        "work_category",
+        "workflow",
+    )
     task_key: str
     """``project:group:id`` exactly as typed."""
     project_id: str
@@ -105,18 +172,54 @@ class Task:
     """ISO 8601, UTC, of the latest event."""
     workflow: Workflow
     """Phase tracking."""
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int
     """Manifest format version."""
-    brief_path: str | None = None
+    brief_path: str | None
     """``brief.md`` in the task tree when a brief was given."""
-    latest_run: RunRef | None = None
+    latest_run: RunRef | None
     """The most recently started run."""
-    latest_report_path: str | None = None
+    latest_report_path: str | None
     """The report of the most recently finished run."""
-    latest_plan: PlanRef | None = None
+    latest_plan: PlanRef | None
     """The plan snapshot in force."""
-    implementation_base_commit: str | None = None
+    implementation_base_commit: str | None
     """The task worktree HEAD when the first stage was claimed (SPEC §5)."""
+
+    def __init__(
+        self,
+        task_key: str,
+        project_id: str,
+        task_group: str,
+        task_id: str,
+        task_type: str,
+        work_category: str,
+        current_status: str,
+        created_at: str,
+        updated_at: str,
+        workflow: Workflow,
+        schema_version: int = SCHEMA_VERSION,
+        brief_path: str | None = None,
+        latest_run: RunRef | None = None,
+        latest_report_path: str | None = None,
+        latest_plan: PlanRef | None = None,
+        implementation_base_commit: str | None = None,
+    ) -> None:
+        self.task_key = task_key
+        self.project_id = project_id
+        self.task_group = task_group
+        self.task_id = task_id
+        self.task_type = task_type
+        self.work_category = work_category
+        self.current_status = current_status
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.workflow = workflow
+        self.schema_version = schema_version
+        self.brief_path = brief_path
+        self.latest_run = latest_run
+        self.latest_report_path = latest_report_path
+        self.latest_plan = latest_plan
+        self.implementation_base_commit = implementation_base_commit
 
 
 class TaskState(Value):

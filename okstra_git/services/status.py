@@ -11,7 +11,6 @@ newer records. No jsonschema and no Jinja here: it is a read agents call often.
 from __future__ import annotations
 
 import socket
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,7 +23,7 @@ from ..phases import FINAL_VERIFICATION
 from ..records.base import to_data
 from ..records.claim import Claim, load_claims
 from ..records.task import TaskState, require_task
-from ..values import Value, init
+from ..values import Record, Value, init
 from ..workspace import run_paths
 from . import remoteview
 from .context import Context
@@ -108,19 +107,51 @@ class StageStatus(Value):
         }
 
 
-@dataclass
-class TaskStatus:
+class TaskStatus(Record):
     """Everything ``task status`` shows."""
 
+    __slots__ = (
+        "lag",
+        "next",
+        "plan",
+        "stages",
+        "state",
+        "task_branch",
+        "task_head",
+        "task_worktree",
+        "verdict",
+    )
     state: TaskState
-    plan: dict[str, Any] | None = None
-    stages: list[StageStatus] = field(default_factory=list)
-    task_branch: str = ""
-    task_head: str | None = None
-    task_worktree: str = ""
-    verdict: dict[str, Any] | None = None
-    lag: list[remoteview.Lag] = field(default_factory=list)
-    next: Step | None = None
+    plan: dict[str, Any] | None
+    stages: list[StageStatus]
+    task_branch: str
+    task_head: str | None
+    task_worktree: str
+    verdict: dict[str, Any] | None
+    lag: list[remoteview.Lag]
+    next: Step | None
+
+    def __init__(
+        self,
+        state: TaskState,
+        plan: dict[str, Any] | None = None,
+        stages: list[StageStatus] | None = None,
+        task_branch: str = "",
+        task_head: str | None = None,
+        task_worktree: str = "",
+        verdict: dict[str, Any] | None = None,
+        lag: list[remoteview.Lag] | None = None,
+        next: Step | None = None,
+    ) -> None:
+        self.state = state
+        self.plan = plan
+        self.stages = [] if stages is None else stages
+        self.task_branch = task_branch
+        self.task_head = task_head
+        self.task_worktree = task_worktree
+        self.verdict = verdict
+        self.lag = [] if lag is None else lag
+        self.next = next
 
     def to_data(self) -> dict[str, Any]:
         task = self.state.task
