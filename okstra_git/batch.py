@@ -83,9 +83,10 @@ class Selection(Value):
         init(self, ready=ready, batch=batch, blocked=blocked, take_over=take_over, steps=steps)
 
 
-def claim_holder(claim: Claim, now: datetime) -> Holder:
-    """How a stored claim holds its stage at ``now``: ``expired`` once a started claim's lease
-    ran out."""
+def claim_holder(claim: Claim, now: datetime | None) -> Holder:
+    """How a stored claim holds its stage at ``now`` (None: when its lease is judged, so a
+    read with no lease to judge never loads ``datetime``): ``expired`` once a started claim's
+    lease ran out."""
     state = claim.status
     if state == "started" and claim.lease_expired(now):
         state = EXPIRED

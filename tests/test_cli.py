@@ -351,8 +351,9 @@ NOT_LOADED = {
     ("task", "show"): WRITE_SIDE | NO_PLAN | {"okstra_git.services.tasks", "datetime"},
     ("task", "list"): WRITE_SIDE | NO_PLAN | {"datetime"},
     ("stage", "ready"): WRITE_SIDE,
-    ("stage", "list"): WRITE_SIDE | NO_PLAN,
-    ("verify", "target"): WRITE_SIDE | {"okstra_git.services.plans", "okstra_git.clarify"},
+    ("stage", "list"): WRITE_SIDE | NO_PLAN | {"datetime"},
+    ("verify", "target"): WRITE_SIDE
+    | {"okstra_git.services.plans", "okstra_git.clarify", "hashlib", "datetime"},
     ("verify", "show"): WRITE_SIDE | NO_PLAN | {"datetime"},
     ("plan", "status"): WRITE_SIDE,
 }

@@ -301,7 +301,7 @@ def _base(
         return str(heads[dep]), dep
     # Every done head is here (checked above), so each has a ref on this machine to name.
     refs = [merge_ref(ctx.repo, lay.key, d, str(heads[d])) or str(heads[d]) for d in unmerged]
-    where = task_worktree_path(ctx, lay) if task_path is None else task_path
+    where = task_worktree_path(ctx, lay.key) if task_path is None else task_path
     merge = merge_command(where, refs)
     raise Refused(
         f"stage {stage.number} of {lay.key} depends on stages "
@@ -759,7 +759,7 @@ def _after_done(
 def _merge_hint(ctx: Context, key: TaskKey, c: Claim) -> str | None:
     """The command merging a done stage into this clone's task worktree, if it has one and
     lacks the stage's done commit."""
-    task_path = task_worktree_path(ctx, layout(ctx, key))
+    task_path = task_worktree_path(ctx, key)
     task_head = worktree_head(task_path, ctx.repo)
     if c.head_commit is None or task_head is None or ctx.repo.contains(task_head, c.head_commit):
         return None
@@ -785,7 +785,7 @@ def _check_done_again(ctx: Context, key: TaskKey, c: Claim, head: str | None) ->
     if now != c.head_commit:
         merge = None
         if c.branch:
-            task_path = task_worktree_path(ctx, layout(ctx, key))
+            task_path = task_worktree_path(ctx, key)
             merge = command("git", "-C", task_path, "merge", c.branch)
         raise Refused(
             f"stage {c.stage} of {key} is already done at {c.head_commit[:12]} ({c.run_id}, "

@@ -5,7 +5,6 @@ agents poll these, so they load only the records they show."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from .. import batch as batching
@@ -17,13 +16,15 @@ from ..values import Value, init
 from .context import Context
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from ..stagemap import Stage
 
 
 def select(
     stages: Sequence[Stage],
     claims: dict[int, ClaimState],
-    now: datetime,
+    now: datetime | None,
     stage: int | None = None,
     take_over_expired: bool = False,
 ) -> batching.Selection:
@@ -60,9 +61,8 @@ def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Re
     from .plans import check_approved  # the approval gate: not for ``stage list``
 
     plan = check_approved(ctx, key)
-    now = datetime.now(UTC)
     claims = load_claims(ctx.repo, key)
-    selection = select(plan.stage_map.stages, claims, now, take_over_expired=take_over_expired)
+    selection = select(plan.stage_map.stages, claims, None, take_over_expired=take_over_expired)
     return Readiness(selection, plan.path, {s.number: s for s in plan.stage_map.stages})
 
 
@@ -98,8 +98,7 @@ class ClaimRow(Value):
 
 def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
     require_task(ctx.repo, key)
-    now = datetime.now(UTC)
     return [
-        ClaimRow(s.claim, batching.claim_holder(s.claim, now).state)
+        ClaimRow(s.claim, batching.claim_holder(s.claim, None).state)
         for _, s in sorted(load_claims(ctx.repo, key).items())
     ]

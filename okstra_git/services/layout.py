@@ -4,7 +4,6 @@ code that makes, lists and tears worktrees down."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -40,7 +39,7 @@ class Layout(Value):
 
     @property
     def task_branch(self) -> str:
-        return f"okstra/{self.key.ref_suffix}/task"
+        return task_branch(self.key)
 
     @property
     def task_name(self) -> str:
@@ -54,6 +53,12 @@ class Layout(Value):
 
     def stage_name(self, stage: int) -> str:
         return f"okstra-{self._names}-stage-{stage}"
+
+
+def task_branch(key: TaskKey) -> str:
+    """``okstra/<group>/<id>/task``: named by the key alone, with no worktree root to work out
+    (which reads config and hashes the clone's path)."""
+    return f"okstra/{key.ref_suffix}/task"
 
 
 def layout(ctx: Context, key: TaskKey) -> Layout:
@@ -78,6 +83,8 @@ def default_root(ctx: Context) -> Path:
     folders, and each clone's claims would run into the other's worktrees."""
     common = ctx.repo.common_dir.resolve()
     folder = common.parent if common.name == ".git" else common
+    import hashlib  # not at import: a read that finds the task branch checked out needs no root
+
     tag = hashlib.sha1(os.fsencode(common)).hexdigest()[:8]
     return Path.home() / ".okstra" / "worktrees" / f"{slug(folder.name)}-{tag}"
 
@@ -102,6 +109,6 @@ def checked_root(ctx: Context, value: str, where: str) -> Path:
     return root
 
 
-def task_worktree_path(ctx: Context, lay: Layout) -> Path:
+def task_worktree_path(ctx: Context, key: TaskKey) -> Path:
     """Where the task branch is checked out (the user may have moved it), else the default."""
-    return ctx.repo.worktree_for_branch(lay.task_branch) or lay.task_path
+    return ctx.repo.worktree_for_branch(task_branch(key)) or layout(ctx, key).task_path

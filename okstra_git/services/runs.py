@@ -127,9 +127,9 @@ def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
     """Refuse unless an accepted whole-task verdict opens the gate for the task's HEAD (the
     task worktree's branch), judged as the pre-push hook judges it."""
     from ..gate import judge_head
-    from .layout import layout
+    from .layout import task_branch
 
-    branch = layout(ctx, key).task_branch
+    branch = task_branch(key)
     verify = okstra("run", "start", key, "--type", FINAL_VERIFICATION)
     head = ctx.repo.read_ref(f"refs/heads/{branch}")
     if head is None:

@@ -11,7 +11,6 @@ newer records. No jsonschema and no Jinja here: it is a read agents call often.
 from __future__ import annotations
 
 import socket
-from datetime import UTC, datetime
 from typing import Any
 
 from .. import batch as batching
@@ -184,17 +183,16 @@ class TaskStatus(Record):
 
 def task_status(ctx: Context, key: TaskKey) -> TaskStatus:
     """Read everything ``task status`` shows, and work out ``next``."""
-    from .layout import layout
+    from .layout import task_branch
 
     repo = ctx.repo
     state = require_task(repo, key)
     status = TaskStatus(state)
     status.lag = remoteview.task_lag(repo, key)
-    lay = layout(ctx, key)
-    status.task_branch = lay.task_branch
-    status.task_head = repo.read_ref(f"refs/heads/{lay.task_branch}")
+    status.task_branch = task_branch(key)
+    status.task_head = repo.read_ref(f"refs/heads/{status.task_branch}")
     if status.task_head is not None:
-        found = repo.worktree_for_branch(lay.task_branch)
+        found = repo.worktree_for_branch(status.task_branch)
         status.task_worktree = str(found) if found is not None else ""
     approval_reasons: tuple[str, ...] = ()
     if state.task.latest_plan is not None:
@@ -234,8 +232,7 @@ def _stages(ctx: Context, state: TaskState, task_head: str | None) -> list[Stage
     except (Refused, BadInput):
         return []
     claims = {n: s.claim for n, s in load_claims(repo, state.key).items()}
-    now = datetime.now(UTC)
-    holders = {n: batching.claim_holder(c, now) for n, c in claims.items()}
+    holders = {n: batching.claim_holder(c, None) for n, c in claims.items()}
     selection = batching.select(stage_map.stages, holders)
     done = {n: c.head_commit for n, c in claims.items() if c.status == "done" and c.head_commit}
     present = {n: h for n, h in done.items() if repo.has_commit(h)}

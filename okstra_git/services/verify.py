@@ -195,10 +195,10 @@ def _whole_task(
     all_done: bool,
     override: Path | None,
 ) -> Target:
-    from .layout import layout, task_worktree_path
+    from .layout import task_worktree_path
 
     key = state.key
-    worktree = override or task_worktree_path(ctx, layout(ctx, key))
+    worktree = override or task_worktree_path(ctx, key)
     head = worktree_head(worktree, ctx.repo)
     base = state.task.implementation_base_commit
     lines = []

@@ -226,7 +226,8 @@ def _entry(
 def list_worktrees(ctx: Context, key: TaskKey) -> list[WorktreeEntry]:
     """The task worktree and every claimed stage's worktree (made or not)."""
     lay = layout(ctx, key)
-    entries = [_entry(ctx, "task", None, task_worktree_path(ctx, lay), lay.task_branch, None, None)]
+    task_path = task_worktree_path(ctx, key)
+    entries = [_entry(ctx, "task", None, task_path, lay.task_branch, None, None)]
     for number, state in sorted(load_claims(ctx.repo, key).items()):
         claim = state.claim
         if not claim.worktree_path:
@@ -462,7 +463,7 @@ def prune(ctx: Context, key: TaskKey, force: bool) -> PruneResult:
         raise Refused(
             "worktree prune would lose work, so nothing was removed:\n"
             + "\n".join(f"  - {p}" for p in problems)
-            + f"\nmerge or commit it (task worktree: {task_worktree_path(ctx, lay)}), or "
+            + f"\nmerge or commit it (task worktree: {task_worktree_path(ctx, lay.key)}), or "
             "remove the worktrees anyway, keeping their unmerged commits under "
             f"{KEPT_PREFIX}: {forced}",
             hint=forced,
