@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import mmap
 import os
 import random
 import re
@@ -878,18 +879,33 @@ def _packed_refs_under(path: Path, prefix: str, first: bool = False) -> dict[str
     """Entries of ``packed-refs`` under ``prefix`` (only the first one with ``first``).
 
     git writes the file sorted by refname (the ``sorted`` trait in its header), so binary-search
-    to the first candidate instead of reading 100k lines on every push; an unsorted file (old
+    to the first candidate and past the last one instead of reading 100k lines on every push
+    (or on every ``task show``: a task's claims sort before every task); an unsorted file (old
     git) is scanned whole.
     """
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as packed:
+            if os.fstat(packed.fileno()).st_size == 0:
+                return {}
+            # Mapped, not read: a prefix of a few refs touches a few pages of the 7 MB file of
+            # 100k refs (a concurrent rewrite renames a new file in: this one stays whole).
+            data = mmap.mmap(packed.fileno(), 0, access=mmap.ACCESS_READ)
     except FileNotFoundError:
         return {}
-    key = prefix.encode("utf-8", "surrogateescape")
-    is_sorted = data.startswith(b"# pack-refs with:") and b" sorted" in data[: data.find(b"\n")]
-    start = _first_line_at_or_after(data, key) if is_sorted else 0
+    with data:
+        return _entries_under(data, prefix.encode("utf-8", "surrogateescape"), first)
+
+
+def _entries_under(data: mmap.mmap, key: bytes, first: bool) -> dict[str, str]:
+    """:func:`_packed_refs_under` in the file's mapped bytes ``data``."""
+    is_sorted = data[:17] == b"# pack-refs with:" and b" sorted" in data[: data.find(b"\n")]
+    start, stop = 0, len(data)
+    if is_sorted:
+        start = _first_line_at_or_after(data, key)
+        if key[-1:] not in (b"", b"\xff"):  # every name under the prefix sorts before this one
+            stop = _first_line_at_or_after(data, key[:-1] + bytes([key[-1] + 1]))
     found: dict[str, str] = {}
-    for raw in data[start:].split(b"\n"):
+    for raw in data[start:stop].split(b"\n"):
         if raw[:1] in (b"#", b"^") or len(raw) < 42:
             continue
         name = raw[41:]

@@ -140,12 +140,15 @@ def test_prefix_listing_of_sorted_packed_refs_matches_a_full_scan(repo: Path) ->
     every = [ln.split(" ")[1] for ln in data.splitlines() if ln[:1] not in ("#", "^")]
     prefixes = ["refs/okstra/", "refs/okstra/b/", "refs/okstra/bb/", "refs/okstra/c/"]
     prefixes += ["refs/tags/", "refs/heads/", "refs/okstra/zz/", "a", "refs/tags/v1"]
+    prefixes += ["refs/okstra/b", "refs/", "", "refs/okstra/a/1", "refs/okstra/c/29", "\xff"]
     for prefix in prefixes:
         expected = {name for name in every if name.startswith(prefix)}
         assert set(_packed_refs_under(packed, prefix)) == expected, prefix
     unsorted = repo / "unsorted-packed-refs"
     unsorted.write_text("\n".join(reversed(data.splitlines()[1:])) + "\n")
     assert len(_packed_refs_under(unsorted, "refs/okstra/")) == 120
+    unsorted.write_bytes(b"")
+    assert _packed_refs_under(unsorted, "refs/") == {}
 
 
 def test_update_packed_writes_one_sorted_file_git_reads_and_holds_back_what_it_cannot(
