@@ -476,9 +476,9 @@ class GitRepo:
         """The blob at ``path`` in ``commit``'s tree, or ``None``."""
         try:
             entry = self.tree_of(commit)[path]
+            obj = self.repo[entry.id]  # a submodule's commit is not here: KeyError too
         except KeyError:
             return None
-        obj = self.repo[entry.id]
         return obj.data if isinstance(obj, pygit2.Blob) else None
 
     def files_at(self, commits: Sequence[str], path: str) -> list[bytes | None]:

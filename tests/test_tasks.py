@@ -225,15 +225,21 @@ def test_task_list_reads_odd_but_sound_commits_and_names_unsound_ones(repo: Path
         input=f"040000 tree {git(repo, 'rev-parse', 'HEAD^{tree}')}\ttask.json\n",
     ).stdout.strip()  # fmt: skip
     folder = git(repo, "commit-tree", "-m", "folder", tree)
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=repo, capture_output=True, text=True, check=True,
+        input=f"160000 commit {'1' * 40}\ttask.json\n",
+    ).stdout.strip()  # fmt: skip
+    submodule = git(repo, "commit-tree", "-m", "a submodule", tree)
     for target, said in (
         (no_manifest, "refs/okstra/tasks/g/c:task.json is missing"),
         (folder, "refs/okstra/tasks/g/c:task.json is missing"),
+        (submodule, "refs/okstra/tasks/g/c:task.json is missing"),
         (git(repo, "rev-parse", "v-task"), "refs/okstra/tasks/g/c points at a tag"),
     ):
         git(repo, "update-ref", "refs/okstra/tasks/g/c", target)
-        proc = okstra(repo, "task", "list", "--json")
-        assert proc.returncode == 2 and said in proc.stderr, proc.stderr
-        assert "Traceback" not in proc.stderr
+        for proc in (okstra(repo, "task", "list", "--json"), okstra(repo, "task", "show", "p:g:c")):
+            assert proc.returncode == 2 and said in proc.stderr, proc.stderr
+            assert "internal error" not in proc.stderr
 
 
 def _event(repo: Path, ref: str, manifest: str) -> str:
@@ -268,6 +274,7 @@ def test_task_list_remembers_what_it_read_by_commit(repo: Path) -> None:
     # An index that is not sound is ignored (and written again), never trusted or fatal.
     unsound = [
         b"{not json",
+        b"[" * 100_000,
         json.dumps({"format": "another version", "commit": []}).encode(),
         b"[]",
     ]
