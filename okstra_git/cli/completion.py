@@ -153,7 +153,7 @@ def _task_keys() -> list[str]:
         from ..services import tasks
         from ..services.context import open_context
 
-        return [state.task.task_key for state in tasks.list_tasks(open_context(), None)]
+        return [task.task_key for task in tasks.list_tasks(open_context(), None)]
     except OkstraError:  # not in a repository, or an unreadable task: offer nothing
         return []
 

@@ -71,22 +71,16 @@ def new_task(
 
 
 @dataclass(frozen=True)
-class TaskSummary:
-    ref: str
-    task: Listed
-
-
-@dataclass(frozen=True)
 class TaskList:
     """``task list``: the tasks, and how their refs stand against the fetched remotes'."""
 
-    tasks: list[TaskSummary]
+    tasks: list[Listed]
     """Sorted by key."""
     lags: list[Lag]
     """Task refs under the listed prefix that differ from a remote's copy."""
 
 
-def list_tasks(ctx: Context, group: str | None = None) -> list[TaskSummary]:
+def list_tasks(ctx: Context, group: str | None = None) -> list[Listed]:
     """Every task (or one group's), sorted by key; reads only refs under the tasks prefix."""
     return _summaries(ctx, ctx.repo.list_refs(_prefix(group)), group)
 
@@ -102,25 +96,11 @@ def _prefix(group: str | None) -> str:
     return TASKS_PREFIX + (slug(group) + "/" if group is not None else "")
 
 
-def _summaries(ctx: Context, refs: dict[str, str], group: str | None) -> list[TaskSummary]:
-    import gc
-
-    # Reading builds a few objects per task and keeps them all: the cycle collector would walk
-    # the growing heap again and again (a third of the time at 100k tasks), and again while
-    # the caller builds its rows, for no cycle to free. Paused while reading; what was read is
-    # then frozen (out of its sight: freed by reference counting alone, as it holds no cycle).
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        listed = listed_at(ctx.repo, refs, every=group is None)
-        found = [TaskSummary(ref, task) for ref, task in listed.items()]
-    finally:
-        gc.freeze()
-        if paused:
-            gc.enable()
+def _summaries(ctx: Context, refs: dict[str, str], group: str | None) -> list[Listed]:
+    found = listed_at(ctx.repo, refs, every=group is None)
     if group is not None:
-        found = [s for s in found if s.task.task_group == group]
-    return sorted(found, key=lambda s: s.task.task_key)
+        found = [task for task in found if task.task_group == group]
+    return sorted(found, key=Listed.task_key.fget)
 
 
 @dataclass(frozen=True)

@@ -48,12 +48,12 @@ def list_(ctx: Context, group: str | None) -> Output:
     listed = tasks.task_list(ctx, group)
     rows = [
         {
-            "taskKey": s.task.task_key,
+            "taskKey": s.task_key,
             "ref": s.ref,
-            "taskType": s.task.task_type,
-            "currentPhase": s.task.current_phase,
-            "currentStatus": s.task.current_status,
-            "nextRecommendedPhase": s.task.next_recommended_phase,
+            "taskType": s.task_type,
+            "currentPhase": s.current_phase,
+            "currentStatus": s.current_status,
+            "nextRecommendedPhase": s.next_recommended_phase,
         }
         for s in listed.tasks
     ]
