@@ -210,8 +210,12 @@ def test_task_list_reads_odd_but_sound_commits_and_names_unsound_ones(repo: Path
     ).stdout.strip()  # fmt: skip
     git(repo, "update-ref", "refs/okstra/tasks/g/a", odd)
     # A replacement object is not followed (pygit2 does not follow it either).
-    stray = git(repo, "commit-tree", "-m", "stray", "HEAD^{tree}")
-    git(repo, "replace", git(repo, "rev-parse", "refs/okstra/tasks/g/b"), stray)
+    b = git(repo, "rev-parse", "refs/okstra/tasks/g/b")
+    manifest = json.loads(git(repo, "show", "refs/okstra/tasks/g/b:task.json"))
+    stray = _event(repo, "refs/okstra/tasks/g/b", json.dumps({**manifest, "taskType": "stray"}))
+    git(repo, "update-ref", "refs/okstra/tasks/g/b", b)
+    git(repo, "replace", b, stray)
+    (repo / ".git" / INDEX_PATH).unlink()  # every manifest is read again, in bulk
     listed = json.loads(okstra(repo, "task", "list", "--json").stdout)
     assert listed["tasks"] == [
         {**row, "ref": "refs/okstra/tasks/g/a"} if row["taskKey"] == "p:g:a" else row
