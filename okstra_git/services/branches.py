@@ -14,7 +14,7 @@ user's, with a hint that names a ref present on the machine that prints it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,11 +72,18 @@ def _state(repo: GitRepo, ref: str, mine: str, theirs: str | None) -> BranchStat
     return BranchState(ref, mine, theirs, state)
 
 
-def branch_states(ctx: Context, remote: str, claim_refs: Iterable[str] = ()) -> list[BranchState]:
+def branch_states(
+    ctx: Context,
+    remote: str,
+    claim_refs: Iterable[str] = (),
+    read: Callable[[str], str | None] | None = None,
+) -> list[BranchState]:
     """Every branch this clone can publish to ``remote``: the task branches it has, and the
     done stages among its stage branches and among ``claim_refs`` (claims being pushed now,
-    so a stage done with ``--no-worktree`` publishes its head too)."""
+    so a stage done with ``--no-worktree`` publishes its head too). ``read`` gives a claim
+    ref's or a tracking ref's value (default: read it now), e.g. from a listing sync made."""
     repo = ctx.repo
+    read = read or repo.read_ref
     wanted: dict[str, str] = {}  # task branches: the local head
     stage_claims = set(claim_refs)
     for name, head in repo.list_refs(LOCAL_BRANCHES).items():
@@ -87,16 +94,16 @@ def branch_states(ctx: Context, remote: str, claim_refs: Iterable[str] = ()) -> 
             stage_claims.add(CLAIMS_PREFIX + shared[len(BRANCHES) :])
     states = []
     for ref in sorted(stage_claims):
-        head = repo.read_ref(ref)
+        head = read(ref)
         shared = BRANCHES + ref[len(CLAIMS_PREFIX) :]
-        published = repo.read_ref(tracking_name(remote, shared))
-        if head is None or (published and head == repo.read_ref(tracking_name(remote, ref))):
+        published = read(tracking_name(remote, shared))
+        if head is None or (published and head == read(tracking_name(remote, ref))):
             continue  # the remote has this very claim and its branch: they travelled together
         claim = read_claim_at(repo, head, ref)
         if claim.status == "done" and claim.head_commit and repo.has_object(claim.head_commit):
             states.append(_state(repo, shared, claim.head_commit, published))
     for ref, mine in wanted.items():
-        states.append(_state(repo, ref, mine, repo.read_ref(tracking_name(remote, ref))))
+        states.append(_state(repo, ref, mine, read(tracking_name(remote, ref))))
     return sorted(states, key=lambda b: b.ref)
 
 

@@ -180,6 +180,8 @@ class Reconciled:
     """Old run id or plan → new one, for a ``--renumber``."""
     updates: list[RefUpdate] = field(default_factory=list)
     """The local transaction (landed by :func:`reconcile`)."""
+    listing: Listing = field(default_factory=lambda: Listing({}, {}))
+    """The refs as read before deciding (``updates`` change the local ones)."""
 
     @property
     def to_push(self) -> list[RefUpdate]:
@@ -197,8 +199,8 @@ def reconcile(
     given = [listing] if listing is not None else []
 
     def attempt() -> Reconciled:
-        done = Reconciled()
         refs = given.pop() if given else list_refs(repo, remote)
+        done = Reconciled(listing=refs)
         _refs(repo, remote, choice, done, refs)
         _notes(repo, remote, done, refs)
         touched[:] = [u.name for u in done.updates]

@@ -44,7 +44,15 @@ from ..tracking import (
     tracking_refs,
 )
 from .context import Context
-from .reconcile import Choice, Listing, RefState, TaskConflict, list_refs, reconcile
+from .reconcile import (
+    Choice,
+    Listing,
+    Reconciled,
+    RefState,
+    TaskConflict,
+    list_refs,
+    reconcile,
+)
 
 if TYPE_CHECKING:
     from datetime import timedelta
@@ -632,14 +640,25 @@ def _descends(ctx: Context, update: RefUpdate) -> bool:
 # -- the whole sync -------------------------------------------------------------------------
 
 
-def _branches_to_publish(ctx: Context, remote: str, pushes: list[RefUpdate]) -> list[BranchState]:
+def _branches_to_publish(
+    ctx: Context, remote: str, pushes: list[RefUpdate], done: Reconciled
+) -> list[BranchState]:
     """The task branches, and the branches of done stages, that go with this push: code
-    travels with the claims that name it."""
+    travels with the claims that name it. Claim and tracking refs are read from the listing
+    reconcile worked from, with its own changes: one lookup per ref costs at 1,000 stages."""
     from ..records.claim import CLAIMS_PREFIX
     from .branches import branch_states
 
     claims = [u.name for u in pushes if u.name.startswith(CLAIMS_PREFIX)]
-    return branch_states(ctx, remote, claims)
+    here = {**done.listing.here, **{u.name: u.new for u in done.updates}}
+    tracked = tracking_refs(remote)
+
+    def read(ref: str) -> str | None:
+        if ref.startswith(tracked):
+            return done.listing.there.get(LOCAL_REFS + ref[len(tracked) :])
+        return here.get(ref)
+
+    return branch_states(ctx, remote, claims, read)
 
 
 def pull(ctx: Context, remote: str) -> SyncReport:
@@ -677,7 +696,7 @@ def sync(
         if not do_push:
             return report
         pushes = done.to_push
-        report.branches = _branches_to_publish(ctx, remote, pushes)
+        report.branches = _branches_to_publish(ctx, remote, pushes, done)
         pushes += [b.push for b in report.branches if b.push is not None]
         outcome = push_all(repo, remote, pushes)
         if outcome.ok:
