@@ -6,6 +6,7 @@ the Markdown and the HTML see each kind of row. Each call returns a fresh copy t
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -232,7 +233,9 @@ def full_report(task_type: str, language: str = "en", seq: str = "002") -> dict[
                 "downgradedToResidual": 1,
             }
         }
-    return data
+    # A copy of its own: tests damage reports in place, and nothing may reach the constants here
+    # (hypothesis replays an example and must draw from the same report).
+    return copy.deepcopy(data)
 
 
 ALL_TYPES = TASK_TYPES
