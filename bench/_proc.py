@@ -133,3 +133,17 @@ def git(cwd: Path, *args: str, stdin: bytes | None = None) -> str:
     if proc.returncode != 0:
         raise SystemExit(f"git {' '.join(args)} failed in {cwd}:\n{proc.stderr.decode()}")
     return proc.stdout.decode().strip()
+
+
+def rounds_main(
+    doc: str, measure: Callable[[int, bool], tuple[list[Row], str]], rounds: int
+) -> None:
+    """The command line of a bench measured in ``rounds`` rounds (``--short``: one, small)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--short", action="store_true", help="small and once: CI's smoke run")
+    args = parser.parse_args()
+    rows, details = measure(1 if args.short else args.rounds, args.short)
+    print(details + "\n\n" + table(rows))

@@ -12,7 +12,6 @@ Usage: python bench/bench_cli.py [--rounds R] [--short]
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -20,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _proc import PYGIT2, Row, absolute_row, interleaved, okstra, ratio_row, run, table
+from _proc import PYGIT2, Row, absolute_row, interleaved, okstra, ratio_row, rounds_main, run
 from bench_push import record_verdict
 from bench_verify import KEY, world
 
@@ -96,14 +95,5 @@ def measure(rounds: int, short: bool) -> tuple[list[Row], str]:
     return rows, "\n".join(details)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--short", action="store_true", help="small and once: CI's smoke run")
-    args = parser.parse_args()
-    rows, details = measure(1 if args.short else args.rounds, args.short)
-    print(details + "\n\n" + table(rows))
-
-
 if __name__ == "__main__":
-    main()
+    rounds_main(__doc__, measure, 15)

@@ -17,7 +17,6 @@ Usage: python bench/bench_push.py [--rounds R] [--short]
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _proc import ENV, PYGIT2, Row, absolute_row, git, interleaved, run, table
+from _proc import ENV, PYGIT2, Row, absolute_row, git, interleaved, rounds_main, run
 
 from okstra_git import hookinstall
 from okstra_git.gitlayer import GitRepo
@@ -182,14 +181,5 @@ def measure(rounds: int, short: bool) -> tuple[list[Row], str]:
     return rows, "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=25)
-    parser.add_argument("--short", action="store_true", help="small and once: CI's smoke run")
-    args = parser.parse_args()
-    rows, details = measure(1 if args.short else args.rounds, args.short)
-    print(details + "\n\n" + table(rows))
-
-
 if __name__ == "__main__":
-    main()
+    rounds_main(__doc__, measure, 25)
