@@ -83,8 +83,13 @@ class GitProcess:
         return os.waitstatus_to_exitcode(os.waitpid(self._pid, 0)[1]), err
 
     def failed(self, code: int, err: bytes) -> BadInput:
-        message = err.decode("utf-8", "replace").strip() or f"exit status {code}"
-        return BadInput(f"{self.what} failed: {message}")
+        return _failed(self.what, code, err)
+
+
+def _failed(what: str, code: int, err: bytes) -> BadInput:
+    """``what`` exited ``code``, in git's own words when it said any."""
+    message = err.decode("utf-8", "replace").strip() or f"exit status {code}"
+    return BadInput(f"{what} failed: {message}")
 
 
 def note_paths(target: str) -> tuple[str, ...]:
@@ -218,8 +223,7 @@ def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | No
         os.lseek(asked, 0, os.SEEK_SET)
         code, err = _run_on_files(["git", *args], asked, answers)
         if code:
-            message = err.decode("utf-8", "replace").strip() or f"exit status {code}"
-            raise BadInput(f"git cat-file failed: {message}")
+            raise _failed("git cat-file", code, err)
         os.lseek(answers, 0, os.SEEK_SET)
         with open(answers, "rb", buffering=0, closefd=False) as written:
             out = written.readall()
