@@ -194,7 +194,11 @@ def reconcile(
 ) -> Reconciled:
     """Adopt, replay and merge what was fetched from ``remote``; land it in one transaction,
     retried from a fresh read when a local writer moved a ref meanwhile. ``listing``, when
-    given, is a fresh read of the refs for the first try."""
+    given, is a fresh read of the refs for the first try.
+
+    From :data:`BULK_REFS` updates on (a clone's first sync), the local okstra refs land first
+    in one ``packed-refs`` write and the rest in a transaction after it: a retry reads the
+    packed ones back as already in step, so an interruption between the two loses nothing."""
     touched: list[str] = []
     given = [listing] if listing is not None else []
 
