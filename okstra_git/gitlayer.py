@@ -17,7 +17,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pygit2
 
@@ -115,6 +115,10 @@ class CommitInfo(Value):
         return self.message.split("\n", 1)[0]
 
 
+_MISSING = object()
+MEMO_LIMIT = 4096
+
+
 class GitRepo:
     """A repository opened from any folder inside it, including a linked worktree."""
 
@@ -123,6 +127,21 @@ class GitRepo:
         self.git_dir = Path(repo.path)
         self.common_dir = _common_dir(self.git_dir)
         self.workdir = Path(repo.workdir) if repo.workdir else None
+        self.memo: dict[tuple[str, str, str], Any] = {}
+        """Records read from this repository's objects, by (kind, ref, commit): git objects
+        never change, so an entry is never stale. A claim reads the same task and claims
+        before it locks and again under the lock, and an agent claims in one process task after
+        task; parsing and checking them once each is a third of a claim. See :meth:`memoized`."""
+
+    def memoized(self, kind: str, ref: str, commit: str, read: Callable[[], T]) -> T:
+        """``read()`` (a record at ``commit`` of ``ref``), once per repository; mutable records
+        must be copied by the caller before they are handed out."""
+        found = self.memo.get((kind, ref, commit), _MISSING)
+        if found is _MISSING:
+            if len(self.memo) >= MEMO_LIMIT:
+                self.memo.clear()  # an agent's long run: start over rather than grow
+            found = self.memo[(kind, ref, commit)] = read()
+        return found  # type: ignore[return-value]
 
     @classmethod
     def open(cls, start: str | os.PathLike[str] = ".") -> GitRepo:
@@ -273,7 +292,7 @@ class GitRepo:
             # The writer record outlives the transaction block: it is dropped once the
             # transaction has committed (or aborted) and released its locks.
             with (
-                queue(self.common_dir),
+                queue(self.common_dir, guard),
                 contextlib.ExitStack() as record,
                 self.repo.transaction() as tx,
             ):

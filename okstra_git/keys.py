@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .errors import BadInput
-from .values import Value, init
+from .values import Value, init, remember
 
 TASK_TYPES = (
     "requirements-discovery",
@@ -35,7 +36,7 @@ def _is_control(ch: str) -> bool:
 class TaskKey(Value):
     """A task's identity, ``project-id:task-group:task-id``, kept byte-exact as typed."""
 
-    __slots__ = ("group", "project", "task_id")
+    __slots__ = ("_ref_suffix", "group", "project", "task_id")
     project: str
     """The project id: ``okstra.projectId`` config, else the repository folder name."""
     group: str
@@ -60,7 +61,10 @@ class TaskKey(Value):
     @property
     def ref_suffix(self) -> str:
         """``<group>/<id>``: the slug path of task refs, claim refs and `.okstra/` folders."""
-        return f"{self.group_slug}/{self.id_slug}"
+        try:
+            return self._ref_suffix
+        except AttributeError:  # worked out once: every ref and path of the task needs it
+            return remember(self, "_ref_suffix", f"{self.group_slug}/{self.id_slug}")
 
 
 def part_problem(part: str) -> str | None:
@@ -100,8 +104,12 @@ def check_project_id(value: str, where: str) -> str:
     return value
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_task_key(text: str, default_project: str | None = None) -> TaskKey:
-    """Parse ``project:group:id``; ``group:id`` takes ``default_project`` when one is given."""
+    """Parse ``project:group:id``; ``group:id`` takes ``default_project`` when one is given.
+
+    Kept per text (a key is immutable): every claim read checks the key it names, claim
+    after claim."""
     parts = text.split(":")
     if len(parts) == 2 and default_project is not None:
         parts = [default_project, *parts]

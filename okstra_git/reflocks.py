@@ -24,6 +24,7 @@ import json
 import os
 import socket
 import time
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,9 @@ def _identity(st: os.stat_result) -> list[int]:
     return [st.st_dev, st.st_ino, st.st_mtime_ns]
 
 
-QUEUE_FILE = "okstra-locks/queue"
+QUEUE_DIR = "okstra-locks"
+QUEUE_BUCKETS = 64
+"""Queues per repository: a guard ref's writers share one, chosen by the ref's name."""
 QUEUE_WAIT = 5.0
 """Seconds a writer waits its turn in the queue before going ahead unqueued."""
 _queued = False
@@ -55,16 +58,24 @@ waited = [0]
 it to show their writers really collided)."""
 
 
-@contextlib.contextmanager
-def queue(common_dir: Path) -> Iterator[None]:
-    """Local okstra writers take their turn here, one at a time, before locking refs.
+def queue_path(common_dir: Path, guard: str) -> Path:
+    """The queue of the writers of ``guard``."""
+    bucket = zlib.crc32(guard.encode("utf-8", "surrogateescape")) % QUEUE_BUCKETS
+    return common_dir / QUEUE_DIR / f"queue-{bucket:02d}"
 
-    Racing writers (eight agents claiming from one clone) would otherwise find a ref locked,
-    back off for a random while and try again, round after round: the sleeping, not the work,
-    would set how many claims land per second. In the queue the next writer goes the moment
-    the last one is done. It only orders writers: the ref locks and the compare-and-swap still
-    decide, a writer that waits longer than ``QUEUE_WAIT`` goes ahead anyway (so nothing can
-    hang on it), and the kernel frees a killed writer's place.
+
+@contextlib.contextmanager
+def queue(common_dir: Path, guard: str) -> Iterator[None]:
+    """Local okstra writers of ``guard`` take their turn here, one at a time, before locking
+    refs.
+
+    Racing writers (eight agents claiming one task from one clone) would otherwise find the
+    ref locked, back off for a random while and try again, round after round: the sleeping,
+    not the work, would set how many claims land per second. In the queue the next writer goes
+    the moment the last one is done. Writers of other guards (other tasks) have other queues
+    (but for a shared bucket) and go side by side. It only orders writers: the ref locks and
+    the compare-and-swap still decide, a writer that waits longer than ``QUEUE_WAIT`` goes
+    ahead anyway (so nothing can hang on it), and the kernel frees a killed writer's place.
     """
     global _queued
     try:
@@ -72,10 +83,10 @@ def queue(common_dir: Path) -> Iterator[None]:
     except ImportError:  # no flock (Windows): the ref locks alone
         yield
         return
-    if _queued:  # a write inside a write: this process holds the queue already
+    if _queued:  # a write inside a write: this process holds a queue already
         yield
         return
-    path = common_dir / QUEUE_FILE
+    path = queue_path(common_dir, guard)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except FileNotFoundError:
@@ -83,17 +94,19 @@ def queue(common_dir: Path) -> Iterator[None]:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + QUEUE_WAIT
-        first = True
+        pause = 0.0002
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                waited[0] += first
-                first = False
+                waited[0] += pause == 0.0002
                 if time.monotonic() > deadline:
                     break
-                time.sleep(0.0005)
+                # Polled, since flock has no timeout; waking less often as the wait grows
+                # keeps the waiters from taking the CPU the writer ahead of them needs.
+                time.sleep(pause)
+                pause = min(pause * 1.5, 0.002)
         _queued = True
         yield
     finally:

@@ -90,3 +90,26 @@ class Record(_Fields):
 
     __slots__ = ()
     __hash__ = None  # type: ignore[assignment]  # equal by value and mutable
+
+    def copy(self) -> Self:
+        """A deep copy of the record (its records, lists and dicts copied; other values are
+        immutable), so a change to it leaves ``self`` as it was: a record kept to be read again
+        is handed out this way."""
+        new = object.__new__(type(self))
+        for name in self._fields:
+            _assign(new, name, _copied(getattr(self, name)))
+        return new
+
+
+def _copied(value: Any) -> Any:
+    kind = type(value)
+    if kind in _IMMUTABLE:
+        return value
+    if kind is list:
+        return [_copied(item) for item in value]
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    return value.copy() if isinstance(value, Record) else value
+
+
+_IMMUTABLE = frozenset((str, int, bool, float, type(None)))

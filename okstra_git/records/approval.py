@@ -8,6 +8,8 @@ JSON Lines and two clones' notes merge with ``cat_sort_uniq``.
 
 from __future__ import annotations
 
+import functools
+
 from ..gitlayer import GitRepo, RefUpdate
 from ..notesview import NotesView
 from ..values import Value, init
@@ -76,6 +78,14 @@ def parse_lines(raw: bytes, where: str) -> tuple[list[Approval], list[str]]:
     return parse_json_lines(Approval, raw, where, "approval")
 
 
+@functools.lru_cache(maxsize=32)
+def _parsed(raw: bytes, where: str) -> tuple[Approval, ...]:
+    """The approvals of one note's bytes. A plan approved for many tasks carries a line for
+    each, every line schema-checked; one process reads the same note again and again (a claim's
+    first look and its transaction, an agent claiming task after task), so it is parsed once."""
+    return tuple(parse_lines(raw, where)[0])
+
+
 def read_approvals(repo: GitRepo, blob: str, task_key: str | None = None) -> list[Approval]:
     """The approvals noted on ``blob`` here or in a fetched remote copy (only ``task_key``'s
     when given), each once, oldest first.
@@ -84,8 +94,7 @@ def read_approvals(repo: GitRepo, blob: str, task_key: str | None = None) -> lis
     """
     found: list[Approval] = []
     for where, raw in NotesView(repo, APPROVALS_REF).lines(blob):
-        approvals, _ = parse_lines(raw, where)
-        found += [a for a in approvals if a not in found]
+        found += [a for a in _parsed(raw, where) if a not in found]
     if task_key is not None:
         found = [a for a in found if a.task_key == task_key and a.blob == blob]
     return sorted(found, key=lambda a: a.approved_at)

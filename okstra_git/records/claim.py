@@ -223,6 +223,10 @@ def load_claim(repo: GitRepo, key: TaskKey, stage: int) -> ClaimState | None:
 def read_claim_at(repo: GitRepo, commit: str, ref: str) -> Claim:
     """The claim at ``commit`` of ``ref``; refused (exit 2) when it names a stage, task, branch
     or worktree path that is not its own, so such a record is never acted on."""
+    return repo.memoized("claim", ref, commit, lambda: _read_claim(repo, commit, ref)).copy()
+
+
+def _read_claim(repo: GitRepo, commit: str, ref: str) -> Claim:
     where = f"{ref}:{CLAIM_PATH}"
     repo.commit_at(commit, ref)  # a ref forged to a blob or a corrupt commit is named
     raw = repo.read_path(commit, CLAIM_PATH)

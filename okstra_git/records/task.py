@@ -268,18 +268,22 @@ def require_task(repo: GitRepo, key: TaskKey) -> TaskState:
 
 
 def _read_manifest(repo: GitRepo, commit: str, ref: str, key: TaskKey | None) -> Task:
-    where = f"{ref}:{MANIFEST_PATH}"
-    repo.commit_at(commit, ref)  # a ref forged to a blob or a corrupt commit is named
-    raw = repo.read_path(commit, MANIFEST_PATH)
-    if raw is None:
-        raise BadInput(f"{where} is missing: the task ref does not hold a manifest")
-    task = _parse_manifest(raw, where)
+    task = repo.memoized("task", ref, commit, lambda: _read_manifest_at(repo, commit, ref))
     if key is not None and task.task_key != str(key):
         raise BadInput(
             f"task key {str(key)!r} maps to {ref}, which already holds task {task.task_key!r} "
             "(their slugs collide); choose a different group or id"
         )
-    return task
+    return task.copy()
+
+
+def _read_manifest_at(repo: GitRepo, commit: str, ref: str) -> Task:
+    where = f"{ref}:{MANIFEST_PATH}"
+    repo.commit_at(commit, ref)  # a ref forged to a blob or a corrupt commit is named
+    raw = repo.read_path(commit, MANIFEST_PATH)
+    if raw is None:
+        raise BadInput(f"{where} is missing: the task ref does not hold a manifest")
+    return _parse_manifest(raw, where)
 
 
 def _parse_manifest(raw: bytes, where: str) -> Task:

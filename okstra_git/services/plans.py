@@ -14,11 +14,13 @@ never corrupt it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..clarify import (
+    ApprovalText,
     ClarificationItem,
     append_audit_line,
     approval_problems,
@@ -315,20 +317,30 @@ def _hand_approval(
     )
 
 
+@functools.lru_cache(maxsize=32)
+def _read_plan(text: str, relpath: str) -> tuple[Validation, ApprovalText]:
+    """The Stage Map checks and the approval text of a plan: a function of its content alone.
+
+    A claim assesses the plan twice (the first look, then under the task ref's lock), and an
+    agent claiming in one process assesses the same plan claim after claim; parsing it each
+    time was a third of a claim. The values are immutable, so sharing them is safe.
+    """
+    return validate_text(text, relpath), read_approval_text(text)
+
+
 def _assess_content(
     ctx: Context, state: TaskState, plan: PlanFile, relpath: str, source: str
 ) -> Assessment:
     key = state.key
     reasons: list[str] = []
     messages: list[str] = []
-    validation = validate_text(plan.text, relpath)
+    validation, own = _read_plan(plan.text, relpath)
     if validation.findings:
         reasons.append("invalid-plan")
         messages.append(
             f"plan {relpath} fails {len(validation.findings)} Stage Map check(s):\n"
             + validation.report(stage_map_only=True)
         )
-    own = read_approval_text(plan.text)
     if not own.marker_set:
         reasons.append("marker-missing")
     if own.blockers:

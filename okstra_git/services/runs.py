@@ -165,9 +165,16 @@ def make_workspace(ctx: Context, paths: dict[str, str]) -> None:
     """The run's `.okstra/` folders in this work tree (none in a bare repository)."""
     if ctx.workdir is None:
         return
-    for path in paths.values():
-        folder = ctx.workdir / (path if path.endswith("/") else os.path.dirname(path))
-        folder.mkdir(parents=True, exist_ok=True)
+    root = str(ctx.workdir)
+    folders = {os.path.dirname(path) for path in paths.values()}  # "x/" names the folder x
+    for folder in sorted(folders):
+        # Every run of the type shares them: after the first, one failed mkdir each.
+        try:
+            os.mkdir(os.path.join(root, folder))
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            os.makedirs(os.path.join(root, folder), exist_ok=True)
 
 
 def finish_run(
