@@ -15,7 +15,10 @@ Reported, in one run:
   plus ours with its stage worktree made (what ``stage claim`` does by default), for scale;
 - contention: 8 processes racing over T fresh tasks whose ready set has 5 stages (batches
   {1,2,3,4} and {5}); wall time, claims (batches) per second, median claim latency inside the
-  race, and double-claims (a stage held by more than one run: must be none).
+  race, and double-claims (a stage held by more than one run: must be none). A third racer kind,
+  the floor (``floor_claim``), is the baseline with git as its store: the objects and the one
+  ref transaction an okstra claim writes, under the same flock, and nothing else. It prices
+  storing claims in git at all, which the goal's ratio to the JSONL file cannot show.
 
 Usage: python bench/bench_claims.py [--rounds R] [--tasks T] [--racers N] [--short]
 """
@@ -34,6 +37,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -126,6 +130,74 @@ def baseline_tasks(root: Path, prefix: str, count: int) -> list[Path]:
     return folders
 
 
+# --- the floor: the least a claim stored in git refs costs, without okstra --------------------
+
+
+def floor_claim(
+    repo: Any, folder: Path, task: int, steps: tuple[int, ...], run_id: str
+) -> list[int] | None:
+    """The JSONL baseline's claim with git as the store, and nothing else: under the same flock,
+    read the task's claim refs, pick the batch, write per stage a claim blob, tree and commit,
+    a task event (manifest and run blobs, three trees, a commit), and land every ref in one
+    libgit2 transaction — the objects and refs an okstra claim writes, with none of its
+    reading, checking or deciding. No okstra claim can go faster than this."""
+    import pygit2
+
+    prefix = f"refs/floor/t{task:03d}"
+    blob, tree = pygit2.enums.FileMode.BLOB, pygit2.enums.FileMode.TREE
+    sig = pygit2.Signature("Bench", "bench@example.invalid")
+
+    def write_tree(entries: list[tuple[str, Any, Any]]) -> Any:
+        builder = repo.TreeBuilder()
+        for name, oid, mode in entries:
+            builder.insert(name, oid, mode)
+        return builder.write()
+
+    with (folder / "floor.lock").open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        taken = set()
+        for number in range(1, len(steps) + 1):
+            try:
+                repo.lookup_reference(f"{prefix}/stage-{number}")
+                taken.add(number)
+            except KeyError:
+                pass
+        batch, total = [], 0
+        for number, cost in enumerate(steps, 1):
+            if number in taken:
+                continue
+            if batch and total + cost > BUDGET:
+                break
+            batch.append(number)
+            total += cost
+        if not batch:
+            return None
+        now = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+        updates = []
+        for number in batch:
+            record = {"stage": number, "status": "started", "startedAt": now, "runId": run_id}
+            data = json.dumps(record, sort_keys=True, indent=2).encode()
+            root = write_tree([("claim.json", repo.create_blob(data), blob)])
+            commit = repo.create_commit(None, sig, sig, f"claim stage {number}", root, [])
+            updates.append((f"{prefix}/stage-{number}", commit))
+        task_ref = f"{prefix}/task"
+        try:
+            parents = [repo.lookup_reference(task_ref).target]
+        except KeyError:
+            parents = []
+        manifest = repo.create_blob(json.dumps({"runs": run_id, "at": now}).encode())
+        run = repo.create_blob(json.dumps({"run": run_id, "stages": batch}).encode())
+        runs = write_tree([("implementation", write_tree([(f"{run_id}.json", run, blob)]), tree)])
+        root = write_tree([("runs", runs, tree), ("task.json", manifest, blob)])
+        updates.append((task_ref, repo.create_commit(None, sig, sig, "claim", root, parents)))
+        with repo.transaction() as tx:
+            for name, _ in updates:
+                tx.lock_ref(name)
+            for name, oid in updates:
+                tx.set_target(name, oid, message="claim")
+    return batch
+
+
 # --- latency ------------------------------------------------------------------------------------
 
 
@@ -180,6 +252,10 @@ def racer(kind: str, target: str, tasks: list[str], go: str, out: str) -> None:
 
         ctx = open_context(target)
         keys = [ctx.key(k) for k in tasks]
+    elif kind == "floor":
+        import pygit2
+
+        repo = pygit2.Repository(target)
     while not os.path.exists(go):
         time.sleep(0.0005)
     start = time.perf_counter()
@@ -194,7 +270,11 @@ def racer(kind: str, target: str, tasks: list[str], go: str, out: str) -> None:
                 run, stages = result.run_id, [p.stage for p in result.stages]
             else:
                 run = f"{os.getpid()}-{len(wins)}"
-                got = baseline_claim(Path(task), RACE, run)
+                got = (
+                    floor_claim(repo, Path(task), n, RACE, run)
+                    if kind == "floor"
+                    else baseline_claim(Path(task), RACE, run)
+                )
                 if got is None:
                     break
                 stages = got
@@ -285,10 +365,14 @@ def measure(rounds: int, tasks: int, racers: int) -> tuple[list, str]:
             f"\ncontention: {racers} processes racing over {tasks} tasks, "
             "ready set of 5 stages (batches {1,2,3,4} and {5}):"
         )
+        floor_repo = root / "floor"
+        subprocess.run(["git", "init", "-q", "--bare", str(floor_repo)], check=True)
+        floor_tasks = [str(p) for p in baseline_tasks(root, "floor", tasks)]
         raced = {}
         for kind, target, names in (
             ("ours", str(repo), ours_tasks),
             ("baseline", "", base_tasks),
+            ("floor", str(floor_repo), floor_tasks),
         ):
             r = raced[kind] = contention(kind, root, target, names, racers)
             lines.append(
@@ -312,6 +396,22 @@ def measure(rounds: int, tasks: int, racers: int) -> tuple[list, str]:
             "claims/s",
             "≥ 0.25× flock+JSONL",
             rate["ours"] >= 0.25 * rate["baseline"],
+        ),
+        Row(
+            "claims/s, floor: git objects+refs only",
+            rate["floor"],
+            rate["baseline"],
+            "claims/s",
+            "— (no okstra claim beats it)",
+            None,
+        ),
+        Row(
+            "claims/s, ours against the floor",
+            rate["ours"],
+            rate["floor"],
+            "claims/s",
+            "—",
+            None,
         ),
         absolute_row(
             "stage claim --no-worktree (whole process)",
