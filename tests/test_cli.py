@@ -122,6 +122,21 @@ def test_version_comes_from_the_package_metadata(capsys):
     assert json.loads(out) == {"ok": True, "version": version("okstra-git")}
 
 
+def test_json_may_come_before_the_command_words(tmp_path: Path, capsys):
+    """As a global option (``git -C DIR status``): the same output as after the words, and
+    what follows ``--`` stays an argument."""
+    from plans import plan_text
+
+    plan = tmp_path / "plan.md"
+    plan.write_text(plan_text([(1, [], ["src/a.py"])], 2))
+    after = run("plan", "validate", str(plan), "--json", capsys=capsys)
+    assert after[0] == 0 and json.loads(after[1])["ok"] is True
+    assert run("--json", "plan", "validate", str(plan), capsys=capsys) == after
+    assert run("--json", "--version", capsys=capsys) == run("--version", "--json", capsys=capsys)
+    code, out, err = run("--json", "plan", "validate", "--", "--json", capsys=capsys)
+    assert code == 2 and json.loads(out)["ok"] is False and "--json" in err
+
+
 USAGE_ERRORS = [
     ("stage claim", "stage claim: the following arguments are required: KEY", "stage claim"),
     ("task new p:g:i --type nope", "task new: --type 'nope': expected one of", "task new"),

@@ -326,6 +326,12 @@ def usage_error(where: str, message: str) -> BadInput:
 
 def dispatch(argv: list[str], as_json: bool) -> int:
     """Run ``git okstra ARGV``; returns the exit code (errors are raised as OkstraError)."""
+    if argv[:1] == ["--json"] and len(argv) > 1:
+        # A global option before the command words, as git takes ``git -C DIR status``:
+        # ``git okstra --json task show KEY`` is ``git okstra task show KEY --json``.
+        rest = argv[1:]
+        cut = rest.index("--") if "--" in rest else len(rest)
+        argv = [*rest[:cut], "--json", *rest[cut:]]
     words = argv[: argv.index("--")] if "--" in argv else argv
     wants_help = "-h" in words or "--help" in words
     if not argv or argv[0] in ("-h", "--help"):
