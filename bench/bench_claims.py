@@ -90,6 +90,19 @@ def make_tasks(repo: Path, prefix: str, count: int, steps: tuple[int, ...]) -> l
 # --- the baseline: okstra's consumers.jsonl under a filelock ------------------------------
 
 
+def pick(steps: tuple[int, ...], taken: set[int]) -> list[int]:
+    """The batch: the stages not taken, in order, while their steps fit the budget."""
+    batch, total = [], 0
+    for number, cost in enumerate(steps, 1):
+        if number in taken:
+            continue
+        if batch and total + cost > BUDGET:
+            break
+        batch.append(number)
+        total += cost
+    return batch
+
+
 def baseline_claim(folder: Path, steps: tuple[int, ...], run_id: str) -> list[int] | None:
     """Under one flock on the file: read the rows, pick the batch from the stages without a
     started/done row, append a started row per stage, flush to the disk's cache."""
@@ -100,14 +113,7 @@ def baseline_claim(folder: Path, steps: tuple[int, ...], run_id: str) -> list[in
         taken = {
             row["stage"] for row in map(json.loads, fh) if row["status"] in ("started", "done")
         }
-        batch, total = [], 0
-        for number, cost in enumerate(steps, 1):
-            if number in taken:
-                continue
-            if batch and total + cost > BUDGET:
-                break
-            batch.append(number)
-            total += cost
+        batch = pick(steps, taken)
         if not batch:
             return None
         now = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
@@ -162,14 +168,7 @@ def floor_claim(
                 taken.add(number)
             except KeyError:
                 pass
-        batch, total = [], 0
-        for number, cost in enumerate(steps, 1):
-            if number in taken:
-                continue
-            if batch and total + cost > BUDGET:
-                break
-            batch.append(number)
-            total += cost
+        batch = pick(steps, taken)
         if not batch:
             return None
         now = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())

@@ -460,3 +460,26 @@ def test_service_errors_name_the_stage(repo: Path) -> None:
         claims.done(ctx, key, 2)
     with pytest.raises(BadInput, match="no such file"):
         claims.done(ctx, key, 1, report="missing.md")
+
+
+def test_records_read_again_are_fresh_copies(repo: Path) -> None:
+    """Claims and tasks are kept per process by commit (a claim reads them twice); a caller
+    changing what it was handed must not change what the next reader gets."""
+    from okstra_git.records.claim import load_claims
+    from okstra_git.records.task import require_task
+
+    approved_task(repo)
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    claims.claim(ctx, key, worktrees=False)
+    first = load_claims(ctx.repo, key)
+    number, state = sorted(first.items())[0]
+    state.claim.status = "done"
+    state.claim.batch.append(99)
+    again = load_claims(ctx.repo, key)[number].claim
+    assert again.status == "started" and 99 not in again.batch
+    task = require_task(ctx.repo, key).task
+    task.workflow.current_phase = "changed"
+    task.implementation_base_commit = None
+    fresh = require_task(ctx.repo, key).task
+    assert fresh.workflow.current_phase != "changed" and fresh.implementation_base_commit

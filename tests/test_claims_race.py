@@ -173,3 +173,12 @@ def test_racers_making_one_task_worktree_queue_for_it(repo: Path, tmp_path: Path
 
 if __name__ == "__main__":
     race(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4], "--worktrees" in sys.argv)
+
+
+def test_a_task_s_writers_share_one_queue_and_other_tasks_mostly_another(tmp_path: Path):
+    from okstra_git.reflocks import QUEUE_BUCKETS, queue_path
+
+    task = "refs/okstra/tasks/g/one"
+    assert queue_path(tmp_path, task) == queue_path(tmp_path, task)
+    buckets = {queue_path(tmp_path, f"refs/okstra/tasks/g/t{n}") for n in range(200)}
+    assert len(buckets) > QUEUE_BUCKETS // 2  # spread: claims of other tasks go side by side

@@ -84,3 +84,30 @@ def test_a_slot_that_is_not_a_field_keeps_what_is_worked_out_from_the_fields():
     assert word.upper == "A" and word._upper == "A"
     assert word == Word("a") and repr(word).endswith(".Word(text='a')")
     assert word.replace().upper == "A"
+
+
+def test_a_record_copy_shares_nothing_a_change_could_reach():
+    from okstra_git.records.claim import Claim
+
+    claim = Claim(
+        task_key="p:g:i",
+        stage=2,
+        run_id="implementation-001",
+        status="started",
+        started_at="2026-01-01T00:00:00+00:00",
+        host="h",
+        user="U <u@example.invalid>",
+        base_commit="a" * 40,
+        started_head_commit="a" * 40,
+        worktree_path="",
+        branch="",
+        batch=[1, 2],
+        plan_blob="b" * 40,
+        history=["implementation-000"],
+    )
+    copy = claim.copy()
+    assert copy == claim and copy is not claim
+    copy.batch.append(3)
+    copy.history.clear()
+    copy.status = "done"
+    assert (claim.batch, claim.history, claim.status) == ([1, 2], ["implementation-000"], "started")

@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from ..gitlayer import GitRepo
+
     R = TypeVar("R")
 
 
@@ -202,6 +204,18 @@ def parse_json_lines(
         except OkstraError as exc:
             problems.append(str(exc))
     return records, problems
+
+
+def stored_json(repo: GitRepo, commit: str, ref: str, path: str, missing: str) -> Any:
+    """The JSON file ``path`` of the record commit ``ref`` points at, strictly parsed; BadInput
+    naming the ref when it points at no sound commit (forged to a blob, corrupt) or the commit
+    holds no such file (``missing`` says what the ref should hold)."""
+    where = f"{ref}:{path}"
+    repo.commit_at(commit, ref)
+    raw = repo.read_path(commit, path)
+    if raw is None:
+        raise BadInput(f"{where} is missing: {missing}")
+    return loads(raw, where)
 
 
 def loads(raw: bytes, where: str) -> Any:

@@ -18,7 +18,7 @@ from ..keys import TaskKey, parse_task_key
 from ..shell import command
 from ..strict import is_digits
 from ..values import Record, Value, init
-from .base import check_own, dumps_pretty, from_data, loads, to_data
+from .base import check_own, dumps_pretty, from_data, stored_json, to_data
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -228,11 +228,8 @@ def read_claim_at(repo: GitRepo, commit: str, ref: str) -> Claim:
 
 def _read_claim(repo: GitRepo, commit: str, ref: str) -> Claim:
     where = f"{ref}:{CLAIM_PATH}"
-    repo.commit_at(commit, ref)  # a ref forged to a blob or a corrupt commit is named
-    raw = repo.read_path(commit, CLAIM_PATH)
-    if raw is None:
-        raise BadInput(f"{where} is missing: the claim ref does not hold a claim record")
-    claim = from_data(Claim, loads(raw, where), where)
+    missing = "the claim ref does not hold a claim record"
+    claim = from_data(Claim, stored_json(repo, commit, ref, CLAIM_PATH, missing), where)
     problems = claim_location_problems(
         ref, claim.stage, claim.task_key, claim.branch, claim.worktree_path
     )

@@ -15,7 +15,7 @@ from ..keys import TaskKey
 from ..shell import okstra
 from ..tracking import tracking_name
 from ..values import Record, Value, init
-from .base import check_own, dumps_pretty, from_data, loads, to_data
+from .base import check_own, dumps_pretty, from_data, loads, stored_json, to_data
 
 SCHEMA_VERSION = 1
 MANIFEST_PATH = "task.json"
@@ -278,12 +278,9 @@ def _read_manifest(repo: GitRepo, commit: str, ref: str, key: TaskKey | None) ->
 
 
 def _read_manifest_at(repo: GitRepo, commit: str, ref: str) -> Task:
-    where = f"{ref}:{MANIFEST_PATH}"
-    repo.commit_at(commit, ref)  # a ref forged to a blob or a corrupt commit is named
-    raw = repo.read_path(commit, MANIFEST_PATH)
-    if raw is None:
-        raise BadInput(f"{where} is missing: the task ref does not hold a manifest")
-    return _parse_manifest(raw, where)
+    missing = "the task ref does not hold a manifest"
+    data = stored_json(repo, commit, ref, MANIFEST_PATH, missing)
+    return from_data(Task, data, f"{ref}:{MANIFEST_PATH}")
 
 
 def _parse_manifest(raw: bytes, where: str) -> Task:
