@@ -496,3 +496,44 @@ def test_the_cli_drives_the_wizard_to_a_run_start_that_records_the_critic(repo: 
     Path(state[1]).write_text("{")
     broken = okstra(repo, "wizard", "step", *state, "--answer", "x")
     assert broken.returncode == 2 and state[1] in broken.stderr
+
+
+_RACER = """
+import json, os, sys, time
+path, go = sys.argv[1], sys.argv[2]
+while not os.path.exists(go):
+    time.sleep(0.001)
+from okstra_git.services import wizard
+print(json.dumps(wizard.step(path, "customize", expect="setup_mode").to_data()))
+"""
+
+
+def test_answers_sent_at_once_to_one_question_land_once(tmp_path: Path):
+    """Six agents answer the first question at the same moment, each expecting it: the state
+    file takes them in turn, so exactly one lands and five are told the wizard moved on (before,
+    each read the same state and wrote over the others, all six reporting success)."""
+    path, go = tmp_path / "w.json", tmp_path / "go"
+    service.start(str(path), "final-verification", "p:g:i")
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _RACER, str(path), str(go)], stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(6)
+    ]
+    time.sleep(0.5)  # every racer started and waiting
+    go.write_text("go")
+    replies = [json.loads(proc.communicate(timeout=60)[0]) for proc in racers]
+    assert sorted(r["ok"] for r in replies) == [False] * 5 + [True]
+    refused = [r for r in replies if not r["ok"]]
+    assert all("not 'setup_mode'" in r["error"] for r in refused)
+    assert all(r["prompt"]["step"] == "workers_override" for r in replies)
+    assert load_state(path).answers["setup_mode"] == "customize"
+
+
+def test_an_answer_expecting_another_step_records_nothing(tmp_path: Path):
+    path = tmp_path / "w.json"
+    service.start(str(path), "final-verification", "p:g:i")
+    before = path.read_bytes()
+    reply = service.step(str(path), "customize", expect="workers_override")
+    assert reply.error and "at step 'setup_mode'" in reply.error
+    assert path.read_bytes() == before and reply.prompt["step"] == "setup_mode"

@@ -50,12 +50,20 @@ def start(state_file: str, task_type: str | None, key: str | None, restart: bool
         "id. A rejected answer records nothing, asks again and exits 1.",
         metavar="ANSWER",
     ),
+    Arg(
+        "--expect",
+        'Record the answer only if the current prompt is this step (its "step" field); '
+        "otherwise nothing is recorded and the current prompt is shown, exit 1. For several "
+        "agents answering one state file.",
+        metavar="STEP",
+    ),
     about="In the confirmation prompt, answer edit to change an earlier answer: it is asked "
-    "again and every later answer that still applies is kept.",
+    "again and every later answer that still applies is kept. Steps on one state file take "
+    "turns, so answers sent at once all land, one after the other.",
 )
-def step(state_file: str, answer: str | None) -> Output:
+def step(state_file: str, answer: str | None, expect: str | None) -> Output:
     from ..services import wizard
     from ..views.wizard import reply
 
-    result = wizard.step(state_file, answer)
+    result = wizard.step(state_file, answer, expect)
     return reply(result.prompt, result.error)

@@ -1,17 +1,23 @@
 """The wizard protocol over a state file (SPEC §12): read the state, apply one answer, write it.
 
 Every step replaces the file atomically, so a process killed between (or during) steps leaves
-the previous state or the next one, and the next ``wizard step`` carries on from it.
+the previous state or the next one, and the next ``wizard step`` carries on from it. Steps on
+one state file take turns (:func:`_turn`): two answering at once both land, one after the
+other, instead of the second writing over the first; ``expect`` keeps an answer from landing
+on a question its sender did not see.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .. import wizard
-from ..errors import Refused
+from ..errors import Conflict, Refused
 from ..records.wizard import load_state, store_state
 from ..shell import okstra
 
@@ -32,26 +38,70 @@ class Reply:
         return out
 
 
+TURN_WAIT = 10.0
+"""Seconds a step waits for another step on the same folder's state files to finish."""
+
+
+@contextlib.contextmanager
+def _turn(path: str) -> Iterator[None]:
+    """Hold the state file's folder (a flock on the folder itself: no lock file to leave
+    behind, and the kernel frees a killed step's turn) while a step reads, decides and writes."""
+    import fcntl
+
+    try:
+        folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):  # no state file can be there: reading or
+        yield  # writing it says so, naming the file
+        return
+    try:
+        deadline = time.monotonic() + TURN_WAIT
+        while True:
+            try:
+                fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise Conflict(
+                        f"another wizard step on {path} has held its folder for "
+                        f"{TURN_WAIT:g} s; retry once it has finished"
+                    ) from None
+                time.sleep(0.005)
+        yield
+    finally:
+        os.close(folder)  # drops the flock
+
+
 def start(path: str, task_type: str | None, key: str | None = None, restart: bool = False) -> Reply:
     """Begin a wizard in a new state file (``restart``: replace an existing one)."""
     state = wizard.start(task_type, key)
-    if not restart and os.path.lexists(path):
-        raise Refused(
-            f"wizard state file {path} already exists: continue it with "
-            f"{okstra('wizard', 'step', '--state-file', path)}, or begin again with --restart"
-        )
-    store_state(path, state, new=not restart)
+    with _turn(path):
+        if not restart and os.path.lexists(path):
+            raise Refused(
+                f"wizard state file {path} already exists: continue it with "
+                f"{okstra('wizard', 'step', '--state-file', path)}, or begin again with --restart"
+            )
+        store_state(path, state, new=not restart)
     return Reply(wizard.current(state).prompt)
 
 
-def step(path: str, answer: str | None = None) -> Reply:
-    """Show the current prompt, or answer it. A rejected answer changes nothing on disk."""
-    state = load_state(path)
-    if answer is None:
-        return Reply(wizard.current(state).prompt)
-    try:
-        state = wizard.answer(state, answer)
-    except wizard.Rejected as exc:
-        return Reply(wizard.current(state).prompt, str(exc))
-    store_state(path, state)
+def step(path: str, answer: str | None = None, expect: str | None = None) -> Reply:
+    """Show the current prompt, or answer it. A rejected answer changes nothing on disk, and
+    so does an answer sent ``expect``-ing a step that is not the current one (another answer
+    moved the wizard on since its sender looked)."""
+    with _turn(path):
+        state = load_state(path)
+        asked = wizard.current(state).prompt
+        if answer is None:
+            return Reply(asked)
+        if expect is not None and asked["step"] != expect:
+            return Reply(
+                asked,
+                f"the wizard is at step {asked['step']!r}, not {expect!r}: another answer moved "
+                "it on; nothing recorded",
+            )
+        try:
+            state = wizard.answer(state, answer)
+        except wizard.Rejected as exc:
+            return Reply(asked, str(exc))
+        store_state(path, state)
     return Reply(wizard.current(state).prompt)
