@@ -174,17 +174,24 @@ def sweep_dead_temps(folder: Path) -> None:
         return
     for name in names:
         parts = name.removesuffix(_TEMP_SUFFIX).rsplit(".", 2)
-        if not name.endswith(_TEMP_SUFFIX) or len(parts) != 3 or not is_digits(parts[1]):
-            continue
-        try:
-            os.kill(int(parts[1]), 0)
-            continue  # alive, or another user's: not ours to judge
-        except ProcessLookupError:
-            pass
-        except (PermissionError, OverflowError):
+        if not name.endswith(_TEMP_SUFFIX) or len(parts) != 3 or not process_gone(parts[1]):
             continue
         with contextlib.suppress(FileNotFoundError):
             (folder / name).unlink()
+
+
+def process_gone(pid: str) -> bool:
+    """Whether no process ``pid`` (decimal digits) runs on this machine; a live one, or
+    another user's (which this one cannot signal), is not ours to judge."""
+    if not is_digits(pid):
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
 
 
 def _mode_for(target: Path) -> int:

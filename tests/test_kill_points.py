@@ -8,8 +8,11 @@ Each command kills itself with SIGKILL at a named crash point (``OKSTRA_TEST_CRA
 ``worktree-checked-out`` / ``worktree-registered`` (a new worktree is checked out at its hidden
 sibling / pointed at its place, not yet moved there), ``worktree-moved-aside`` /
 ``worktree-unregistered`` (a worktree being removed is renamed aside / its admin entry is
-gone), ``temp-written`` (an atomic file write has its temp file, not yet renamed). One real
-SIGKILL from outside, in the middle of a large checkout, completes the picture.
+gone), ``temp-written`` (an atomic file write has its temp file, not yet renamed),
+``after-refs`` (a claim landed here, not yet published with ``--remote`` nor provisioned),
+``sync-pushed`` (the remote took a sync's push; its tracking refs and staging refs are not yet
+updated). One real SIGKILL from outside, in the middle of a large checkout, completes the
+picture.
 """
 
 from __future__ import annotations
@@ -365,3 +368,72 @@ def test_a_lock_inside_a_remote_on_this_machine_is_named_not_blamed_on_a_machine
     lock.unlink()
     ok(work, "sync", "origin")
     assert git(remote, "rev-parse", TASK_REF) == git(work, "rev-parse", TASK_REF)
+
+
+# -- through a shared remote: a claim published after the kill, a sync killed after its push --
+
+
+def test_a_remote_claim_killed_before_its_push_is_published_or_settled_by_sync(
+    tmp_path: Path,
+) -> None:
+    """``stage claim --remote`` killed once the claim landed here and before it was pushed: the
+    next sync publishes it when the remote did not move, and when another clone claimed the
+    stage meanwhile, sync stops on the task naming both claims and the one command that settles
+    it — nothing is overwritten on either side."""
+    from hooks_world import pair
+    from team_world import KEY as TEAM_KEY
+    from test_team import TWO_FREE, approve_here
+
+    a, _ = pair(tmp_path, "one/calc")
+    b, _ = pair(tmp_path, "two/calc")
+    approve_here(a, TWO_FREE)
+    ok(a, "sync", "origin")
+    ok(b, "sync", "origin")
+    claim = ("stage", "claim", TEAM_KEY, "--remote", "origin", "--no-worktree")
+    killed(a, "after-refs", *claim, "--stage", "1")
+    assert "; 2 pushed" in ok(a, "sync", "origin").stdout  # the claim ref and the task ref
+    ok(b, "sync", "origin")
+    refused = okstra(b, *claim, "--stage", "1")
+    assert refused.returncode == 1 and "held by run implementation-001" in refused.stderr
+
+    killed(a, "after-refs", *claim, "--stage", "2")
+    ok(b, *claim, "--stage", "2")  # the remote moves on before a publishes
+    stopped = okstra(a, "sync", "origin")
+    assert stopped.returncode == 1 and "stage 2 was claimed on both sides" in stopped.stderr
+    settle = next(
+        line.split(": ", 1)[1] for line in stopped.stderr.splitlines() if "--take-theirs" in line
+    )
+    ok(a, *shlex.split(settle)[2:])  # the printed command, "git okstra …"
+    assert git(a, "rev-parse", "refs/okstra/claims/g/i/stage-2") == git(
+        b, "rev-parse", "refs/okstra/claims/g/i/stage-2"
+    )
+    assert git(a, "for-each-ref", "refs/okstra-dropped/"), "a's claim is kept, not lost"
+
+
+def test_a_sync_killed_after_its_push_leaves_nothing_behind(tmp_path: Path) -> None:
+    """Killed between ``git push`` and moving its tracking refs: the remote has the refs, the
+    next sync finds them in step. Killed on the staging path (a conflict held a task back), the
+    staging refs it left are swept by the next sync."""
+    from hooks_world import pair
+    from team_world import KEY as TEAM_KEY
+    from test_team import TWO_FREE, approve_here
+
+    a, _ = pair(tmp_path, "one/calc")
+    b, _ = pair(tmp_path, "two/calc")
+    approve_here(a, TWO_FREE)
+    killed(a, "sync-pushed", "sync", "origin")
+    assert "0 pushed" in ok(a, "sync", "origin").stdout
+    ok(b, "sync", "origin")
+    ok(b, "task", "show", TEAM_KEY)
+
+    # A conflict on the task holds it back, so the next push goes through staging refs.
+    claim = ("stage", "claim", TEAM_KEY, "--stage", "1", "--remote", "origin", "--no-worktree")
+    killed(a, "after-refs", *claim)
+    ok(b, *claim)
+    approve_here(a, TWO_FREE, key="p:g:second")
+    killed(a, "sync-pushed", "sync", "origin")
+    assert git(a, "for-each-ref", "refs/okstra-outgoing/"), "the killed sync's staging refs"
+    assert okstra(a, "sync", "origin").returncode == 1  # the conflict still stands
+    assert not git(a, "for-each-ref", "refs/okstra-outgoing/")
+    ok(b, "sync", "origin")
+    ok(b, "task", "show", "p:g:second")

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from ..crashpoints import crash_point
 from ..errors import BadInput, Conflict, Refused
 from ..gitlayer import BULK_REFS, OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
 from ..records.claim import claims_prefix
@@ -64,7 +65,8 @@ if TYPE_CHECKING:
 
 STAGING = "refs/okstra-outgoing/"
 """Where one sync lists the refs it pushes (``<pid>-<random>/okstra/…``, ``…/notes/…``): two
-glob refspecs then push exactly them. Deleted after the push."""
+glob refspecs then push exactly them. Deleted after the push; a killed sync's are deleted by
+the next sync (:func:`_sweep_outgoing`)."""
 PUSH_ATTEMPTS = 5
 PROBE_FROM = 1000
 """From this many okstra refs on (here and fetched), sync first asks the remote for its ref
@@ -308,6 +310,7 @@ def push_all(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> PushOutcom
     them; otherwise (a conflict or a refused remote record held some back) they are listed
     under a staging namespace of this process first, and the globs push that.
     """
+    _sweep_outgoing(repo)
     if not updates:
         return PushOutcome(True, False, "nothing to push")
     _check_publishable(repo, remote, updates)
@@ -329,6 +332,22 @@ def push_all(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> PushOutcom
         repo.update_refs([RefUpdate(u.name, None, u.new) for u in staged], "okstra sync: pushed")
 
 
+def _sweep_outgoing(repo: GitRepo) -> None:
+    """Delete the staging refs of syncs killed before they cleaned up (their pid is gone):
+    they only listed what was being pushed, but would pin its objects and clutter
+    ``git for-each-ref`` for good. A live sync's, or one whose pid this user cannot see, stay."""
+    from ..userfiles import process_gone
+
+    left = repo.list_refs(STAGING)
+    dead = {name for name in left if process_gone(name[len(STAGING) :].split("-", 1)[0])}
+    if dead:
+        with contextlib.suppress(RefMoved):  # another sync swept them first
+            repo.update_refs(
+                [RefUpdate(name, None, left[name]) for name in sorted(dead)],
+                "okstra sync: staging refs of a killed sync",
+            )
+
+
 def _exactly_what_differs(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> bool:
     """Whether ``updates`` are every local okstra ref (and notes ref) whose value differs from
     the remote's as fetched, at their local values: then a glob push sends nothing else."""
@@ -346,6 +365,7 @@ def _push(repo: GitRepo, remote: str, updates: list[RefUpdate], refspecs: list[s
     ~1 ms a ref; a libgit2 transaction a fifth of that)."""
     proc = _git(repo, "push", "--atomic", "--porcelain", remote, *refspecs)
     if proc.returncode == 0:
+        crash_point("sync-pushed")  # kill -9 tests: the remote has it, the tracking refs not yet
         _track_pushed(repo, remote, updates)
         return PushOutcome(True, False, proc.stdout.strip())
     rejected = [line for line in proc.stdout.splitlines() if line.startswith("!") and "\t" in line]
