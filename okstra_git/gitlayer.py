@@ -15,7 +15,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -127,6 +127,7 @@ class GitRepo:
         self.git_dir = Path(repo.path)
         self.common_dir = _common_dir(self.git_dir)
         self.workdir = Path(repo.workdir) if repo.workdir else None
+        self._pinned_signature: pygit2.Signature | None = None
         self.memo: dict[tuple[str, str, str], Any] = {}
         """Records read from this repository's objects, by (kind, ref, commit): git objects
         never change, so an entry is never stale. A claim reads the same task and claims
@@ -173,12 +174,29 @@ class GitRepo:
     def signature(self) -> pygit2.Signature:
         """The user's git identity (``user.name``/``user.email``) cleaned as ``git commit``
         cleans it, so no config value can write a broken author line; a neutral fallback for a
-        part that is missing or empty, so metadata writes never fail on it."""
+        part that is missing or empty, so metadata writes never fail on it. Inside
+        :meth:`one_signature`, the one read when the block began."""
+        if self._pinned_signature is not None:
+            return self._pinned_signature
         name, email = (
             ident_text(self.config_get(key) or "") or fallback
             for key, fallback in zip(("user.name", "user.email"), _FALLBACK_IDENTITY, strict=True)
         )
         return pygit2.Signature(name, email)
+
+    @contextlib.contextmanager
+    def one_signature(self) -> Iterator[None]:
+        """Every commit written in the block carries one signature, read once: a claim writes a
+        commit per stage and a task event, and reading the identity from the config cost more
+        than writing a commit. One time, too, for the objects of one transaction."""
+        if self._pinned_signature is not None:
+            yield
+            return
+        self._pinned_signature = self.signature()
+        try:
+            yield
+        finally:
+            self._pinned_signature = None
 
     def identity(self) -> str:
         """``Name <email>`` of :meth:`signature`, as records store who did something."""
@@ -298,7 +316,8 @@ class GitRepo:
             ):
                 lock(tx, guard)
                 try:
-                    updates, value = build()
+                    with self.one_signature():
+                        updates, value = build()
                 except pygit2.GitError as exc:  # reading failed: no race, retrying cannot help
                     raise BadInput(
                         f"git could not read what updating {guard} needs: {exc}"

@@ -253,6 +253,15 @@ def not_text(data: Any) -> tuple[str, str] | None:
     """``(path, string)`` of the first string (or key) in JSON-ready ``data`` holding a lone
     surrogate — what Python makes of bytes that are not UTF-8 (a file name, a command-line
     argument) and what no UTF-8 record can hold; None when every string is text."""
+    import json
+
+    # One pass in C for the common case (every string is text): the encoder copies a lone
+    # surrogate through as it is, so it shows in its output. Only then is the record walked.
+    try:
+        if _SURROGATE.search(json.dumps(data, ensure_ascii=False)) is None:
+            return None
+    except (TypeError, ValueError):  # not JSON-ready data: the walk below judges it
+        pass
     pending: list[tuple[Any, str]] = [(data, "(top)")]
     while pending:
         value, path = pending.pop()

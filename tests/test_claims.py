@@ -483,3 +483,21 @@ def test_records_read_again_are_fresh_copies(repo: Path) -> None:
     task.implementation_base_commit = None
     fresh = require_task(ctx.repo, key).task
     assert fresh.workflow.current_phase != "changed" and fresh.implementation_base_commit
+
+
+def test_one_claim_writes_every_commit_with_one_signature_read_once(repo: Path) -> None:
+    """The claim commits and the task event of one transaction carry one committer line; the
+    identity is read again for the next write, so a changed user.name shows there."""
+    from plans import plan_text
+
+    approved_task(repo, plan=plan_text([(1, [], ["a.py"]), (2, [], ["b.py"])]))
+    ctx = open_context(repo)
+    claims.claim(ctx, ctx.key(KEY), worktrees=False)
+    heads = [*claim_refs(repo).values(), git(repo, "rev-parse", TASK_REF)]
+    assert len(heads) == 3
+    lines = {git(repo, "show", "-s", "--format=%cn <%ce> %ct", head) for head in heads}
+    assert len(lines) == 1
+    git(repo, "config", "user.name", "Someone Else")
+    claims.release(ctx, ctx.key(KEY), 1, "handing over", "implementation-001", False)
+    released = git(repo, "show", "-s", "--format=%cn", claim_refs(repo)[CLAIMS + "stage-1"])
+    assert released == "Someone Else"
