@@ -7,6 +7,7 @@ Exit codes: 2 for bad input or a config the gate refuses to read, 1 for a gate r
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -102,6 +103,11 @@ def test_an_unreadable_protect_glob_refuses_every_push_on_both_sides(served, val
     assert everything(remote) == before
     proc = okstra(work, "ci", "check")
     assert proc.returncode == 2 and f"okstra.protect = {value!r}" in proc.stderr
+    # hooks status still says what is installed, and that the gate is shut and why.
+    proc = okstra(work, "hooks", "status", "--json")
+    status = json.loads(proc.stdout)
+    assert proc.returncode == 1 and status["runs"] is True and status["gate"] is None
+    assert f"okstra.protect = {value!r}" in status["error"] and "fails closed" in proc.stderr
     # okstra's own data still travels (the verdict that will be needed must reach the server).
     add_verdict(work)
     assert push(work, "origin", VERDICTS_REF).returncode == 0

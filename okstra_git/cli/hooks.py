@@ -74,19 +74,25 @@ def uninstall() -> Output:
     "hooks status",
     "Which hook manager is in use, where the gate lives, and whether a push runs it.",
     about="Follows what git runs for a push from this worktree and from every other worktree "
-    "of the repository; also prints the gate's settings.",
+    "of the repository; also prints the gate's settings. Exits 1 when they cannot be read (the "
+    "gate then refuses every gated push), after saying what is wrong and how to fix it.",
 )
 def status() -> Output:
     from pathlib import Path
 
     from .. import hookinstall
+    from ..errors import BadInput
     from ..gate import GateConfig
 
     here = Path.cwd()
     where = hookinstall.layout(here)
     runs = hookinstall.runs_gate(where)
     worktrees = hookinstall.worktree_report(here)
-    config = GateConfig.load(str(where.worktree or where.common_dir))
+    try:
+        config: GateConfig | None = GateConfig.load(str(where.worktree or where.common_dir))
+        broken = None
+    except BadInput as exc:  # what is installed still shows; the gate's state is the answer
+        config, broken = None, exc
     executable = hookinstall.recorded_exe(_text(runs.via[-1])) if runs.runs else None
     data = {
         "manager": where.manager,
@@ -97,7 +103,9 @@ def status() -> Output:
         "via": [str(p) for p in runs.via],
         "executable": executable,
         "worktrees": worktrees,
-        "gate": {
+        "gate": None
+        if config is None
+        else {
             "protect": list(config.protect),
             "match": config.match,
             "allowedSigners": config.allowed_signers,
@@ -113,12 +121,19 @@ def status() -> Output:
             for w in worktrees
             if len(worktrees) > 1
         ),
-        f"protected: {', '.join(config.protect)}",
-        f"match: {config.match}",
-        f"allowed signers: {config.allowed_signers or '(any verdict counts)'}",
-        f"deleting protected refs: {'allowed' if config.allow_delete else 'refused'}",
     ]
-    return Output(data, "\n".join(line for line in lines if line is not None))
+    if config is not None:
+        lines += [
+            f"protected: {', '.join(config.protect)}",
+            f"match: {config.match}",
+            f"allowed signers: {config.allowed_signers or '(any verdict counts)'}",
+            f"deleting protected refs: {'allowed' if config.allow_delete else 'refused'}",
+        ]
+    text = "\n".join(line for line in lines if line is not None)
+    if broken is None:
+        return Output(data, text)
+    err = f"git okstra: {broken}\n"
+    return Output(data, text, err=err, code=1, error=str(broken), hint=broken.hint)
 
 
 def _text(path: Path) -> str | None:
