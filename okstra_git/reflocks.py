@@ -64,6 +64,28 @@ def queue_path(common_dir: Path, guard: str) -> Path:
     return common_dir / QUEUE_DIR / f"queue-{bucket:02d}"
 
 
+def flock_within(fd: int, seconds: float) -> tuple[bool, bool]:
+    """Take an exclusive flock on ``fd`` if it comes free within ``seconds``; says whether it
+    was taken and whether it had to be waited for.
+
+    Polled, since flock has no timeout; the pause grows (0.2 → 2 ms), so waiters wake less
+    often the longer they wait and leave the CPU to the holder they wait for.
+    """
+    import fcntl
+
+    deadline = time.monotonic() + seconds
+    pause = 0.0002
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True, pause > 0.0002
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False, True
+            time.sleep(pause)
+            pause = min(pause * 1.5, 0.002)
+
+
 @contextlib.contextmanager
 def queue(common_dir: Path, guard: str) -> Iterator[None]:
     """Local okstra writers of ``guard`` take their turn here, one at a time, before locking
@@ -78,9 +100,7 @@ def queue(common_dir: Path, guard: str) -> Iterator[None]:
     ahead anyway (so nothing can hang on it), and the kernel frees a killed writer's place.
     """
     global _queued
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): the ref locks alone
+    if os.name != "posix":  # no flock (Windows): the ref locks alone
         yield
         return
     if _queued:  # a write inside a write: this process holds a queue already
@@ -93,20 +113,7 @@ def queue(common_dir: Path, guard: str) -> Iterator[None]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        deadline = time.monotonic() + QUEUE_WAIT
-        pause = 0.0002
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                waited[0] += pause == 0.0002
-                if time.monotonic() > deadline:
-                    break
-                # Polled, since flock has no timeout; waking less often as the wait grows
-                # keeps the waiters from taking the CPU the writer ahead of them needs.
-                time.sleep(pause)
-                pause = min(pause * 1.5, 0.002)
+        waited[0] += flock_within(fd, QUEUE_WAIT)[1]  # not taken in time: go ahead unqueued
         _queued = True
         yield
     finally:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -46,7 +45,7 @@ TURN_WAIT = 10.0
 def _turn(path: str) -> Iterator[None]:
     """Hold the state file's folder (a flock on the folder itself: no lock file to leave
     behind, and the kernel frees a killed step's turn) while a step reads, decides and writes."""
-    import fcntl
+    from ..reflocks import flock_within
 
     try:
         folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
@@ -54,18 +53,11 @@ def _turn(path: str) -> Iterator[None]:
         yield  # writing it says so, naming the file
         return
     try:
-        deadline = time.monotonic() + TURN_WAIT
-        while True:
-            try:
-                fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise Conflict(
-                        f"another wizard step on {path} has held its folder for "
-                        f"{TURN_WAIT:g} s; retry once it has finished"
-                    ) from None
-                time.sleep(0.005)
+        if not flock_within(folder, TURN_WAIT)[0]:
+            raise Conflict(
+                f"another wizard step on {path} has held its folder for {TURN_WAIT:g} s; "
+                "retry once it has finished"
+            )
         yield
     finally:
         os.close(folder)  # drops the flock
