@@ -38,7 +38,7 @@ PYGIT2 = [sys.executable, "-c", "import pygit2"]
 def okstra() -> list[str]:
     """argv that runs this installation's ``git okstra``."""
     sys.path.insert(0, str(ROOT))
-    from okstra_git.resources import okstra_command
+    from okstra_git.core.resources import okstra_command
 
     return okstra_command()
 

@@ -38,7 +38,7 @@ def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
 
 def world(root: Path, tasks: int) -> tuple[Path, Path]:
     """The clone with branches and its copy without, both in step with one bare remote."""
-    from okstra_git.gitlayer import GitRepo, RefUpdate
+    from okstra_git.git.repo import GitRepo, RefUpdate
     from okstra_git.records.claim import CLAIM_PATH, Claim, claim_json
 
     git(root, "init", "-q", "--bare", "-b", "main", str(root / "remote.git"))
@@ -75,7 +75,7 @@ def world(root: Path, tasks: int) -> tuple[Path, Path]:
 
 
 def measure(tasks: int, rounds: int) -> tuple[list[Row], str]:
-    from okstra_git.tracking import fetch_refspecs
+    from okstra_git.core.tracking import fetch_refspecs
 
     ok = okstra()
     with tempfile.TemporaryDirectory(prefix="okstra-bench-branches-") as tmp:

@@ -201,10 +201,10 @@ def floor_claim(
 
 
 def latency(root: Path, repo: Path, rounds: int) -> dict[str, float]:
+    from okstra_git.logic.workspace import run_paths
     from okstra_git.services import claims
     from okstra_git.services.context import open_context
     from okstra_git.services.runs import make_workspace
-    from okstra_git.workspace import run_paths
 
     ctx = open_context(repo)
     ours = {
@@ -245,7 +245,7 @@ def racer(kind: str, target: str, tasks: list[str], go: str, out: str) -> None:
     wins: list[dict[str, object]] = []
     durations: list[float] = []
     if kind == "ours":
-        from okstra_git.errors import Conflict, Refused
+        from okstra_git.core.errors import Conflict, Refused
         from okstra_git.services import claims
         from okstra_git.services.context import open_context
 

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _proc import ENV, PYGIT2, Row, absolute_row, git, interleaved, rounds_main, run
 
-from okstra_git import hookinstall
-from okstra_git.gitlayer import GitRepo
+from okstra_git.git.repo import GitRepo
 from okstra_git.records.verdict import Verdict, append_verdict
+from okstra_git.services import hooks as hookinstall
 
 HEAVY = ("pygit2", "jsonschema", "jinja2")
 CASES = ("unprotected branch", "protected + verdict", "20 protected refs")

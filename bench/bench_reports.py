@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from reports_data import full_report
 
-from okstra_git.resources import okstra_command
+from okstra_git.core.resources import okstra_command
 
 HOSTILE = "value | with `code`, <tags> and\na second line"
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from okstra_git.stagemap import StageMap, parse_plan, reaches, validate
+from okstra_git.logic.stagemap import StageMap, parse_plan, reaches, validate
 from tests.plans import plan_text
 
 

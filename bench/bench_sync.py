@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _proc import ENV, Row, git, okstra, table
 from bench_tasks import build
 
-from okstra_git.tracking import fetch_refspecs
+from okstra_git.core.tracking import fetch_refspecs
 
 
 def _wall(argv: list[str], cwd: Path) -> tuple[float, str | None]:

@@ -80,7 +80,7 @@ def build_history(repo: Path, commits: int, stages: int) -> None:
 
 def build_task(repo: Path, worktree: Path, stages: int) -> list[str]:
     """The task, its plan, the task worktree and a done claim per stage; returns stage heads."""
-    from okstra_git.gitlayer import RefUpdate
+    from okstra_git.git.repo import RefUpdate
     from okstra_git.records.claim import CLAIM_PATH, Claim, claim_json, claim_ref
     from okstra_git.records.task import now_iso, write_event
     from okstra_git.services import plans, tasks
@@ -233,7 +233,7 @@ def main() -> None:
 def in_process(repo: Path, worktree: Path, base: str, heads: list[str]) -> str:
     import pygit2
 
-    from okstra_git.gitlayer import GitRepo
+    from okstra_git.git.repo import GitRepo
 
     git_repo = GitRepo.open(repo)
     head = str(pygit2.Repository(str(worktree)).head.target)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import OkstraError
+from .core.errors import OkstraError
 
 
 def wants_json(argv: list[str]) -> bool:

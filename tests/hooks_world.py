@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import git, make_repo
 
-from okstra_git.gitlayer import GitRepo
+from okstra_git.git.repo import GitRepo
 from okstra_git.records.verdict import Verdict, append_verdict
 
 KEY = "proj:grp:feat"

@@ -7,7 +7,7 @@
   ``Blocks=approval`` row; ``BLOCKED_PLAN_CHECKED`` is the same with the marker ticked.
 - ``plan_text(stages, steps)``: a generated plan of any shape, marker ticked, §5 empty.
 
-Each sample plan is valid under ``okstra_git.stagemap.validate``.
+Each sample plan is valid under ``okstra_git.logic.stagemap.validate``.
 """
 
 # Markdown table rows are long by nature; wrapping them would change the samples.

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from okstra_git.keys import TASK_TYPES
-from okstra_git.reports.starter import starter
+from okstra_git.core.keys import TASK_TYPES
+from okstra_git.logic.reports.starter import starter
 
 KEY = "demo:DEV-9184:cache-cli"
 
@@ -251,7 +251,7 @@ def verdict_report(
 ) -> Path:
     """Write valid final-verification data for a real task (its stages and reports from the
     claims, as `report init` makes it) with ``verdict`` and that many acceptance blockers."""
-    from okstra_git.reports.starter import decide
+    from okstra_git.logic.reports.starter import decide
     from okstra_git.services.reports import starter_for_task
 
     data = decide(starter_for_task(ctx, key, "final-verification", stage), verdict)

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from plans import DIAMOND_PLAN
 
-from okstra_git.batch import DONE, EXPIRED, RELEASED, RUN_STEP_BUDGET, STARTED, Holder, select
-from okstra_git.errors import BadInput, Refused
-from okstra_git.stagemap import Stage, parse_plan
+from okstra_git.core.errors import BadInput, Refused
+from okstra_git.logic.batch import DONE, EXPIRED, RELEASED, RUN_STEP_BUDGET, STARTED, Holder, select
+from okstra_git.logic.stagemap import Stage, parse_plan
 
 
 def stage(number: int, steps: int, depends: tuple[int, ...] = ()) -> Stage:

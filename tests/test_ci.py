@@ -14,8 +14,8 @@ import pytest
 from conftest import git, okstra
 from hooks_world import KEY, add_verdict, commit, pair
 
-from okstra_git import signing
-from okstra_git.gitlayer import GitRepo, RefUpdate
+from okstra_git.gate import signing
+from okstra_git.git.repo import GitRepo, RefUpdate
 from okstra_git.records.verdict import VERDICTS_REF, append_verdict
 
 

@@ -14,10 +14,10 @@ import pytest
 from conftest import git, okstra
 from plans import DIAMOND_PLAN, LINEAR_PLAN
 
-from okstra_git.errors import BadInput, Refused
+from okstra_git.core.errors import BadInput, Refused
+from okstra_git.core.shell import command
 from okstra_git.services import claims, plans
 from okstra_git.services.context import open_context
-from okstra_git.shell import command
 
 KEY = "p:g:i"
 CLAIMS = "refs/okstra/claims/g/i/"

@@ -32,8 +32,8 @@ TASKS = 20
 
 def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None:
     """One racer (runs in its own process)."""
-    from okstra_git.errors import Conflict, Refused
-    from okstra_git.gitlayer import GitRepo, RefMoved
+    from okstra_git.core.errors import Conflict, Refused
+    from okstra_git.git.repo import GitRepo, RefMoved
     from okstra_git.services import claims
     from okstra_git.services.context import open_context
 
@@ -69,7 +69,7 @@ def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None
             wins.append(
                 {"key": str(key), "run": result.run_id, "stages": [p.stage for p in result.stages]}
             )
-    from okstra_git.reflocks import waited
+    from okstra_git.git.reflocks import waited
 
     # A collision: a ref found moved or locked, or another writer ahead in the writers' queue.
     lost[0] += waited[0]
@@ -176,7 +176,7 @@ if __name__ == "__main__":
 
 
 def test_a_task_s_writers_share_one_queue_and_other_tasks_mostly_another(tmp_path: Path):
-    from okstra_git.reflocks import QUEUE_BUCKETS, queue_path
+    from okstra_git.git.reflocks import QUEUE_BUCKETS, queue_path
 
     task = "refs/okstra/tasks/g/one"
     assert queue_path(tmp_path, task) == queue_path(tmp_path, task)

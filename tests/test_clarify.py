@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from plans import BLOCKED_PLAN, BLOCKED_PLAN_CHECKED, DIAMOND_PLAN, LINEAR_PLAN
 
-from okstra_git.clarify import (
+from okstra_git.core.errors import BadInput
+from okstra_git.logic.clarify import (
     ClarificationItem,
     append_audit_line,
     approval_problems,
@@ -15,7 +16,6 @@ from okstra_git.clarify import (
     parse_clarification_items,
     unresolved_approval_blockers,
 )
-from okstra_git.errors import BadInput
 
 HEADER = (
     "| ID | Ticket ID | Kind | Statement | Expected form | Blocks | Status | User input |\n"

@@ -21,8 +21,8 @@ from verify_world import KEY, make_world
 
 from okstra_git import cli, entry
 from okstra_git.cli import declare
-from okstra_git.errors import Refused
-from okstra_git.keys import TASK_TYPES
+from okstra_git.core.errors import Refused
+from okstra_git.core.keys import TASK_TYPES
 from okstra_git.views import Output, dump
 
 COMMANDS = declare.load_all()
@@ -351,7 +351,7 @@ def loaded(cwd: Path, *argv: str) -> tuple[subprocess.CompletedProcess[str], set
 WRITE_SIDE = {
     "okstra_git.services.sync",
     "okstra_git.services.reconcile",
-    "okstra_git.replay",
+    "okstra_git.logic.replay",
     "okstra_git.services.claims",
     "okstra_git.services.worktrees",
     "okstra_git.services.runs",
@@ -360,7 +360,12 @@ WRITE_SIDE = {
 }
 """What no read command loads: writing, syncing and provisioning (each once came in through an
 import at module level; their dataclasses and regexes were most of a read's start-up)."""
-NO_PLAN = {"okstra_git.services.plans", "okstra_git.clarify", "okstra_git.stagemap", "hashlib"}
+NO_PLAN = {
+    "okstra_git.services.plans",
+    "okstra_git.logic.clarify",
+    "okstra_git.logic.stagemap",
+    "hashlib",
+}
 """The approval gate and the Stage Map parser: only for the commands that judge a plan."""
 NOT_LOADED = {
     ("task", "show"): WRITE_SIDE | NO_PLAN | {"okstra_git.services.tasks", "datetime"},
@@ -368,7 +373,7 @@ NOT_LOADED = {
     ("stage", "ready"): WRITE_SIDE,
     ("stage", "list"): WRITE_SIDE | NO_PLAN | {"datetime"},
     ("verify", "target"): WRITE_SIDE
-    | {"okstra_git.services.plans", "okstra_git.clarify", "hashlib", "datetime"},
+    | {"okstra_git.services.plans", "okstra_git.logic.clarify", "hashlib", "datetime"},
     ("verify", "show"): WRITE_SIDE | NO_PLAN | {"datetime"},
     ("plan", "status"): WRITE_SIDE,
 }
@@ -450,7 +455,11 @@ def test_a_claim_on_this_clone_loads_no_sync_engine(tmp_path: Path):
     assert okstra(repo, "plan", "approve", KEY).returncode == 0
     proc, names = loaded(repo, "stage", "claim", KEY, "--no-worktree", "--json")
     assert json.loads(proc.stdout)["stages"] == [1, 2], proc.stderr
-    syncing = {"okstra_git.services.sync", "okstra_git.services.reconcile", "okstra_git.replay"}
+    syncing = {
+        "okstra_git.services.sync",
+        "okstra_git.services.reconcile",
+        "okstra_git.logic.replay",
+    }
     assert not (syncing | {"subprocess"}) & names
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from conftest import git, okstra
 
-from okstra_git import shell
 from okstra_git.cli.completion import candidates
-from okstra_git.keys import TASK_TYPES
-from okstra_git.resources import okstra_command
+from okstra_git.core import shell
+from okstra_git.core.keys import TASK_TYPES
+from okstra_git.core.resources import okstra_command
 
 GIT_BASH_COMPLETION = Path("/usr/share/bash-completion/completions/git")
 

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reports_data import full_report
 
-from okstra_git.critic import DEFAULT_TRIGGER, merge
-from okstra_git.errors import BadInput
-from okstra_git.reports.rules import validate
-from okstra_git.reports.starter import decide
+from okstra_git.core.errors import BadInput
+from okstra_git.logic.critic import DEFAULT_TRIGGER, merge
+from okstra_git.logic.reports.rules import validate
+from okstra_git.logic.reports.starter import decide
 
 FV = "final-verification"
 

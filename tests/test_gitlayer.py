@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import git
 
-from okstra_git.gitlayer import GitRepo, RefMoved, RefUpdate, dirty_paths
+from okstra_git.git.repo import GitRepo, RefMoved, RefUpdate
+from okstra_git.git.worktrees import dirty_paths
 
 
 def commit_file(repo: Path, name: str, text: str) -> str:
@@ -125,7 +126,7 @@ def test_note_lines_holding_unicode_line_separators_stay_whole(repo: Path) -> No
 
 
 def test_prefix_listing_of_sorted_packed_refs_matches_a_full_scan(repo: Path) -> None:
-    from okstra_git.gitlayer import _packed_refs_under
+    from okstra_git.git.repo import _packed_refs_under
 
     head = git(repo, "rev-parse", "HEAD")
     git(repo, "tag", "-a", "-m", "annotated", "v1")  # a peeled "^" line in packed-refs

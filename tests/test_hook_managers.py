@@ -17,7 +17,7 @@ from conftest import git, okstra
 from hooks_world import add_verdict, commit, pair, push, remote_ref
 from test_hooks import install, snapshot
 
-from okstra_git.hooklayout import LEFTHOOK_CONFIG, LEFTHOOK_SCRIPT_TEXT, MARKER, TEAM_LINE
+from okstra_git.logic.hooklayout import LEFTHOOK_CONFIG, LEFTHOOK_SCRIPT_TEXT, MARKER, TEAM_LINE
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.usefixtures("scripts_on_path")

@@ -15,12 +15,13 @@ from hooks_world import KEY, add_verdict, commit, pair, push, remote_ref
 from reports_data import verdict_report
 from verify_world import make_world
 
-from okstra_git import gate_cli, hookinstall
-from okstra_git.errors import BadInput
-from okstra_git.gitlayer import GitRepo
-from okstra_git.hooklayout import MARKER, TEAM_LINE
+from okstra_git.core.errors import BadInput
+from okstra_git.core.resources import installed_executable
+from okstra_git.git.repo import GitRepo
+from okstra_git.logic.hooklayout import MARKER, TEAM_LINE
 from okstra_git.records.verdict import VERDICTS_REF
-from okstra_git.resources import installed_executable
+from okstra_git.services import gatecheck as gate_cli
+from okstra_git.services import hooks as hookinstall
 
 
 def install(repo: Path, *args: str) -> str:
@@ -440,7 +441,7 @@ def test_the_hook_and_ci_check_stay_lean(repo: Path):
         assert not heavy & {n.split(".")[0] for n in names}, args
     unprotected = f"refs/heads/topic {head} refs/heads/topic {'0' * 40}\n"
     names = loaded_modules(repo, "hooks", "run", "pre-push", "o", "u", stdin=unprotected)
-    assert "okstra_git.gate" in names
+    assert "okstra_git.gate.decision" in names
     startup = subprocess.run(  # what this interpreter's site (.pth files) loads anyway
         [sys.executable, "-X", "importtime", "-c", "pass"], text=True, capture_output=True
     ).stderr

@@ -11,8 +11,8 @@ import pytest
 from conftest import git, okstra
 from hooks_world import add_verdict, commit, git_daemon, pair, push, remote_ref
 
+from okstra_git.core.resources import installed_executable
 from okstra_git.records.verdict import VERDICTS_REF
-from okstra_git.resources import installed_executable
 
 OKSTRA_EXE = installed_executable() or "git-okstra"
 

@@ -23,17 +23,17 @@ from hypothesis import strategies as st
 from plans import DIAMOND_PLAN
 from test_claims import approved_task
 
-from okstra_git import signing
-from okstra_git.errors import BadInput
-from okstra_git.gate import GateConfig, _glob_literal, protect_glob
-from okstra_git.gitlayer import GitRepo
-from okstra_git.keys import parse_task_key, part_problem
+from okstra_git.core.errors import BadInput
+from okstra_git.core.keys import parse_task_key, part_problem
+from okstra_git.core.resources import installed_executable
+from okstra_git.core.shell import command
+from okstra_git.core.shell import okstra as okstra_command
+from okstra_git.gate import signing
+from okstra_git.gate.config import GateConfig, _glob_literal, protect_glob
+from okstra_git.git.repo import GitRepo
+from okstra_git.logic.documents import run_directive, task_index
+from okstra_git.logic.verify_rules import stage_worktree_gone, task_worktree_missing
 from okstra_git.records.verdict import VERDICTS_REF, append_verdict
-from okstra_git.resources import installed_executable
-from okstra_git.shell import command
-from okstra_git.shell import okstra as okstra_command
-from okstra_git.texts import run_directive, task_index
-from okstra_git.verify_rules import stage_worktree_gone, task_worktree_missing
 
 CONTRIB = Path(__file__).resolve().parent.parent / "contrib"
 
@@ -655,7 +655,7 @@ def test_a_task_ref_at_a_blob_is_named_with_the_fix(repo: Path):
 
 
 def test_no_command_is_quoted_by_hand_in_the_sources():
-    """Printed commands are built with okstra_git.shell: a value pasted between quotes in an
+    """Printed commands are built with okstra_git.core.shell: a value pasted between quotes in an
     f-string or a template (``'{key}'``, ``'{{ key }}'``) is the injection this module tests."""
     root = Path(__file__).resolve().parent.parent
     by_hand = re.compile(r"""(?:git okstra|git -C|git merge|git update-ref|rm)\b[^"\n]*'\{""")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from okstra_git.errors import BadInput, Refused
-from okstra_git.incremental import (
+from okstra_git.core.errors import BadInput, Refused
+from okstra_git.logic.incremental import (
     CARRY_TAG,
     FULL,
     INCREMENTAL,
@@ -21,7 +21,7 @@ from okstra_git.incremental import (
     parse_impacted,
     stage_map_of,
 )
-from okstra_git.stagemap import stage_map_from_data
+from okstra_git.logic.stagemap import stage_map_from_data
 
 BASE = "a" * 40
 OTHER = "b" * 40

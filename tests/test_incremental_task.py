@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import git, okstra
 
-from okstra_git.errors import BadInput, Refused
-from okstra_git.reports.starter import starter
+from okstra_git.core.errors import BadInput, Refused
+from okstra_git.logic.reports.starter import starter
 from okstra_git.services.context import open_context
 from okstra_git.services.incremental import decide_for_task
 from okstra_git.services.runs import finish_run, start_run

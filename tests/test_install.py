@@ -80,7 +80,7 @@ def fresh(installs: tuple[Install, Install]) -> Install:
 
 
 def _data_dir(install: Install, name: str, cwd: Path) -> str:
-    code = f"import okstra_git.resources as r; print(r.data_dir({name!r}))"
+    code = f"import okstra_git.core.resources as r; print(r.data_dir({name!r}))"
     where = install.run(str(install.python), "-c", code, cwd=cwd).stdout.strip()
     assert where.startswith(str(install.python.parent.parent)), where
     return where

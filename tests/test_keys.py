@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from okstra_git.errors import BadInput
-from okstra_git.keys import parse_task_key, slug
+from okstra_git.core.errors import BadInput
+from okstra_git.core.keys import parse_task_key, slug
 
 REF_SAFE = re.compile(r"^[a-z0-9_][a-z0-9._-]*$")
 

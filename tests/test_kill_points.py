@@ -3,7 +3,7 @@ operation or finds the previous state — no half-made worktree, no lost commit,
 where ``git status`` shows it, and every stale lock named with the one command that clears it.
 
 Each command kills itself with SIGKILL at a named crash point (``OKSTRA_TEST_CRASH_AT``,
-``okstra_git.crashpoints``; ``NAME#N`` is the point's N-th pass in the process):
+``okstra_git.core.crashpoints``; ``NAME#N`` is the point's N-th pass in the process):
 ``in-transaction`` (a ref transaction holds every lock, has written nothing),
 ``worktree-checked-out`` / ``worktree-registered`` (a new worktree is checked out at its hidden
 sibling / pointed at its place, not yet moved there), ``worktree-moved-aside`` /

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okstra_git.mdtable import (
+from okstra_git.core.mdtable import (
     cell_value,
     decode_cell,
     encode_cell,

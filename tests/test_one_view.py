@@ -14,7 +14,7 @@ from hooks_world import KEY as VERDICT_KEY
 from hooks_world import add_verdict, commit, pair, push
 from test_sync import KEY, TASK_REF, new_task, sync_json
 
-from okstra_git.gitlayer import GitRepo
+from okstra_git.git.repo import GitRepo
 from okstra_git.records.approval import APPROVALS_REF, Approval, read_approvals
 from okstra_git.records.verdict import VERDICTS_REF
 

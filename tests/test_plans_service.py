@@ -9,11 +9,11 @@ import pytest
 from conftest import git, okstra, race
 from plans import BLOCKED_PLAN, BLOCKED_PLAN_CHECKED, DIAMOND_PLAN, LINEAR_PLAN
 
-from okstra_git.errors import OkstraError, Refused
+from okstra_git.core.errors import OkstraError, Refused
+from okstra_git.core.shell import okstra as okstra_command
 from okstra_git.records.approval import APPROVALS_REF, read_approvals
 from okstra_git.services import plans, snapshots
 from okstra_git.services.context import open_context
-from okstra_git.shell import okstra as okstra_command
 
 KEY = "p:g:i"
 TASK_REF = "refs/okstra/tasks/g/i"

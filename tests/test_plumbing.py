@@ -10,9 +10,9 @@ from conftest import git
 from hypothesis import given
 from hypothesis import strategies as st
 
-from okstra_git import plumbing
-from okstra_git.errors import BadInput
-from okstra_git.gate import glob_match
+from okstra_git.core.errors import BadInput
+from okstra_git.gate.config import glob_match
+from okstra_git.git import plumbing
 
 
 def test_objects_refs_and_misses(repo: Path, monkeypatch: pytest.MonkeyPatch):

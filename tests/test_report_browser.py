@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reports_data import full_report
 
-from okstra_git.clarify import parse_clarification_items
-from okstra_git.mdtable import cell_value, encode_cell
-from okstra_git.reports.render import render_html
-from okstra_git.reports.rules import validate
+from okstra_git.core.mdtable import cell_value, encode_cell
+from okstra_git.logic.clarify import parse_clarification_items
+from okstra_git.logic.reports.render import render_html
+from okstra_git.logic.reports.rules import validate
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [

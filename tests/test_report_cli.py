@@ -11,8 +11,8 @@ from conftest import okstra
 from reports_data import full_report
 from verify_world import KEY, make_world
 
-from okstra_git.clarify import parse_clarification_items
-from okstra_git.shell import okstra as okstra_line
+from okstra_git.core.shell import okstra as okstra_line
+from okstra_git.logic.clarify import parse_clarification_items
 
 
 def write(path: Path, data: object) -> str:

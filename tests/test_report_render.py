@@ -11,12 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reports_data import ALL_TYPES, full_report
 
-from okstra_git.clarify import COLUMNS, find_approval_markers, parse_clarification_items
-from okstra_git.mdtable import cell_value, header_key, scan_lines, split_table_row, table_blocks
-from okstra_git.planfile import validate_text
-from okstra_git.reports.labels import LABELS, labels
-from okstra_git.reports.render import render_html, render_markdown
-from okstra_git.reports.rules import validate
+from okstra_git.core.mdtable import (
+    cell_value,
+    header_key,
+    scan_lines,
+    split_table_row,
+    table_blocks,
+)
+from okstra_git.logic.clarify import COLUMNS, find_approval_markers, parse_clarification_items
+from okstra_git.logic.planfile import validate_text
+from okstra_git.logic.reports.labels import LABELS, labels
+from okstra_git.logic.reports.render import render_html, render_markdown
+from okstra_git.logic.reports.rules import validate
 
 
 def items_of(markdown: str) -> list[tuple[str, ...]]:
@@ -127,7 +133,7 @@ def test_final_verification_shows_scope_blockers_risks_and_the_critic() -> None:
 
 
 def test_empty_sections_use_the_one_line_placeholders() -> None:
-    from okstra_git.reports.starter import starter
+    from okstra_git.logic.reports.starter import starter
 
     markdown = render_markdown(starter("p:g:i", "error-analysis", "001", "ko"))
     for key in ("empty.summary", "empty.differences", "empty.clarification"):
@@ -193,7 +199,7 @@ def test_labels_exist_in_both_languages_and_name_the_section_5_columns() -> None
 
 
 def test_one_template_per_view() -> None:
-    from okstra_git.resources import data_dir
+    from okstra_git.core.resources import data_dir
 
     names = sorted(p.name for p in data_dir("templates").glob("report*"))
     assert names == ["report.css", "report.html.j2", "report.js", "report.md.j2"]
@@ -221,7 +227,8 @@ def test_validating_and_rendering_never_import_pygit2(tmp_path) -> None:
     data.write_text(json.dumps(full_report("final-verification")))
     script = (
         "import sys\n"
-        "from okstra_git.reports import files, rules\n"
+        "from okstra_git.logic.reports import rules\n"
+        "from okstra_git.services import reportfiles as files\n"
         f"raw, data = files.read_data({str(data)!r})\n"
         "assert rules.validate(data) == []\n"
         f"files.render_files(data, *files.default_outputs({str(data)!r}))\n"
@@ -234,7 +241,7 @@ def test_validating_and_rendering_never_import_pygit2(tmp_path) -> None:
 
 
 def test_ids_are_linked_as_whole_words_only() -> None:
-    from okstra_git.reports.view import id_links, inline_html
+    from okstra_git.logic.reports.view import id_links, inline_html
 
     links = id_links(["lt", "S-1", "C-001"])
     assert inline_html("<b> S-1. see C-001, not C-0010 or claude:S-1 or S-1.2", links) == (

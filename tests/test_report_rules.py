@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reports_data import ALL_TYPES, KEY, full_report
 
-from okstra_git.reports.rules import Problem, pointer, validate
-from okstra_git.reports.starter import starter
-from okstra_git.resources import data_dir
+from okstra_git.core.resources import data_dir
+from okstra_git.logic.reports.rules import Problem, pointer, validate
+from okstra_git.logic.reports.starter import starter
 
 
 @pytest.mark.parametrize("task_type", ALL_TYPES)
@@ -616,7 +616,7 @@ def test_each_rule_broken_once(task_type: str, mutate: Mutation, expected: list)
 
 
 def test_every_rule_has_a_case() -> None:
-    from okstra_git.reports import rules
+    from okstra_git.logic.reports import rules
 
     covered = {problem[1] for case in CASES for problem in case[3]}
     named = {fn.__name__.lstrip("_").replace("_", "-") for fn in rules.RULES}

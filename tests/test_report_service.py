@@ -12,15 +12,15 @@ from conftest import git
 from reports_data import full_report, verdict_report
 from verify_world import World, make_world, merged_world
 
-from okstra_git.clarify import parse_clarification_items
-from okstra_git.errors import BadInput, Refused
+from okstra_git.core.errors import BadInput, Refused
+from okstra_git.core.shell import okstra
+from okstra_git.logic.clarify import parse_clarification_items
+from okstra_git.logic.reports.render import render_markdown
+from okstra_git.logic.reports.rules import validate
 from okstra_git.records.claim import load_claim
 from okstra_git.records.verdict import VERDICTS_REF
-from okstra_git.reports.render import render_markdown
-from okstra_git.reports.rules import validate
 from okstra_git.services import claims, reports, runs, tasks, verify
 from okstra_git.services.context import open_context
-from okstra_git.shell import okstra
 
 
 @pytest.fixture

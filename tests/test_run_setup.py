@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import git, okstra
 
-from okstra_git.critic import parse_critic
-from okstra_git.errors import BadInput
+from okstra_git.core.errors import BadInput
+from okstra_git.logic.critic import parse_critic
 from okstra_git.services.context import open_context
 from okstra_git.services.runs import start_run
 

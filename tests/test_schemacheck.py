@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okstra_git import schemacheck
-from okstra_git.resources import data_dir
+from okstra_git.core import schemacheck
+from okstra_git.core.resources import data_dir
 
 SHA = "0123456789abcdef" * 2 + "01234567"
 SAMPLES: dict[str, dict[str, Any]] = {

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from okstra_git.errors import BadInput
-from okstra_git.shell import command, okstra
+from okstra_git.core.errors import BadInput
+from okstra_git.core.shell import command, okstra
 
 _ONE_LINE = st.text(
     st.characters(blacklist_characters="\n\r\0\v\f\x1c\x1d\x1e\x85\u2028\u2029"), max_size=30

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from plans import BLOCKED_PLAN, DIAMOND_PLAN, LINEAR_PLAN, plan_text
 
-from okstra_git.errors import BadInput
-from okstra_git.stagemap import (
+from okstra_git.core.errors import BadInput
+from okstra_git.logic.stagemap import (
     S9_PAIRS_SHOWN,
     Finding,
     StageMap,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from okstra_git.errors import BadInput
-from okstra_git.strict import (
+from okstra_git.core.errors import BadInput
+from okstra_git.core.strict import (
     MAX_DURATION_DAYS,
     MAX_INT,
     MAX_STAGE,

@@ -13,7 +13,7 @@ from conftest import git, okstra
 from hooks_world import add_verdict, commit, pair, remote_ref
 from test_claims import approved_task
 
-from okstra_git.gitlayer import GitRepo, RefUpdate
+from okstra_git.git.repo import GitRepo, RefUpdate
 from okstra_git.records.verdict import VERDICTS_REF
 from okstra_git.services import claims, sync, tasks
 from okstra_git.services.context import open_context

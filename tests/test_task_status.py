@@ -17,7 +17,7 @@ from test_sync import sync_json
 from test_verify_e2e import Task, ok, report
 from verify_world import KEY
 
-from okstra_git import nextstep
+from okstra_git.logic import nextstep
 
 
 def status(repo: Path) -> dict:

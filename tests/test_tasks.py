@@ -14,8 +14,8 @@ from pathlib import Path
 
 from conftest import git, okstra, race
 
-from okstra_git.gitlayer import GitRepo
-from okstra_git.keys import parse_task_key
+from okstra_git.core.keys import parse_task_key
+from okstra_git.git.repo import GitRepo
 from okstra_git.records.task import BULK_FROM, load_task
 from okstra_git.records.taskindex import INDEX_PATH
 

@@ -25,7 +25,7 @@ from team_world import (
     work_on,
 )
 
-from okstra_git.errors import Refused
+from okstra_git.core.errors import Refused
 from okstra_git.records.approval import APPROVALS_REF
 from okstra_git.services import layout, plans, sync, tasks
 from okstra_git.services.context import open_context

@@ -31,8 +31,8 @@ from team_world import (
     work_on,
 )
 
+from okstra_git.logic.reports.starter import decide
 from okstra_git.records.approval import APPROVALS_REF
-from okstra_git.reports.starter import decide
 
 
 @pytest.fixture(scope="module")

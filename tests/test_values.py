@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from okstra_git.batch import Holder
+from okstra_git.core.values import Value, init, remember
+from okstra_git.logic.batch import Holder
+from okstra_git.logic.stagemap import Finding
 from okstra_git.records.approval import Approval
 from okstra_git.records.base import from_data, to_data
-from okstra_git.stagemap import Finding
-from okstra_git.values import Value, init, remember
 
 
 def test_equal_and_hashed_by_field_values_and_never_assigned():

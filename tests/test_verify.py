@@ -13,10 +13,10 @@ import pytest
 from conftest import git, okstra
 from verify_world import KEY, World, make_world
 
-from okstra_git.errors import BadInput
+from okstra_git.core.errors import BadInput
+from okstra_git.core.shell import command
+from okstra_git.core.shell import okstra as okstra_command
 from okstra_git.services import layout, verify
-from okstra_git.shell import command
-from okstra_git.shell import okstra as okstra_command
 
 
 def not_done(n: int) -> str:
@@ -252,7 +252,7 @@ def test_target_block_lists_scope_worktree_base_head_diff_and_reports(world: Wor
 def test_a_work_tree_of_another_clone_is_not_taken(world: World, tmp_path: Path):
     """Worktree roots can be shared by clones: the default task worktree path may belong to
     another clone of the project, whose HEAD this repository may not even have."""
-    from okstra_git.gitlayer import worktree_head
+    from okstra_git.git.worktrees import worktree_head
 
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(world.repo), str(clone))

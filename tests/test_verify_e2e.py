@@ -11,8 +11,8 @@ from conftest import git, okstra
 from reports_data import verdict_report
 from verify_world import KEY, make_plan
 
+from okstra_git.core.shell import command
 from okstra_git.services.context import open_context
-from okstra_git.shell import command
 
 
 def ok(cwd: Path, *args: str) -> dict:

@@ -13,9 +13,9 @@ from conftest import git, okstra
 from reports_data import verdict_report
 from verify_world import KEY, World, make_world, merged_world
 
-from okstra_git import signing
-from okstra_git.errors import BadInput, Refused
-from okstra_git.gitlayer import GitRepo, RefUpdate
+from okstra_git.core.errors import BadInput, Refused
+from okstra_git.gate import signing
+from okstra_git.git.repo import GitRepo, RefUpdate
 from okstra_git.records.base import from_data
 from okstra_git.records.task import require_task
 from okstra_git.records.verdict import (
@@ -24,9 +24,9 @@ from okstra_git.records.verdict import (
     append_verdict,
     read_verdicts,
 )
-from okstra_git.reports.files import MAX_DATA_BYTES
 from okstra_git.services import verify
 from okstra_git.services.context import open_context
+from okstra_git.services.reportfiles import MAX_DATA_BYTES
 
 
 def write_report(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from okstra_git import verify_rules as rules
+from okstra_git.logic import verify_rules as rules
 
 SHA1, SHA2 = "1" * 40, "2" * 40
 

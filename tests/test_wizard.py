@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okstra_git import wizard
-from okstra_git.errors import BadInput, Refused
+from okstra_git.core.errors import BadInput, Refused
+from okstra_git.logic import wizard
 from okstra_git.records.wizard import load_state
 from okstra_git.services import wizard as service
 

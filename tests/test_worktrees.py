@@ -10,7 +10,7 @@ import pytest
 from conftest import git, make_repo, okstra
 from test_claims import KEY, approved_task, commit_in, stored
 
-from okstra_git.errors import Refused
+from okstra_git.core.errors import Refused
 from okstra_git.services import claims, layout, worktrees
 from okstra_git.services.context import open_context
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from conftest import git
 from plans import plan_text
 
-from okstra_git.gitlayer import RefUpdate
-from okstra_git.keys import TaskKey
+from okstra_git.core.keys import TaskKey
+from okstra_git.git.repo import RefUpdate
 from okstra_git.records.claim import CLAIM_PATH, Claim, claim_json, claim_ref, load_claim
 from okstra_git.records.task import Task, now_iso, write_event
 from okstra_git.services import plans, tasks

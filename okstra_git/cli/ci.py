@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..gate_cli import CI_FORMATS
 from ..views import Output
+from ..views.ci import CI_FORMATS
 from .declare import Arg, command, group
 
 group("ci", "Checks for CI jobs.")
@@ -33,13 +33,14 @@ group("ci", "Checks for CI jobs.")
     "--format and --output are then not used.",
 )
 def check(rev: str, fmt: str, fetch: str | None, task: str | None, output: str | None) -> Output:
-    from .. import gate_cli
+    from ..services import gatecheck as gate_cli
+    from ..views.ci import ci_write
 
     report = gate_cli.ci_report(rev, fetch, task)
     passed = report["passed"]
     return Output(
         report,
-        lambda: gate_cli.ci_write(report, fmt, output),
+        lambda: ci_write(report, fmt, output),
         code=0 if passed else 1,
         error=None if passed else report["message"],
     )

@@ -14,8 +14,8 @@ group("clarify", "Clarification items (§5) of a report.")
     Arg("report", "A report or plan (Markdown).", metavar="REPORT", complete="file"),
 )
 def status(report: str) -> Output:
-    from ..clarify import UNRESOLVED, parse_clarification_items, unresolved_approval_blockers
-    from ..planfile import read_plan_file
+    from ..logic.clarify import UNRESOLVED, parse_clarification_items, unresolved_approval_blockers
+    from ..logic.planfile import read_plan_file
     from ..records.base import to_data
 
     parsed = parse_clarification_items(read_plan_file(report, "report").text)

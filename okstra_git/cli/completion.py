@@ -26,8 +26,8 @@ Answer = list[tuple[str, str]] | str
     "~/.config/fish/config.fish for `git okstra …`.",
 )
 def script(shell: str) -> Output:
-    from ..resources import okstra_command
-    from ..shell import command as quoted
+    from ..core.resources import okstra_command
+    from ..core.shell import command as quoted
 
     text = _SCRIPTS[shell].replace("@OKSTRA@", quoted(*okstra_command()))
     return Output({"shell": shell, "script": text}, text)
@@ -55,7 +55,7 @@ def words(words: list[str]) -> Output:
 
 def candidates(line: list[str]) -> Answer:
     """What completes the last word of ``line`` (the words typed up to the cursor)."""
-    from ..errors import BadInput
+    from ..core.errors import BadInput
     from .declare import COMMANDS, GROUPS, load_all, subcommands
 
     start = _program_end(line)
@@ -147,7 +147,7 @@ def _git_lines(*args: str) -> list[str]:
 
 
 def _task_keys() -> list[str]:
-    from ..errors import OkstraError
+    from ..core.errors import OkstraError
 
     try:
         from ..services import tasks

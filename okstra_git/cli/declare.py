@@ -39,7 +39,7 @@ its group's module, and ``--help`` imports them all, so module level stays cheap
 - ``--json`` is added to every command: the CLI prints ``Output.data`` plus ``"ok": true``.
   A refusal or error gives ``{"ok": false, "error", "exitCode", "hint"}``: raise ``BadInput``,
   ``Refused`` or ``Conflict`` (``hint=`` the command that fixes it, built with
-  ``okstra_git.shell``), or return ``Output(..., code=1, error=...)`` for an expected "no"
+  ``okstra_git.core.shell``), or return ``Output(..., code=1, error=...)`` for an expected "no"
   that still prints its data. During the handler stdout is stderr under ``--json``, so a
   stray ``print`` can never break the one JSON object.
 - ``Output.text`` may be a callable: it runs only without ``--json`` (e.g. Jinja rendering).
@@ -54,7 +54,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..errors import BadInput
+from ..core.errors import BadInput
 from ..views import Output, dump
 
 # Every command starts here, the pre-push hook too: ``typing`` (~3 ms with what it pulls in) is
@@ -258,28 +258,28 @@ def command(
 
 def number(text: str) -> int:
     """A stage number."""
-    from ..strict import stage_number
+    from ..core.strict import stage_number
 
     return stage_number(text)
 
 
 def auto_or_number(text: str) -> str | int:
     """``auto`` or a stage number."""
-    from ..strict import stage_choice
+    from ..core.strict import stage_choice
 
     return stage_choice(text)
 
 
 def duration(text: str) -> timedelta:
     """A duration such as ``90m`` or ``2h``."""
-    from ..strict import duration
+    from ..core.strict import duration
 
     return duration(text)
 
 
 def run_seq(text: str) -> str:
     """A run number such as ``001``."""
-    from ..strict import run_seq
+    from ..core.strict import run_seq
 
     return run_seq(text)
 
@@ -319,7 +319,7 @@ def subcommands(prefix: tuple[str, ...]) -> list[Command]:
 
 def usage_error(where: str, message: str) -> BadInput:
     """A one-line usage error naming the command, with the help command as its hint."""
-    from ..shell import okstra
+    from ..core.shell import okstra
 
     return BadInput(f"{where}: {message}" if where else message, hint=okstra(*where.split(), "-h"))
 

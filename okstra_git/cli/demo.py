@@ -22,7 +22,7 @@ from .declare import Arg, command
 def demo(directory: str | None) -> Output:
     from pathlib import Path
 
-    from ..demo import run_demo
+    from ..services.demo import run_demo
 
     code = run_demo(Path(directory) if directory else None)
     return Output({"exitCode": code}, code=code, error="the demo did not finish")

@@ -13,8 +13,8 @@ TYPE_CHECKING = False  # no typing import on every push
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..gate_cli import Outcome
-    from ..hookinstall import Outcome as HookOutcome
+    from ..services.gatecheck import Outcome
+    from ..services.hooks import Outcome as HookOutcome
 
 group("hooks", "The pre-push hook that enforces the verification gate.")
 
@@ -44,8 +44,8 @@ group("hooks", "The pre-push hook that enforces the verification gate.")
 def install(force: bool, server: str | None, update: bool) -> Output:
     from pathlib import Path
 
-    from .. import hookinstall
-    from ..errors import BadInput
+    from ..core.errors import BadInput
+    from ..services import hooks as hookinstall
 
     if update and server is None:
         raise BadInput("--update goes with --server BARE_REPO")
@@ -64,7 +64,7 @@ def install(force: bool, server: str | None, update: bool) -> Output:
 def uninstall() -> Output:
     from pathlib import Path
 
-    from .. import hookinstall
+    from ..services import hooks as hookinstall
 
     outcome = hookinstall.uninstall(Path.cwd())
     return Output(outcome.to_data(), _describe(outcome))
@@ -80,9 +80,9 @@ def uninstall() -> Output:
 def status() -> Output:
     from pathlib import Path
 
-    from .. import hookinstall
-    from ..errors import BadInput
-    from ..gate import GateConfig
+    from ..core.errors import BadInput
+    from ..gate.config import GateConfig
+    from ..services import hooks as hookinstall
 
     here = Path.cwd()
     where = hookinstall.layout(here)
@@ -180,7 +180,7 @@ def _describe(outcome: HookOutcome) -> str:
     "installed hook script calls.",
 )
 def pre_push(remote: str, url: str, from_env: bool, require_refs: bool) -> Output:
-    from .. import gate_cli
+    from ..services import gatecheck as gate_cli
 
     return _hook(gate_cli.pre_push(from_env, require_refs))
 
@@ -191,7 +191,7 @@ def pre_push(remote: str, url: str, from_env: bool, require_refs: bool) -> Outpu
     about="stdin: '<old> <new> <ref>' lines. On GitLab, messages start with GL-HOOK-ERR:.",
 )
 def pre_receive() -> Output:
-    from .. import gate_cli
+    from ..services import gatecheck as gate_cli
 
     return _hook(gate_cli.pre_receive())
 
@@ -204,7 +204,7 @@ def pre_receive() -> Output:
     Arg("new", "Its new value (zeros: deleted).", metavar="NEW"),
 )
 def update(ref: str, old: str, new: str) -> Output:
-    from .. import gate_cli
+    from ..services import gatecheck as gate_cli
 
     return _hook(gate_cli.update(ref, old, new))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..keys import TASK_TYPES
+from ..core.keys import TASK_TYPES
 from ..views import Output
 from .declare import Arg, command, group
 
@@ -51,8 +51,8 @@ def scope(
     task_type: str | None,
     seq: str | None,
 ) -> Output:
-    from ..errors import BadInput
-    from ..incremental import parse_cutoff, parse_impacted
+    from ..core.errors import BadInput
+    from ..logic.incremental import parse_cutoff, parse_impacted
 
     stages, ratio = parse_impacted(impacted or ""), parse_cutoff(cutoff)
     pure = {"--prev-data": prev_data, "--cur-base-sha": cur_base_sha,

@@ -9,7 +9,7 @@ TYPE_CHECKING = False  # typing is for the type checker: it costs every command 
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..stagemap import Finding
+    from ..logic.stagemap import Finding
 
 group("plan", "Plans: Stage Map validation, submission and the approval gate.")
 
@@ -30,7 +30,7 @@ def _finding(finding: Finding) -> dict[str, Any]:
     about="Needs no repository: the checks read the file alone.",
 )
 def validate(file: str) -> Output:
-    from ..planfile import validate_plan_file
+    from ..logic.planfile import validate_plan_file
 
     result = validate_plan_file(file)
     stage_map = result.stage_map
@@ -55,11 +55,11 @@ def validate(file: str) -> Output:
     Arg("file", "The plan (Markdown), inside the work tree.", metavar="FILE", complete="file"),
 )
 def submit(key: str, file: str) -> Output:
+    from ..core.shell import okstra
     from ..records.base import to_data
     from ..services import plans
     from ..services.context import open_context
     from ..services.snapshots import snapshot_path
-    from ..shell import okstra
 
     ctx = open_context()
     done = plans.submit_plan(ctx, ctx.key(key), file)

@@ -37,8 +37,8 @@ LANG = Arg(
     "scope decision carries that decision.",
 )
 def validate(data: str, no_task: bool) -> Output:
-    from ..reports.files import read_data
-    from ..reports.rules import validate as check
+    from ..logic.reports.rules import validate as check
+    from ..services.reportfiles import read_data
 
     report = read_data(data)[1]
     problems = check(report)
@@ -102,9 +102,9 @@ def init(
     out: str | None,
     force: bool,
 ) -> Output:
+    from ..core.shell import okstra
     from ..services import reports
     from ..services.context import open_context
-    from ..shell import okstra
 
     ctx = open_context()
     task_key = ctx.key(key)
@@ -132,10 +132,10 @@ def init(
 def render(data: str, md: str | None, html: str | None, lang: str | None) -> Output:
     from pathlib import Path
 
-    from ..errors import BadInput
-    from ..reports.files import default_outputs, read_data, render_files
-    from ..reports.rules import validate as check
-    from ..shell import okstra
+    from ..core.errors import BadInput
+    from ..core.shell import okstra
+    from ..logic.reports.rules import validate as check
+    from ..services.reportfiles import default_outputs, read_data, render_files
 
     report = read_data(data)[1]
     problems = check(report)

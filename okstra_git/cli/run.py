@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..keys import TASK_TYPES
-from ..phases import RUN_END_STATUSES
+from ..core.keys import TASK_TYPES
+from ..logic.phases import RUN_END_STATUSES
 from ..views import Output
 from .declare import KEY, Arg, auto_or_number, command, group, run_seq
 

@@ -24,7 +24,7 @@ group(
     Arg("--take-over-expired", "Count stages whose claim lease expired as ready.", flag=True),
 )
 def ready(key: str, take_over_expired: bool) -> Output:
-    from ..batch import RUN_STEP_BUDGET
+    from ..logic.batch import RUN_STEP_BUDGET
     from ..services import claimview
     from ..services.context import open_context
 

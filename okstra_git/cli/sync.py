@@ -65,7 +65,7 @@ def sync(
     take_theirs: str | None,
     renumber: str | None,
 ) -> Output:
-    from ..errors import BadInput
+    from ..core.errors import BadInput
     from ..services import sync as sync_service
     from ..services.context import open_context
     from ..services.reconcile import Choice
@@ -121,14 +121,14 @@ def _error(report: SyncReport) -> str:
 def _side(info: object) -> str:
     if info is None:
         return "(the remote's event could not be told apart)"
-    from ..gitlayer import CommitInfo
+    from ..git.repo import CommitInfo
 
     assert isinstance(info, CommitInfo)
     return f"{info.commit[:12]} {info.subject} ({info.author}, {info.when})"
 
 
 def _text(report: SyncReport) -> str:
-    from ..tracking import tracking_name
+    from ..core.tracking import tracking_name
 
     how = "fetched" if report.fetched else "no fetch"
     tries = f"{report.attempts} attempt" + ("s" if report.attempts != 1 else "")

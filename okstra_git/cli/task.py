@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..keys import TASK_TYPES
+from ..core.keys import TASK_TYPES
 from ..views import Output
 from .declare import KEY, Arg, command, group
 

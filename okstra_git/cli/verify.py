@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..verify_rules import VERDICTS
+from ..logic.verify_rules import VERDICTS
 from ..views import Output
 from .declare import KEY, Arg, auto_or_number, command, group
 
@@ -71,10 +71,10 @@ def record(
     expect_head: str | None,
     sign: bool,
 ) -> Output:
+    from ..core.shell import okstra
     from ..records.base import to_data
     from ..services import verify
     from ..services.context import open_context
-    from ..shell import okstra
     from ..views import verify as views
 
     ctx = open_context()

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 
-from ..gitlayer import GitRepo, RefUpdate
-from ..notesview import NotesView
-from ..values import Value, init
+from ..core.values import Value, init
+from ..git.notesview import NotesView
+from ..git.repo import GitRepo, RefUpdate
 from .base import parse_json_lines, record_line
 
 SCHEMA_VERSION = 1

@@ -18,14 +18,14 @@ import os
 import sys
 import types
 
-from ..errors import BadInput, OkstraError
-from ..strict import json_value, not_text
+from ..core.errors import BadInput, OkstraError
+from ..core.strict import json_value, not_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
-    from ..gitlayer import GitRepo
+    from ..git.repo import GitRepo
 
     R = TypeVar("R")
 
@@ -184,7 +184,7 @@ def parse_json_lines(
     """Records from a JSON-Lines note, each line checked against its schema (a note may come
     from any clone that can push). A line that does not parse or match is returned as a
     problem, not raised, so one bad line can neither hide the good ones nor count as a record."""
-    from ..schemacheck import problems as schema_problems
+    from ..core.schemacheck import problems as schema_problems
 
     records: list[R] = []
     problems: list[str] = []
@@ -227,7 +227,7 @@ def loads(raw: bytes, where: str) -> Any:
 def _validator(schema_name: str) -> Any:
     import jsonschema  # deferred: ~55 ms, needed only when writing
 
-    from ..resources import data_dir
+    from ..core.resources import data_dir
 
     path = data_dir("schemas") / f"{schema_name}.schema.json"
     schema = json.loads(path.read_text("utf-8"))

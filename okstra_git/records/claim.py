@@ -12,12 +12,12 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BadInput
-from ..gitlayer import GitRepo
-from ..keys import TaskKey, parse_task_key
-from ..shell import command
-from ..strict import is_digits
-from ..values import Record, Value, init
+from ..core.errors import BadInput
+from ..core.keys import TaskKey, parse_task_key
+from ..core.shell import command
+from ..core.strict import is_digits
+from ..core.values import Record, Value, init
+from ..git.repo import GitRepo
 from .base import check_own, dumps_pretty, from_data, stored_json, to_data
 
 if TYPE_CHECKING:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import schemacheck
-from ..errors import OkstraError
-from ..gitlayer import GitRepo
-from ..keys import TASK_TYPES, TaskKey, parse_task_key
-from ..planfile import MAX_PLAN_BYTES
-from ..workspace import run_paths
+from ..core import schemacheck
+from ..core.errors import OkstraError
+from ..core.keys import TASK_TYPES, TaskKey, parse_task_key
+from ..git.repo import GitRepo
+from ..logic.planfile import MAX_PLAN_BYTES
+from ..logic.workspace import run_paths
 from .base import loads
 from .claim import CLAIM_PATH, CLAIMS_PREFIX, REPORT_PATH, claim_location_problems
 from .task import MANIFEST_PATH, TASKS_PREFIX

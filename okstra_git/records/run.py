@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..gitlayer import GitRepo
+from ..git.repo import GitRepo
 from .base import check_own, dumps_pretty, from_data, loads, to_data
 from .task import SCHEMA_VERSION, TaskState, task_ref
 

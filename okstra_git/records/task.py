@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..errors import BadInput, Refused
-from ..gitlayer import GitRepo, RefUpdate, cas_retry
-from ..keys import TaskKey
-from ..shell import okstra
-from ..tracking import tracking_name
-from ..values import Record, Value, init
+from ..core.errors import BadInput, Refused
+from ..core.keys import TaskKey
+from ..core.shell import okstra
+from ..core.tracking import tracking_name
+from ..core.values import Record, Value, init
+from ..git.repo import GitRepo, RefUpdate, cas_retry
 from .base import check_own, dumps_pretty, from_data, loads, stored_json, to_data
 
 SCHEMA_VERSION = 1

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from operator import itemgetter
 
 from .. import __version__
-from ..gitlayer import GitRepo
+from ..git.repo import GitRepo
 from .task import Task, read_manifests
 
 INDEX_PATH = "okstra-cache/task-list.json"

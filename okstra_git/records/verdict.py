@@ -15,8 +15,8 @@ from .base import dumps_line, parse_json_lines, record_line, to_data
 
 TYPE_CHECKING = False  # the gate parses verdicts without loading pygit2
 if TYPE_CHECKING:
-    from ..gitlayer import GitRepo, RefUpdate
-    from ..notesview import NotesView
+    from ..git.notesview import NotesView
+    from ..git.repo import GitRepo, RefUpdate
 
 SCHEMA_VERSION = 1
 VERDICTS_REF = "refs/notes/okstra/verdicts"
@@ -136,7 +136,7 @@ def read_verdicts(
     that do not parse or match the schema (they never count)."""
     found: list[Verdict] = []
     problems: list[str] = []
-    from ..notesview import NotesView
+    from ..git.notesview import NotesView
 
     for where, raw in (view or NotesView(repo, VERDICTS_REF)).lines(target):
         verdicts, bad = parse_lines(raw, where)

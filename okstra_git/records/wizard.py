@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import BadInput
-from ..userfiles import read_json_object, sweep_dead_temps, write_atomic
-from ..wizard import State, check_state
+from ..core.errors import BadInput
+from ..core.userfiles import read_json_object, sweep_dead_temps, write_atomic
+from ..logic.wizard import State, check_state
 from .base import check_own, dumps_pretty, from_data, to_data
 
 SCHEMA_VERSION = 1

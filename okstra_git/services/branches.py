@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..gitlayer import GitRepo, RefUpdate
-from ..keys import TaskKey
+from ..core.keys import TaskKey
+from ..core.shell import command
+from ..core.tracking import BRANCHES, tracking_name
+from ..git.repo import GitRepo, RefUpdate
 from ..records.claim import CLAIMS_PREFIX, read_claim_at
-from ..shell import command
-from ..tracking import BRANCHES, tracking_name
 from .context import Context
 
 LOCAL_BRANCHES = "refs/heads/okstra/"

@@ -34,19 +34,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .. import batch as batching
-from ..errors import BadInput, Refused
-from ..gitlayer import (
-    RefMoved,
-    RefUpdate,
-    cas_retry,
-    crash_point,
-    dirty_paths,
-    worktree_at,
-    worktree_head,
-)
-from ..keys import TaskKey
-from ..planfile import read_plan_file
+from ..core.errors import BadInput, Refused
+from ..core.keys import TaskKey
+from ..core.shell import command
+from ..core.shell import okstra as shell_okstra
+from ..core.userfiles import read_json_object, workspace_relative
+from ..git.repo import RefMoved, RefUpdate, cas_retry, crash_point
+from ..git.worktrees import dirty_paths, worktree_at, worktree_head
+from ..logic import batch as batching
+from ..logic.planfile import read_plan_file
+from ..logic.stagemap import Stage
+from ..logic.workspace import run_paths
 from ..records.approval import APPROVALS_REF
 from ..records.claim import (
     CLAIM_PATH,
@@ -61,11 +59,6 @@ from ..records.claim import (
 )
 from ..records.run import load_run
 from ..records.task import event_commit, now_iso, require_task, task_ref
-from ..shell import command
-from ..shell import okstra as shell_okstra
-from ..stagemap import Stage
-from ..userfiles import read_json_object, workspace_relative
-from ..workspace import run_paths
 from . import worktrees as wt
 from .branches import merge_command, merge_ref
 from .claimview import select
@@ -203,7 +196,7 @@ class ClaimResult:
         }
 
     def directive(self) -> str:
-        from ..texts import run_directive
+        from ..logic.documents import run_directive
 
         return run_directive(
             key=str(self.key),

@@ -7,18 +7,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import batch as batching
-from ..keys import TaskKey
+from ..core.keys import TaskKey
+from ..core.values import Value, init
+from ..logic import batch as batching
 from ..records.base import to_data
 from ..records.claim import Claim, ClaimState, load_claims
 from ..records.task import require_task
-from ..values import Value, init
 from .context import Context
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from ..stagemap import Stage
+    from ..logic.stagemap import Stage
 
 
 def select(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..gitlayer import GitRepo
-from ..keys import TaskKey, check_project_id, parse_task_key
-from ..values import Value, init
+from ..core.keys import TaskKey, check_project_id, parse_task_key
+from ..core.values import Value, init
+from ..git.repo import GitRepo
 
 
 class Context(Value):

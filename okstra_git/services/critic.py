@@ -1,18 +1,18 @@
 """``critic merge``: fold the acceptance critic's candidates into a final-verification report.
 
-Files in, file out; the confirm-or-downgrade itself is :func:`okstra_git.critic.merge`.
+Files in, file out; the confirm-or-downgrade itself is :func:`okstra_git.logic.critic.merge`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import schemacheck
-from ..critic import MergeSummary, merge
-from ..errors import BadInput
+from ..core import schemacheck
+from ..core.errors import BadInput
+from ..core.userfiles import read_json_object, write_atomic
+from ..logic.critic import MergeSummary, merge
 from ..records.base import dumps_pretty
-from ..reports.files import MAX_DATA_BYTES
-from ..userfiles import read_json_object, write_atomic
+from .reportfiles import MAX_DATA_BYTES
 
 
 def _read(path: str, flag: str, schema: str | None = None) -> dict[str, Any]:

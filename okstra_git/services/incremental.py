@@ -22,21 +22,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadInput, Refused
-from ..incremental import (
-    FULL,
-    INCREMENTAL,
-    ScopeDecision,
-    decide_scope,
-    stage_map_of,
-)
-from ..keys import TaskKey
+from ..core.errors import BadInput, Refused
+from ..core.keys import TaskKey
+from ..core.shell import okstra
+from ..core.strict import parsed, run_seq
+from ..core.userfiles import write_atomic
+from ..logic.incremental import FULL, INCREMENTAL, ScopeDecision, decide_scope, stage_map_of
 from ..records.base import loads
 from ..records.run import IncrementalDecision, RunRecord, load_run, run_record_data
 from ..records.task import Task, TaskState, require_task, task_ref, write_event
-from ..shell import okstra
-from ..strict import parsed, run_seq
-from ..userfiles import write_atomic
 from .context import Context
 from .runs import data_snapshot_path, run_seqs
 from .tasks import check_task_type

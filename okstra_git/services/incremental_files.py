@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from ..incremental import ScopeDecision, carry_forward, decide_scope, plan_items, stage_map_of
+from ..core.userfiles import read_json_object, write_atomic
+from ..logic.incremental import ScopeDecision, carry_forward, decide_scope, plan_items, stage_map_of
 from ..records.base import dumps_pretty
-from ..reports.files import MAX_DATA_BYTES
-from ..userfiles import read_json_object, write_atomic
+from .reportfiles import MAX_DATA_BYTES
 
 
 def decide_from_file(

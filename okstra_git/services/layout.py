@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import BadInput
-from ..gitlayer import main_worktree
-from ..keys import TaskKey, slug
-from ..strict import unknown_home
-from ..values import Value, init
+from ..core.errors import BadInput
+from ..core.keys import TaskKey, slug
+from ..core.strict import unknown_home
+from ..core.values import Value, init
+from ..git.worktrees import main_worktree
 from .context import Context
 
 ROOT_CONFIG = "okstra.worktreeRoot"

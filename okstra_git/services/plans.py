@@ -19,7 +19,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..clarify import (
+from ..core.errors import BadInput, Conflict, Refused
+from ..core.keys import TaskKey
+from ..core.shell import command, okstra
+from ..core.strict import is_digits, one_line
+from ..core.userfiles import sweep_dead_temps, write_atomic
+from ..core.values import Value, init
+from ..git.repo import OKSTRA_DIR, RefUpdate
+from ..logic.clarify import (
     ApprovalText,
     ClarificationItem,
     append_audit_line,
@@ -27,10 +34,8 @@ from ..clarify import (
     flip_marker,
     read_approval_text,
 )
-from ..errors import BadInput, Conflict, Refused
-from ..gitlayer import OKSTRA_DIR, RefUpdate
-from ..keys import TaskKey
-from ..planfile import PlanFile, Validation, blob_id, read_plan_file, validate_text
+from ..logic.planfile import PlanFile, Validation, blob_id, read_plan_file, validate_text
+from ..logic.stagemap import StageMap
 from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
 from ..records.task import (
     PlanRef,
@@ -42,11 +47,6 @@ from ..records.task import (
     task_ref,
     write_event,
 )
-from ..shell import command, okstra
-from ..stagemap import StageMap
-from ..strict import is_digits, one_line
-from ..userfiles import sweep_dead_temps, write_atomic
-from ..values import Value, init
 from .context import Context
 from .snapshots import PLANS_DIR, no_plan_message, snapshot, snapshot_path
 

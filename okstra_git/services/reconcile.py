@@ -21,17 +21,17 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from .. import replay as rp
-from .. import schemacheck
-from ..errors import BadInput
-from ..gitlayer import BULK_REFS, CommitInfo, GitRepo, RefUpdate, cas_retry
-from ..keys import TaskKey
+from ..core import schemacheck
+from ..core.errors import BadInput
+from ..core.keys import TaskKey
+from ..core.shell import okstra
+from ..core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_notes, tracking_refs
+from ..git.repo import BULK_REFS, CommitInfo, GitRepo, RefUpdate, cas_retry
+from ..logic import replay as rp
 from ..records.base import dumps_pretty, loads
 from ..records.claim import CLAIM_PATH
 from ..records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
 from ..records.task import MANIFEST_PATH, TASKS_PREFIX
-from ..shell import okstra
-from ..tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_notes, tracking_refs
 from .setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
 
 DROPPED = "refs/okstra-dropped/"
@@ -149,7 +149,7 @@ def list_refs(repo: GitRepo, remote: str) -> Listing:
 def _for_each_ref(repo: GitRepo, prefixes: tuple[str, ...]) -> dict[str, str]:
     """Refs under ``prefixes`` → id, from one ``git for-each-ref``: git reads tens of thousands
     of loose refs faster than a file-by-file read, and sync compares such lists oid by oid."""
-    from ..plumbing import git_output
+    from ..git.plumbing import git_output
 
     where = str(repo.workdir or repo.git_dir)
     fmt = "--format=%(objectname) %(refname)"
@@ -663,7 +663,7 @@ def _renamed_claims(
 
 def _rename_workspace(repo: GitRepo, key: TaskKey, renumbered: dict[str, str]) -> None:
     """Move a renumbered run's `.okstra/` files to its new number (never over a file)."""
-    from ..workspace import run_paths
+    from ..logic.workspace import run_paths
 
     if repo.workdir is None:
         return

@@ -11,13 +11,13 @@ them. No network: this compares refs a fetch already brought.
 
 from __future__ import annotations
 
-from ..gitlayer import GitRepo
-from ..keys import TaskKey
+from ..core.keys import TaskKey
+from ..core.shell import okstra
+from ..core.tracking import LOCAL_REFS, tracking_name, tracking_refs
+from ..core.values import Value, init
+from ..git.repo import GitRepo
 from ..records.claim import claims_prefix
 from ..records.task import task_ref
-from ..shell import okstra
-from ..tracking import LOCAL_REFS, tracking_name, tracking_refs
-from ..values import Value, init
 
 STALE = ("behind", "diverged", "missing-here")
 """States in which the local view is out of date: reading it gives an old answer."""

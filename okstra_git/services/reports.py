@@ -12,17 +12,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..clarify import parse_clarification_items
-from ..errors import BadInput, Refused
-from ..keys import TaskKey
+from ..core.errors import BadInput, Refused
+from ..core.keys import TaskKey
+from ..core.shell import okstra
+from ..core.userfiles import write_atomic
+from ..logic.clarify import parse_clarification_items
+from ..logic.reports.consistency import StageFacts, TaskFacts, task_problems
+from ..logic.reports.rules import FINAL_VERIFICATION, IMPLEMENTATION_PLANNING, Problem, validate
+from ..logic.reports.starter import starter
+from ..logic.workspace import run_paths, task_root
 from ..records.claim import load_claims
 from ..records.task import TaskState, require_task
-from ..reports.consistency import StageFacts, TaskFacts, task_problems
-from ..reports.rules import FINAL_VERIFICATION, IMPLEMENTATION_PLANNING, Problem, validate
-from ..reports.starter import starter
-from ..shell import okstra
-from ..userfiles import write_atomic
-from ..workspace import run_paths, task_root
 from .context import Context
 
 _REPORT_NAME = re.compile(r"final-report-(?P<type>[a-z-]+)-(?P<seq>[0-9]{3})\.(?:md|data\.json)")
@@ -45,7 +45,7 @@ def task_facts(ctx: Context, key: TaskKey, data: Any = None) -> TaskFacts:
 
 
 def _run_decision(ctx: Context, state: TaskState, data: Any) -> dict[str, Any] | None:
-    from ..keys import TASK_TYPES
+    from ..core.keys import TASK_TYPES
     from ..records.base import to_data
     from ..records.run import load_run
 
@@ -71,7 +71,7 @@ def check_report(ctx: Context, key: TaskKey, data: Any) -> list[Problem]:
 def records_check(data: dict[str, Any]) -> tuple[list[Problem], str]:
     """``report validate``'s task checks: the report's task in the repository of the current
     folder, when there is one. Returns the problems and what was (not) checked."""
-    from ..keys import parse_task_key
+    from ..core.keys import parse_task_key
     from ..records.task import load_task
     from .context import open_context
 
@@ -98,10 +98,10 @@ def check_report_file(ctx: Context, key: TaskKey, path: str, task_type: str) -> 
     approval gate, ``clarify status`` and ``clarify resume``), so it must be UTF-8 text whose
     §5, if it has one, is readable.
     """
-    from ..planfile import read_plan_file
+    from ..logic.planfile import read_plan_file
 
     if path.endswith(".json"):
-        from ..reports.files import read_data
+        from .reportfiles import read_data
 
         data = read_data(path)[1]
         problems = check_report(ctx, key, data)
@@ -256,7 +256,7 @@ class Resumed:
 def resume_clarification(ctx: Context, key: TaskKey, editor: str | None) -> Resumed:
     """Open the task's latest report in ``editor`` (None: do not edit), then stage it with the
     run's user-response sidecars appended as the next run's clarification response."""
-    from ..planfile import read_plan_file
+    from ..logic.planfile import read_plan_file
 
     workdir = ctx.workdir
     if workdir is None:

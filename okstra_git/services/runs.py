@@ -5,24 +5,24 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..critic import parse_critic
-from ..errors import BadInput, Refused
-from ..gitlayer import GitRepo
-from ..keys import TaskKey
-from ..phases import (
+from ..core.errors import BadInput, Refused
+from ..core.keys import TaskKey
+from ..core.shell import okstra
+from ..core.strict import is_digits, parsed, run_seq
+from ..core.userfiles import read_json_object, workspace_relative
+from ..git.repo import GitRepo
+from ..logic.critic import parse_critic
+from ..logic.phases import (
     FINAL_VERIFICATION,
     RELEASE_HANDOFF,
     RUN_END_STATUSES,
     next_phase_after,
     waits_for_approval,
 )
+from ..logic.workspace import run_paths
 from ..records.base import to_data
 from ..records.run import Convergence, Critic, RunRecord, load_run, run_record_data
 from ..records.task import RunRef, Task, TaskState, now_iso, require_task, task_ref, write_event
-from ..shell import okstra
-from ..strict import is_digits, parsed, run_seq
-from ..userfiles import read_json_object, workspace_relative
-from ..workspace import run_paths
 from .context import Context
 from .tasks import check_task_type
 
@@ -126,7 +126,7 @@ def start_run(
 def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
     """Refuse unless an accepted whole-task verdict opens the gate for the task's HEAD (the
     task worktree's branch), judged as the pre-push hook judges it."""
-    from ..gate import judge_head
+    from ..gate.judge import judge_head
     from .layout import task_branch
 
     branch = task_branch(key)
@@ -199,8 +199,8 @@ def finish_run(
         data = report  # the report is the run's data: keep it as such
     if data is not None and not data.endswith(".json"):
         raise BadInput(f"--data {data}: report data is a .json file (data.json)")
-    from ..reports.consistency import decision_problems
-    from ..reports.files import MAX_DATA_BYTES
+    from ..logic.reports.consistency import decision_problems
+    from .reportfiles import MAX_DATA_BYTES
     from .reports import check_report_file
 
     for path in dict.fromkeys(p for p in (report, data) if p is not None):

@@ -3,13 +3,13 @@ merges its notes, and keeping its workspace out of ``git status``."""
 
 from __future__ import annotations
 
-from ..errors import BadInput
-from ..gate import protect_glob
-from ..keys import check_project_id
+from ..core.errors import BadInput
+from ..core.keys import check_project_id
+from ..core.tracking import fetch_refspecs
+from ..core.userfiles import write_atomic
+from ..gate.config import protect_glob
 from ..records.approval import APPROVALS_REF
 from ..records.verdict import VERDICTS_REF
-from ..tracking import fetch_refspecs
-from ..userfiles import write_atomic
 from .context import Context
 from .layout import checked_root
 
@@ -74,7 +74,7 @@ def init(
     if _exclude_workspace(ctx):
         changes["info/exclude"] = WORKSPACE_EXCLUDE
     if hooks:
-        from .. import hookinstall
+        from . import hooks as hookinstall
 
         outcome = hookinstall.install(ctx.workdir or ctx.repo.git_dir)
         changes["hooks.pre-push"] = f"{outcome.action}: {outcome.gate}"

@@ -4,12 +4,12 @@ a plan (``verify target``, ``task status``, ``stage done``), without the approva
 
 from __future__ import annotations
 
-from ..errors import BadInput, Refused
-from ..keys import TaskKey
-from ..planfile import PlanFile, decode_plan
+from ..core.errors import BadInput, Refused
+from ..core.keys import TaskKey
+from ..core.shell import okstra
+from ..logic.planfile import PlanFile, decode_plan
+from ..logic.stagemap import StageMap, parse_plan
 from ..records.task import PlanRef, TaskState, require_task, task_ref
-from ..shell import okstra
-from ..stagemap import StageMap, parse_plan
 from .context import Context
 
 PLANS_DIR = "plans"

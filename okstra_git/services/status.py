@@ -13,17 +13,17 @@ from __future__ import annotations
 import socket
 from typing import Any
 
-from .. import batch as batching
-from ..errors import BadInput, Refused
-from ..gitlayer import GitRepo
-from ..keys import TaskKey
-from ..nextstep import Situation, StageView, Step, next_step
-from ..phases import FINAL_VERIFICATION
+from ..core.errors import BadInput, Refused
+from ..core.keys import TaskKey
+from ..core.values import Record, Value, init
+from ..git.repo import GitRepo
+from ..logic import batch as batching
+from ..logic.nextstep import Situation, StageView, Step, next_step
+from ..logic.phases import FINAL_VERIFICATION
+from ..logic.workspace import run_paths
 from ..records.base import to_data
 from ..records.claim import Claim, load_claims
 from ..records.task import TaskState, require_task
-from ..values import Record, Value, init
-from ..workspace import run_paths
 from . import remoteview
 from .context import Context
 
@@ -277,7 +277,7 @@ def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | N
     the gate there, as the pre-push hook would judge it."""
     if head is None:
         return None
-    from ..gate import judge_head
+    from ..gate.judge import judge_head
 
     try:
         finding = judge_head(ctx.repo, head, str(key))

@@ -29,14 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from ..crashpoints import crash_point
-from ..errors import BadInput, Conflict, Refused
-from ..gitlayer import BULK_REFS, OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
-from ..records.claim import claims_prefix
-from ..records.task import task_ref
-from ..reflocks import LockReport, held_locks, report
-from ..shell import okstra
-from ..tracking import (
+from ..core.crashpoints import crash_point
+from ..core.errors import BadInput, Conflict, Refused
+from ..core.shell import okstra
+from ..core.tracking import (
     LOCAL_NOTES,
     LOCAL_REFS,
     fetch_refspecs,
@@ -44,21 +40,17 @@ from ..tracking import (
     tracking_notes,
     tracking_refs,
 )
+from ..git.reflocks import LockReport, held_locks, report
+from ..git.repo import BULK_REFS, OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
+from ..records.claim import claims_prefix
+from ..records.task import task_ref
 from .context import Context
-from .reconcile import (
-    Choice,
-    Listing,
-    Reconciled,
-    RefState,
-    TaskConflict,
-    list_refs,
-    reconcile,
-)
+from .reconcile import Choice, Listing, Reconciled, RefState, TaskConflict, list_refs, reconcile
 
 if TYPE_CHECKING:
     from datetime import timedelta
 
-    from ..keys import TaskKey
+    from ..core.keys import TaskKey
     from ..records.claim import Claim
     from .branches import BranchState
     from .claims import ClaimResult, DoneResult
@@ -336,7 +328,7 @@ def _sweep_outgoing(repo: GitRepo) -> None:
     """Delete the staging refs of syncs killed before they cleaned up (their pid is gone):
     they only listed what was being pushed, but would pin its objects and clutter
     ``git for-each-ref`` for good. A live sync's, or one whose pid this user cannot see, stay."""
-    from ..userfiles import process_gone
+    from ..core.userfiles import process_gone
 
     left = repo.list_refs(STAGING)
     dead = {name for name in left if process_gone(name[len(STAGING) :].split("-", 1)[0])}

@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import BadInput, Refused
-from ..keys import TASK_TYPES, TaskKey, slug
+from ..core.errors import BadInput, Refused
+from ..core.keys import TASK_TYPES, TaskKey, slug
+from ..core.shell import okstra
+from ..core.userfiles import read_text
+from ..logic.workspace import task_root
 from ..records.task import (
     TASKS_PREFIX,
     Task,
@@ -18,9 +21,6 @@ from ..records.task import (
     write_event,
 )
 from ..records.taskindex import Listed, listed_at
-from ..shell import okstra
-from ..userfiles import read_text
-from ..workspace import task_root
 from .context import Context
 from .remoteview import Lag, tasks_lag
 
@@ -129,9 +129,9 @@ def task_log(ctx: Context, key: TaskKey) -> list[Event]:
 
 def write_index(ctx: Context, state: TaskState) -> Path:
     """Render the human summary ``task-index.md`` into the workspace (never the truth)."""
+    from ..logic.documents import task_index
     from ..records.base import to_data
     from ..records.task import task_ref
-    from ..texts import task_index
 
     if ctx.workdir is None:
         raise Refused("a bare repository has no work tree to write task-index.md into")

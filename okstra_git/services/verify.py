@@ -11,22 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import verify_rules as rules
-from ..errors import BadInput, Refused
-from ..gitlayer import DiffStatEntry, GitRepo, RefUpdate, dirty_paths, worktree_head
-from ..keys import TaskKey
-from ..notesview import NotesView
-from ..phases import FINAL_VERIFICATION
+from ..core.errors import BadInput, Refused
+from ..core.keys import TaskKey
+from ..core.shell import command, okstra
+from ..core.values import Value, init
+from ..git.notesview import NotesView
+from ..git.repo import DiffStatEntry, GitRepo, RefUpdate
+from ..git.worktrees import dirty_paths, worktree_head
+from ..logic import verify_rules as rules
+from ..logic.phases import FINAL_VERIFICATION
 from ..records.claim import Claim, load_claims, read_report
 from ..records.task import Task, TaskState, now_iso, require_task, write_event
-from ..records.verdict import (
-    VERDICTS_REF,
-    Verdict,
-    read_verdicts,
-    verdict_notes_update,
-)
-from ..shell import command, okstra
-from ..values import Value, init
+from ..records.verdict import VERDICTS_REF, Verdict, read_verdicts, verdict_notes_update
 from .context import Context
 
 
@@ -309,7 +305,7 @@ def diff_stat(ctx: Context, target: Target) -> list[DiffStatEntry]:
 
 
 def render_target(target: Target, diff: list[DiffStatEntry]) -> str:
-    from ..texts import verification_target
+    from ..logic.documents import verification_target
 
     return verification_target(target.to_data(diff))
 
@@ -340,7 +336,7 @@ def publish_commands(ctx: Context, verdict: Verdict) -> list[str]:
     (CI and other clones read them from the remote), and, for a verdict that opens
     ``release-handoff``, the push of the verified commit to the protected branch the main
     worktree has checked out (the pre-push gate lets it through now)."""
-    from ..gate import GateConfig
+    from ..gate.config import GateConfig
     from .sync import remote_or_placeholder
 
     remote = remote_or_placeholder(ctx.repo)
@@ -366,7 +362,7 @@ def record_verdict(
     """Re-run the gate now, check the report against the verdict, and record it (SPEC §6)."""
     import hashlib
 
-    from ..reports.files import read_data
+    from .reportfiles import read_data
 
     if verdict not in rules.VERDICTS:
         raise BadInput(f"--verdict {verdict!r}: one of {', '.join(rules.VERDICTS)}")
@@ -380,7 +376,7 @@ def record_verdict(
                 f"final-verification: HEAD of {target.worktree} is now {target.head}, not the "
                 f"verified {expected} (--expect-head) — verify the new HEAD, then record"
             )
-    from ..reports.consistency import record_problems
+    from ..logic.reports.consistency import record_problems
     from .reports import check_report
 
     stages = [s.number for s in target.stages]
@@ -409,7 +405,7 @@ def record_verdict(
     if earlier is not None:
         record = earlier  # a re-run (e.g. after a crash) adds no second line
     elif signing_key is not None:
-        from .. import signing
+        from ..gate import signing
 
         record = record.replace(signature=signing.sign(record.signed_payload(), signing_key))
     nxt = rules.next_phase(route, target.all_stages_done)
@@ -558,7 +554,7 @@ def show_verdicts(ctx: Context, rev: str) -> Shown:
 def _allowed_signers(repo: GitRepo) -> str | None:
     """``okstra.gate.allowedSigners``, else git's ``gpg.ssh.allowedSignersFile``, resolved as
     the gate resolves it."""
-    from ..gate import signers_path
+    from ..gate.config import signers_path
 
     for name in ("okstra.gate.allowedSigners", "gpg.ssh.allowedSignersFile"):
         value = repo.config_get(name)
@@ -570,7 +566,7 @@ def _allowed_signers(repo: GitRepo) -> str | None:
 def _signature_status(verdict: Verdict, signers: str | None) -> tuple[str, str | None]:
     if verdict.signature is None:
         return "unsigned", None
-    from .. import signing
+    from ..gate import signing
 
     result = signing.check(verdict.signed_payload(), verdict.signature, signers)
     if not result.good:

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import wizard
-from ..errors import Conflict, Refused
+from ..core.errors import Conflict, Refused
+from ..core.shell import okstra
+from ..logic import wizard
 from ..records.wizard import load_state, store_state
-from ..shell import okstra
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ TURN_WAIT = 10.0
 def _turn(path: str) -> Iterator[None]:
     """Hold the state file's folder (a flock on the folder itself: no lock file to leave
     behind, and the kernel frees a killed step's turn) while a step reads, decides and writes."""
-    from ..reflocks import flock_within
+    from ..git.reflocks import flock_within
 
     try:
         folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)

@@ -19,13 +19,14 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BadInput, Conflict, Refused
-from ..gitlayer import (
-    RefMoved,
-    RefUpdate,
+from ..core.errors import BadInput, Conflict, Refused
+from ..core.keys import TaskKey
+from ..core.shell import command
+from ..core.shell import okstra as shell_okstra
+from ..core.userfiles import write_atomic
+from ..git.repo import RefMoved, RefUpdate, cas_retry, commits_not_in
+from ..git.worktrees import (
     add_worktree,
-    cas_retry,
-    commits_not_in,
     delete_branch,
     dirty_paths,
     main_worktree,
@@ -35,11 +36,7 @@ from ..gitlayer import (
     worktree_at,
     worktree_head,
 )
-from ..keys import TaskKey
 from ..records.claim import ClaimState, load_claims
-from ..shell import command
-from ..shell import okstra as shell_okstra
-from ..userfiles import write_atomic
 from .context import Context
 from .layout import Layout, layout, task_worktree_path
 
@@ -67,8 +64,8 @@ def task_start(ctx: Context, lay: Layout) -> tuple[str, str]:
     """Where a task worktree made now starts, and what that is: the task branch another clone
     published (its stages merged there), else the task's implementation base (where its
     stages started), else the main worktree HEAD (before the first claim)."""
+    from ..core.tracking import tracking_name
     from ..records.task import load_task
-    from ..tracking import tracking_name
     from .branches import shared_ref
 
     shared = shared_ref(lay.key, "task")

@@ -65,7 +65,7 @@ class Output:
     ``err``: printed on stderr in both modes (warnings, refusal lines). ``code``: the exit
     code, 0 done, 1 the expected "no" (a check failed, a gate not met). ``error`` and
     ``hint``: with a non-zero ``code``, the one-paragraph reason and the command that fixes
-    it (``okstra_git.shell``) that ``--json`` carries.
+    it (``okstra_git.core.shell``) that ``--json`` carries.
     """
 
     # A plain class, not a dataclass: every command imports it (~0.5 ms saved per run).

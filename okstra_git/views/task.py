@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..keys import TaskKey
+from ..core.keys import TaskKey
 from ..records.base import to_data
 from ..records.task import require_task, task_ref
 from ..services import remoteview
@@ -35,7 +35,7 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
         err += f"wrote {index_path}\n"
 
     def text() -> str:
-        from ..texts import task_index
+        from ..logic.documents import task_index
 
         return task_index(task, ref)
 

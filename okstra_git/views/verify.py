@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import Refused
+from ..core.errors import Refused
 from ..records.base import to_data
 from ..services import verify
 from ..services.context import Context

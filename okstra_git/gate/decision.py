@@ -1,0 +1,140 @@
+"""The verification gate: may this ref move to this commit? (SPEC §7)
+
+One decision shared by the pre-push hook, the server-side pre-receive/update hooks and
+``git okstra ci check``. It runs on every push, so it is lean on purpose: it reads through git's
+plumbing (``plumbing.py``: ``git config``, ``git for-each-ref``, one ``git cat-file --batch``),
+because starting git three times costs less than loading pygit2 once; its classes are plain
+(a dataclass costs ~0.5 ms to create); and a push of an unprotected ref loads nothing but this
+module and its config.
+
+A protected ref may only move to a commit carrying an ``accepted`` whole-task verdict. Verdicts
+are JSON Lines in ``refs/notes/okstra/verdicts``, written on the verified commit and on that
+commit's tree, so "a verdict on a commit with the identical tree" is one note lookup by tree.
+"""
+
+from __future__ import annotations
+
+from ..git.plumbing import git_output
+
+TYPE_CHECKING = False  # no typing import on every push
+if TYPE_CHECKING:
+    from ..records.verdict import Verdict
+
+VERDICTS_REF = "refs/notes/okstra/verdicts"  # == records.verdict.VERDICTS_REF (a test checks)
+# okstra's own data and every notes ref travel freely: they are how verdicts get to the server.
+_PASS_PREFIXES = ("refs/okstra/", "refs/notes/")
+
+
+def is_zero(sha: str) -> bool:
+    """An all-zero object name: the ref is created (old) or deleted (new)."""
+    return not sha.strip("0")
+
+
+def okstra_data(ref: str, new: str) -> Decision | None:
+    """The pass for okstra's own refs and every notes ref (they carry the verdicts to the
+    server), decided before the config is read: no ``okstra.protect`` value can cover them."""
+    return Decision(ref, new, True, "okstra-data") if ref.startswith(_PASS_PREFIXES) else None
+
+
+_CHAINS = ("refs/okstra/", "refs/notes/okstra/")
+
+
+def only_commit_chains(decisions: list[Decision]) -> list[Decision]:
+    """Refuse okstra refs moved to anything but a commit: tasks, claims and verdict notes are
+    commit chains, and a blob there would break every clone that fetches it. One
+    ``git cat-file`` (which sees a server's quarantined objects) answers all of them."""
+
+    def moves_a_chain(d: Decision) -> bool:
+        return d.allowed and d.ref.startswith(_CHAINS) and not is_zero(d.commit)
+
+    moved = {d.commit for d in decisions if moves_a_chain(d)}
+    if not moved:
+        return decisions
+    _, out, _ = git_output(
+        "cat-file",
+        "--batch-check=%(objectname) %(objecttype)",
+        input="".join(f"{sha}\n" for sha in moved).encode(),
+    )
+    kinds = dict(line.split(" ", 1) for line in out.decode().splitlines() if " " in line)
+
+    def checked(d: Decision) -> Decision:
+        kind = kinds.get(d.commit, "missing")
+        if not moves_a_chain(d) or kind == "commit":
+            return d
+        return Decision(
+            d.ref,
+            d.commit,
+            False,
+            "not-a-commit",
+            f"refusing to update {d.ref} to {d.commit[:12]}: that is a {kind} object, not a "
+            "commit; okstra's refs hold commit chains (publish them with git okstra sync)",
+        )
+
+    return [checked(d) for d in decisions]
+
+
+class Rejected:
+    """A verdict found for the commit that does not open the gate, and why."""
+
+    __slots__ = ("verdict", "why")
+
+    def __init__(self, verdict: Verdict, why: str) -> None:
+        self.verdict = verdict
+        """The verdict as read from the note."""
+        self.why = why
+        """Why it does not count, as the end of a sentence naming it ("is blocked, not …")."""
+
+
+class Finding:
+    """What the verdict notes say about one commit."""
+
+    __slots__ = ("commit", "opening", "problems", "rejected", "tree")
+
+    def __init__(self, commit: str, tree: str) -> None:
+        self.commit = commit
+        """The commit asked about (peeled)."""
+        self.tree = tree
+        """Its tree."""
+        self.opening: Verdict | None = None
+        """A verdict that opens the gate for it, if any."""
+        self.rejected: list[Rejected] = []
+        """Verdicts found that do not open it."""
+        self.problems: list[str] = []
+        """Note lines that did not parse (they never count)."""
+
+    @property
+    def task_keys(self) -> list[str]:
+        keys = [r.verdict.task_key for r in self.rejected]
+        return list(dict.fromkeys(keys))
+
+
+class Decision:
+    """The gate's answer for one ref update."""
+
+    __slots__ = ("allowed", "commit", "finding", "message", "reason", "ref")
+
+    def __init__(
+        self,
+        ref: str,
+        commit: str,
+        allowed: bool,
+        reason: str,
+        message: str = "",
+        finding: Finding | None = None,
+    ) -> None:
+        self.ref = ref
+        """The ref being updated (on the remote, for pre-push)."""
+        self.commit = commit
+        """The commit it would point to (the old one, for a deletion)."""
+        self.allowed = allowed
+        """Pass or refuse."""
+        self.reason = reason
+        """``okstra-data``, ``unprotected``, ``verdict``, ``delete-allowed``,
+        ``delete-refused``, ``not-a-commit`` or ``no-verdict``."""
+        self.message = message
+        """For a refusal: the paragraph to show."""
+        self.finding = finding
+        """The verdict search behind a ``verdict``/``no-verdict`` decision."""
+
+    def __repr__(self) -> str:
+        return f"Decision({self.ref!r}, {self.commit[:12]!r}, {self.reason!r})"

@@ -1,0 +1,317 @@
+"""Reading a repository through git's plumbing, for what runs on every push and every build.
+
+The pre-push hook, the server-side hooks and ``ci check`` read a few refs, one commit and a few
+notes. Starting ``git`` costs ~2 ms where loading pygit2 costs ~60 ms, so they read through
+``git for-each-ref`` and one ``git cat-file --batch``; everything else uses pygit2
+(``gitlayer``). A server hook's child ``git`` sees the objects of the push being received (git
+passes its quarantine in the environment), which libgit2 would have to be told about.
+
+Processes start with ``os.posix_spawnp``: importing ``subprocess`` alone costs ~4 ms, on every
+push (``subprocess`` is used where there is no ``posix_spawnp``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core.errors import BadInput
+
+TYPE_CHECKING = False  # no typing import on the hook's path
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import IO
+
+_SPAWN = hasattr(os, "posix_spawnp")
+
+
+def _spawn(argv: list[str], fds: tuple[int, int, int]) -> int:
+    """Start ``argv`` with ``fds`` as its stdin, stdout and stderr: its pid."""
+    try:
+        return os.posix_spawnp(
+            argv[0],
+            argv,
+            os.environ,
+            file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)],
+        )
+    except OSError as exc:
+        raise BadInput(f"cannot run git ({exc.strerror}): is git installed?") from None
+
+
+class GitProcess:
+    """One running ``git`` with pipes to its stdin, stdout and stderr."""
+
+    def __init__(self, args: Iterable[str]) -> None:
+        argv = ["git", *args]
+        self.what = " ".join(argv[:3])
+        if not _SPAWN:
+            import subprocess
+
+            self._popen = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+            assert self._popen.stdin and self._popen.stdout and self._popen.stderr
+            self.stdin: IO[bytes] = self._popen.stdin
+            self.stdout: IO[bytes] = self._popen.stdout
+            self._stderr: IO[bytes] = self._popen.stderr
+            return
+        ends = [os.pipe() for _ in range(3)]  # (read, write) each; both ends close on exec
+        child = (ends[0][0], ends[1][1], ends[2][1])
+        try:
+            self._pid = _spawn(argv, child)
+        except BadInput:
+            for fd in (*ends[0], *ends[1], *ends[2]):
+                os.close(fd)
+            raise
+        for fd in child:
+            os.close(fd)
+        self.stdin = open(ends[0][1], "wb", buffering=0)  # noqa: SIM115 (closed in wait)
+        self.stdout = open(ends[1][0], "rb")  # noqa: SIM115
+        self._stderr = open(ends[2][0], "rb")  # noqa: SIM115
+
+    def wait(self) -> tuple[int, bytes]:
+        """Close stdin, read stderr to its end, reap git: ``(exit code, stderr)``.
+
+        Only for a git that writes little to stderr while stdout is still being read (a full
+        stderr pipe would stall it): ``cat-file`` and ``for-each-ref`` do.
+        """
+        self.stdin.close()  # unbuffered: nothing left to flush into a closed pipe
+        self.stdout.close()
+        err = self._stderr.read()
+        self._stderr.close()
+        if not _SPAWN:
+            return self._popen.wait(), err
+        return os.waitstatus_to_exitcode(os.waitpid(self._pid, 0)[1]), err
+
+    def failed(self, code: int, err: bytes) -> BadInput:
+        return _failed(self.what, code, err)
+
+
+def _failed(what: str, code: int, err: bytes) -> BadInput:
+    """``what`` exited ``code``, in git's own words when it said any."""
+    message = err.decode("utf-8", "replace").strip() or f"exit status {code}"
+    return BadInput(f"{what} failed: {message}")
+
+
+def note_paths(target: str) -> tuple[str, ...]:
+    """Where a notes tree may hold the note on ``target``: 2/38 (ours), flat, 2/2/36."""
+    return (f"{target[:2]}/{target[2:]}", target, f"{target[:2]}/{target[2:4]}/{target[4:]}")
+
+
+def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
+    """Run ``git ARGS`` with ``input`` on its stdin: ``(exit code, stdout, stderr)``.
+
+    The pipes are served as they are ready (``select.poll``), so a large input or output never
+    stalls git or us."""
+    proc = GitProcess(args)
+    if not _SPAWN:
+        out, err = proc._popen.communicate(input)
+        return proc._popen.returncode, out, err
+    import select
+
+    pending = memoryview(input)
+    out_fd, err_fd = proc.stdout.fileno(), proc._stderr.fileno()
+    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    poller = select.poll()
+    for fd in chunks:
+        poller.register(fd, select.POLLIN)
+    if pending:
+        os.set_blocking(proc.stdin.fileno(), False)  # write what fits, never wait in write()
+        poller.register(proc.stdin.fileno(), select.POLLOUT)
+    else:
+        proc.stdin.close()
+    open_fds = len(chunks) + bool(pending)
+    while open_fds:
+        for fd, _event in poller.poll():
+            if fd in chunks:
+                data = os.read(fd, 65536)
+                if data:
+                    chunks[fd].append(data)
+                    continue
+            else:
+                try:
+                    pending = pending[os.write(fd, pending) :]
+                except BlockingIOError:
+                    continue
+                except BrokenPipeError:  # git stopped reading: its exit code says why
+                    pending = pending[:0]
+                if pending:
+                    continue
+                proc.stdin.close()
+            poller.unregister(fd)
+            open_fds -= 1
+    code, _ = proc.wait()
+    return code, b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
+
+
+def unreadable(where: str, what: str, why: object) -> BadInput:
+    """``where`` (a ref) ``what`` that cannot be parsed, and the way out."""
+    from ..core.shell import command
+
+    return BadInput(
+        f"{where} {what}, which cannot be read ({why}); `git fsck` names the damage. Point the "
+        "ref at its last good commit: " + command("git", "update-ref", where, "GOOD-COMMIT")
+    )
+
+
+def commit_problem(body: bytes) -> str | None:
+    """Why a commit object's headers would not parse (libgit2 refuses such a commit, so the
+    plumbing reader must too: both readers give one answer), or ``None``."""
+    import re
+
+    headers = body.partition(b"\n\n")[0].split(b"\n")
+    if not re.fullmatch(rb"tree [0-9a-f]{40,64}", headers[0]):
+        return "no tree line"
+    for name in (b"author", b"committer"):
+        lines = [h for h in headers if h.startswith(name + b" ")]
+        if len(lines) != 1 or not re.fullmatch(
+            rb"[^<>\n]*<[^<>\n]*> [0-9]+ [+-][0-9]{4}", lines[0][len(name) + 1 :]
+        ):
+            return f"malformed {name.decode()} line"
+    return None
+
+
+def not_a_commit(where: str, sha: str, kind: str | None) -> BadInput:
+    """``where`` (a ref) points at ``sha``, which is missing (``kind`` None) or a ``kind``
+    object, not a commit: what is there and how to get rid of it."""
+    if kind is None:
+        return BadInput(
+            f"{where} points at {sha}, which is not in this repository; `git fsck` names "
+            "what is missing"
+        )
+    from ..core.shell import command
+
+    drop = command("git", "update-ref", "-d", where)
+    return BadInput(
+        f"{where} points at a {kind} ({sha[:12]}), not a commit: okstra's refs hold commit "
+        f"chains. Remove it ({drop}), then fetch it again if a remote has it",
+        hint=drop,
+    )
+
+
+def list_refs(*patterns: str) -> dict[str, str]:
+    """``refname → object id`` of the refs matching ``patterns`` (``git for-each-ref``: a
+    pattern matches from the start up to a ``/``, or as a glob)."""
+    proc = GitProcess(["for-each-ref", "--format=%(objectname) %(refname)", "--", *patterns])
+    proc.stdin.close()
+    out = proc.stdout.read()
+    code, err = proc.wait()
+    if code:
+        raise proc.failed(code, err)
+    refs = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        oid, _, name = line.partition(" ")
+        refs[name] = oid
+    return refs
+
+
+def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | None]:
+    """``(type, content)`` of each of ``revs`` in ``git_dir``, or ``None`` where a rev names no
+    object: all asked at once of one ``git cat-file --batch --buffer``, for reads of many
+    objects (a listing of 100k tasks).
+
+    The questions and the answers go through unlinked scratch files, not pipes: through a
+    pipe, git and we would wake each other for every few objects, which doubles the CPU both
+    spend on a large read."""
+    if any("\n" in rev for rev in revs):
+        raise ValueError("a revision on one line each")
+    # Objects as libgit2 reads them: git alone would follow refs/replace/.
+    args = ["--no-replace-objects", "--git-dir", git_dir, "cat-file", "--batch", "--buffer"]
+    asked, answers = _scratch(), _scratch()
+    try:
+        with open(asked, "wb", closefd=False) as questions:
+            questions.write("".join(rev + "\n" for rev in revs).encode("utf-8", "surrogateescape"))
+        os.lseek(asked, 0, os.SEEK_SET)
+        code, err = _run_on_files(["git", *args], asked, answers)
+        if code:
+            raise _failed("git cat-file", code, err)
+        os.lseek(answers, 0, os.SEEK_SET)
+        with open(answers, "rb", buffering=0, closefd=False) as written:
+            out = written.readall()
+    finally:
+        os.close(asked)
+        os.close(answers)
+    found: list[tuple[bytes, bytes] | None] = []
+    pos = 0
+    for _ in revs:  # "<oid> <type> <size>\n<content>\n", or "<rev> missing\n"
+        end = out.index(b"\n", pos)
+        fields = out[pos:end].split()
+        if len(fields) != 3:
+            found.append(None)
+            pos = end + 1
+            continue
+        size = int(fields[2])
+        found.append((fields[1], out[end + 1 : end + 1 + size]))
+        pos = end + size + 2
+    return found
+
+
+def _scratch() -> int:
+    """An unlinked file (in memory where the system has such files), open for both ways."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("okstra-git")
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="okstra-git-")
+    os.unlink(path)
+    return fd
+
+
+def _run_on_files(argv: list[str], stdin: int, stdout: int) -> tuple[int, bytes]:
+    """Run ``argv`` reading ``stdin`` and writing ``stdout`` (file descriptors): its exit code
+    and what it wrote on stderr."""
+    if not _SPAWN:
+        import subprocess
+
+        done = subprocess.run(argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE)
+        return done.returncode, done.stderr
+    err_read, err_write = os.pipe()
+    try:
+        pid = _spawn(argv, (stdin, stdout, err_write))
+    except BadInput:
+        os.close(err_read)
+        raise
+    finally:
+        os.close(err_write)
+    with open(err_read, "rb") as err:
+        said = err.read()
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), said
+
+
+class ObjectReader:
+    """Objects by any revision git understands (``<sha>^{commit}``, ``<commit>:<path>``),
+    from one ``git cat-file --batch`` asked one object at a time."""
+
+    def __init__(self) -> None:
+        self._git = GitProcess(["cat-file", "--batch"])
+        self._closed = False
+
+    def read(self, rev: str) -> tuple[str, str, bytes] | None:
+        """``(object id, type, content)``, or ``None`` when ``rev`` names no object."""
+        if "\n" in rev:
+            raise ValueError(f"a revision on one line, not {rev!r}")
+        try:
+            self._git.stdin.write(rev.encode("utf-8", "surrogateescape") + b"\n")
+            header = self._git.stdout.readline()
+        except BrokenPipeError:  # git has exited (not a repository …): it says why
+            header = b""
+        if not header:
+            self._closed = True
+            code, err = self._git.wait()
+            raise self._git.failed(code, err)
+        fields = header.split()
+        if len(fields) != 3:  # "<rev> missing", "<rev> ambiguous"
+            return None
+        size = int(fields[2])
+        data = self._git.stdout.read(size + 1)[:size]  # the content, then a newline
+        return fields[0].decode("ascii"), fields[1].decode("ascii"), data
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._git.wait()
+
+    def __enter__(self) -> ObjectReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,879 @@
+"""The one module that owns pygit2 for local work.
+
+Everything okstra stores goes through here: compare-and-swap ref updates (one ref or many in a
+libgit2 transaction), commit chains whose trees hold JSON records, notes with a fanned-out
+tree, ancestry questions and the clean-tree check that ignores ``.okstra/``.
+Network work (fetch/push) is not here: it uses the ``git`` CLI for the user's credentials.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import pygit2
+
+from ..core.crashpoints import crash_point
+from ..core.errors import BadInput, Conflict
+from ..core.values import Value, init
+from .packedrefs import _clashing, _loose_names, _packed_entries, _packed_refs_under, _shared_folder
+from .plumbing import not_a_commit, note_paths, unreadable
+
+if TYPE_CHECKING:
+    from .reflocks import LockReport
+
+ZERO_OID = "0" * 40
+BULK_REFS = 1000
+"""From this many refs written at once on, those ``packed-refs`` can take go there in one write
+(:meth:`GitRepo.update_packed`): a loose file each costs as much as the network work that
+brought or sent them, and libgit2 keeps every ref of a transaction open (a file limit)."""
+OLD_LOCK_SECONDS = 10.0
+"""A live writer holds a ref lock for milliseconds; one this old was very likely left behind."""
+OKSTRA_DIR = ".okstra"
+_FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
+_FILEMODE_BLOB = pygit2.enums.FileMode.BLOB
+_FILEMODE_TREE = pygit2.enums.FileMode.TREE
+_PLAIN_COMMIT = re.compile(
+    rb"tree ([0-9a-f]{40,64})\n(?:parent [0-9a-f]{40,64}\n)*"
+    rb"author [^<>\n]*<[^<>\n]*> [0-9]{1,18} [+-][0-9]{4}\n"
+    rb"committer [^<>\n]*<[^<>\n]*> [0-9]{1,18} [+-][0-9]{4}\n\n"
+)
+"""The headers of a commit as okstra writes it: one libgit2 surely parses."""
+
+T = TypeVar("T")
+
+
+class RefMoved(Exception):
+    """A compare-and-swap saw another value than expected, or could not take a ref lock."""
+
+    def __init__(self, refname: str, detail: str, lock_failed: bool = False) -> None:
+        super().__init__(f"{refname}: {detail}")
+        self.refname = refname
+        self.lock_failed = lock_failed
+        """True when a lock on ``refname`` could not be taken (held, or left by a killed
+        writer), rather than the value having changed."""
+
+
+class RefUpdate(Value):
+    """One conditional ref change inside a transaction."""
+
+    __slots__ = ("expected", "name", "new")
+    name: str
+    """Full refname, e.g. ``refs/okstra/tasks/g/i``."""
+    new: str | None
+    """Target commit id (hex); ``None`` deletes the ref."""
+    expected: str | None
+    """The value read before deciding (hex); ``None`` means the ref must not exist yet."""
+
+    def __init__(self, name: str, new: str | None, expected: str | None) -> None:
+        init(self, name=name, new=new, expected=expected)
+
+
+class DiffStatEntry(Value):
+    """One file of a diff stat."""
+
+    __slots__ = ("added", "binary", "deleted", "path")
+    path: str
+    """The file's path (``old => new`` for a rename)."""
+    added: int
+    """Lines added."""
+    deleted: int
+    """Lines deleted."""
+    binary: bool
+    """A binary file: the line counts are 0."""
+
+    def __init__(self, path: str, added: int, deleted: int, binary: bool) -> None:
+        init(self, path=path, added=added, deleted=deleted, binary=binary)
+
+
+class CommitInfo(Value):
+    """A commit as a message names it."""
+
+    __slots__ = ("author", "commit", "message", "when")
+    commit: str
+    """Its id."""
+    message: str
+    """Its message."""
+    author: str
+    """``Name <email>``."""
+    when: str
+    """Author date, ISO 8601."""
+
+    def __init__(self, commit: str, message: str, author: str, when: str) -> None:
+        init(self, commit=commit, message=message, author=author, when=when)
+
+    @property
+    def subject(self) -> str:
+        return self.message.split("\n", 1)[0]
+
+
+_MISSING = object()
+MEMO_LIMIT = 4096
+
+
+class GitRepo:
+    """A repository opened from any folder inside it, including a linked worktree."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self.git_dir = Path(repo.path)
+        self.common_dir = common_dir_of(self.git_dir)
+        self.workdir = Path(repo.workdir) if repo.workdir else None
+        self._pinned_signature: pygit2.Signature | None = None
+        self.memo: dict[tuple[str, str, str], Any] = {}
+        """Records read from this repository's objects, by (kind, ref, commit): git objects
+        never change, so an entry is never stale. A claim reads the same task and claims
+        before it locks and again under the lock, and an agent claims in one process task after
+        task; parsing and checking them once each is a third of a claim. See :meth:`memoized`."""
+
+    def memoized(self, kind: str, ref: str, commit: str, read: Callable[[], T]) -> T:
+        """``read()`` (a record at ``commit`` of ``ref``), once per repository; mutable records
+        must be copied by the caller before they are handed out."""
+        found = self.memo.get((kind, ref, commit), _MISSING)
+        if found is _MISSING:
+            if len(self.memo) >= MEMO_LIMIT:
+                self.memo.clear()  # an agent's long run: start over rather than grow
+            found = self.memo[(kind, ref, commit)] = read()
+        return found  # type: ignore[return-value]
+
+    @classmethod
+    def open(cls, start: str | os.PathLike[str] = ".") -> GitRepo:
+        found = pygit2.discover_repository(str(start))
+        if found is None:
+            raise BadInput(f"not a git repository (or any parent folder): {Path(start).resolve()}")
+        return cls(pygit2.Repository(found))
+
+    # -- config ---------------------------------------------------------------------------
+
+    def config_get(self, name: str) -> str | None:
+        try:
+            return self.repo.config[name]
+        except KeyError:
+            return None
+
+    def config_get_all(self, name: str) -> list[str]:
+        try:
+            return list(self.repo.config.get_multivar(name))
+        except KeyError:
+            return []
+
+    def config_get_bool(self, name: str) -> bool:
+        try:
+            return self.repo.config.get_bool(name)
+        except (KeyError, pygit2.GitError):
+            return False
+
+    def signature(self) -> pygit2.Signature:
+        """The user's git identity (``user.name``/``user.email``) cleaned as ``git commit``
+        cleans it, so no config value can write a broken author line; a neutral fallback for a
+        part that is missing or empty, so metadata writes never fail on it. Inside
+        :meth:`one_signature`, the one read when the block began."""
+        if self._pinned_signature is not None:
+            return self._pinned_signature
+        name, email = (
+            ident_text(self.config_get(key) or "") or fallback
+            for key, fallback in zip(("user.name", "user.email"), _FALLBACK_IDENTITY, strict=True)
+        )
+        return pygit2.Signature(name, email)
+
+    @contextlib.contextmanager
+    def one_signature(self) -> Iterator[None]:
+        """Every commit written in the block carries one signature, read once: a claim writes a
+        commit per stage and a task event, and reading the identity from the config cost more
+        than writing a commit. One time, too, for the objects of one transaction."""
+        if self._pinned_signature is not None:
+            yield
+            return
+        self._pinned_signature = self.signature()
+        try:
+            yield
+        finally:
+            self._pinned_signature = None
+
+    def identity(self) -> str:
+        """``Name <email>`` of :meth:`signature`, as records store who did something."""
+        who = self.signature()
+        return f"{who.name} <{who.email}>"
+
+    def remote_names(self) -> list[str]:
+        """The remotes configured here, sorted."""
+        return sorted(self.repo.remotes.names())
+
+    # -- refs ------------------------------------------------------------------------------
+
+    def read_ref(self, name: str) -> str | None:
+        try:
+            return str(self.repo.lookup_reference(name).resolve().target)
+        except (KeyError, pygit2.InvalidSpecError):
+            return None
+
+    def ref_commit(self, name: str) -> str | None:
+        """The commit ref ``name`` points at, or None when it is absent; BadInput naming the
+        ref when it holds another kind of object or a commit libgit2 cannot parse."""
+        sha = self.read_ref(name)
+        if sha is not None:
+            self.commit_at(sha, name)
+        return sha
+
+    def commit_at(self, sha: str, where: str) -> pygit2.Commit:
+        """The commit ``sha`` that ``where`` (a ref) points at, or BadInput saying what is
+        there instead and how to get rid of it."""
+        try:
+            found = self.repo[sha]
+        except KeyError:
+            raise not_a_commit(where, sha, None) from None
+        except pygit2.GitError as exc:
+            raise unreadable(where, f"points at commit {sha[:12]}", exc) from None
+        if not isinstance(found, pygit2.Commit):
+            raise not_a_commit(where, sha, found.type_str)
+        return found
+
+    def list_refs(self, prefix: str) -> dict[str, str]:
+        """Refs under ``prefix`` (ending in ``/``) → commit id, without walking every ref.
+
+        pygit2 has no prefix iterator and a full iteration costs ~1 s at 100k refs, so read the
+        loose refs folder and the ``packed-refs`` file directly (loose wins, as in git).
+        """
+        found = _packed_refs_under(self.common_dir / "packed-refs", prefix)
+        # Loose refs: scandir with plain strings (this runs once per ref on listings).
+        base = str(self.common_dir) + os.sep
+        pending = [str(self.common_dir / prefix)]
+        while pending:
+            try:
+                entries = list(os.scandir(pending.pop()))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+                elif not entry.name.endswith(".lock"):
+                    try:
+                        with open(entry.path, "rb") as fh:
+                            content = fh.read(64).strip()
+                    except FileNotFoundError:
+                        continue
+                    if len(content) == 40:
+                        name = entry.path[len(base) :].replace(os.sep, "/")
+                        found[name] = content.decode("ascii")
+        return found
+
+    def has_refs(self, prefix: str) -> bool:
+        """Whether any ref lies under ``prefix`` (ending in ``/``), without listing them all."""
+        folder = self.common_dir / prefix
+        if folder.is_dir():
+            with os.scandir(folder) as entries:
+                if any(entries):
+                    return True
+        return _packed_refs_under(self.common_dir / "packed-refs", prefix, first=True) != {}
+
+    def update_refs(self, updates: Iterable[RefUpdate], message: str) -> None:
+        """Apply every update or none, each conditional on its expected value.
+
+        Refs are locked in sorted order so racers queue in one order instead of failing each
+        other round after round. Raises :class:`RefMoved` when a value changed or a lock is held.
+        """
+        ordered = sorted(updates, key=lambda u: u.name)
+        if ordered:
+            self.update_refs_guarded(ordered[0].name, lambda: (ordered, None), message)
+
+    def update_refs_guarded(
+        self, guard: str, build: Callable[[], tuple[list[RefUpdate], T]], message: str
+    ) -> T:
+        """Lock ``guard`` first, let ``build`` read and decide under that lock, then apply its
+        updates like :meth:`update_refs` (all or none, each conditional on its expected value;
+        raises :class:`RefMoved`).
+
+        Writers that all change ``guard`` (every claim moves its task ref) then queue at one lock
+        instead of each building a whole transaction's objects only to lose the compare-and-swap.
+        ``build`` may raise to refuse; the locks are released and nothing is written.
+        """
+        from .reflocks import queue, writer_record
+
+        locked: list[str] = []
+
+        def lock(tx: pygit2.transaction.ReferenceTransaction, name: str) -> None:
+            try:
+                tx.lock_ref(name)
+            except pygit2.GitError as exc:
+                raise RefMoved(name, str(exc), lock_failed=True) from exc
+            locked.append(name)
+
+        try:
+            # The writer record outlives the transaction block: it is dropped once the
+            # transaction has committed (or aborted) and released its locks.
+            with (
+                queue(self.common_dir, guard),
+                contextlib.ExitStack() as record,
+                self.repo.transaction() as tx,
+            ):
+                lock(tx, guard)
+                try:
+                    with self.one_signature():
+                        updates, value = build()
+                except pygit2.GitError as exc:  # reading failed: no race, retrying cannot help
+                    raise BadInput(
+                        f"git could not read what updating {guard} needs: {exc}"
+                    ) from exc
+                ordered = sorted(updates, key=lambda u: u.name)
+                for update in ordered:
+                    if update.name != guard:
+                        lock(tx, update.name)
+                lock_files = [self.common_dir / f"{name}.lock" for name in locked]
+                record.enter_context(writer_record(self.common_dir, lock_files))
+                for update in ordered:
+                    current = self.read_ref(update.name)
+                    if current != update.expected:
+                        raise RefMoved(update.name, f"expected {update.expected}, found {current}")
+                    if update.new is None:
+                        tx.remove(update.name)
+                    else:
+                        tx.set_target(update.name, update.new, message=message)
+                crash_point("in-transaction")  # kill -9 tests: every ref locked, none written
+        except pygit2.GitError as exc:
+            raise RefMoved(guard, str(exc)) from exc
+        return value
+
+    def update_packed(self, updates: list[RefUpdate]) -> list[RefUpdate]:
+        """Apply ``updates`` (each setting a value) in ``packed-refs``, in one write, each
+        conditional on its expected value, under git's own ``packed-refs.lock``; returns those
+        it held back for :meth:`update_refs` — a ref with a loose file or lock (which a
+        packed value would not override) or a name clashing with another ref's folder.
+
+        For refs written in bulk (tracking refs after a first push, a fresh clone's first
+        adoption): one file instead of a loose file each, which costs as much as the network
+        work at tens of thousands. A writer that makes a loose ref meanwhile (it does not take
+        this lock) wins over the packed value, as in git: its change stands, never lost.
+        Raises :class:`RefMoved` (nothing written) when the lock is held or a value moved.
+        """
+        if not updates:
+            return []
+        path = self.common_dir / "packed-refs"
+        try:
+            fd = os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            raise RefMoved("packed-refs", "packed-refs.lock is held", lock_failed=True) from None
+        try:
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:
+                data = b""
+            try:
+                header, entries = _packed_entries(data)
+            except ValueError:  # a file this reader does not know: a ref transaction decides
+                return updates
+            names = [u.name for u in updates]
+            loose = _loose_names(self.common_dir, _shared_folder(names))
+            clashing = _clashing(names, loose | entries.keys())
+            held, values = [], {}
+            for update in updates:
+                if update.new is None or update.name in loose or update.name in clashing:
+                    held.append(update)
+                    continue
+                current = entries.get(update.name, b"")[:40].decode("ascii") or None
+                if current != update.expected:
+                    raise RefMoved(update.name, f"expected {update.expected}, found {current}")
+                values[update.name] = f"{update.new} {update.name}\n".encode(
+                    "utf-8", "surrogateescape"
+                )
+            entries.update(values)
+            order = sorted(entries, key=lambda name: name.encode("utf-8", "surrogateescape"))
+            content = memoryview(header + b"".join(entries[name] for name in order))
+            while content:
+                content = content[os.write(fd, content) :]
+            os.close(fd)
+            fd = -1
+            os.replace(f"{path}.lock", path)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+                os.unlink(f"{path}.lock")
+        return held
+
+    def lock_report(
+        self, refnames: Iterable[str], older_than: float | None = 0.0
+    ) -> LockReport | None:
+        """The lock files blocking ``refnames`` that are provably stale or at least
+        ``older_than`` seconds old (None: only the provable), with the ``rm`` that clears them.
+        """
+        from .reflocks import blocking
+
+        return blocking(self.common_dir, refnames, older_than)
+
+    # -- objects ---------------------------------------------------------------------------
+
+    def tree_with(self, base: pygit2.Tree | None, changes: Mapping[str, bytes | None]) -> str:
+        """Write ``base`` with ``changes`` (path → content, ``None`` removes); returns tree id."""
+        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
+        nested: dict[str, dict[str, bytes | None]] = {}
+        for path, content in changes.items():
+            head, sep, rest = path.partition("/")
+            if sep:
+                nested.setdefault(head, {})[rest] = content
+            elif content is None:
+                if builder.get(head) is not None:
+                    builder.remove(head)
+            else:
+                builder.insert(head, self.repo.create_blob(content), _FILEMODE_BLOB)
+        for name, sub_changes in nested.items():
+            existing = base[name] if base is not None and name in base else None
+            sub_base = existing if isinstance(existing, pygit2.Tree) else None
+            sub_id = self.tree_with(sub_base, sub_changes)
+            if len(self.repo[sub_id]) == 0:
+                if builder.get(name) is not None:
+                    builder.remove(name)
+            else:
+                builder.insert(name, pygit2.Oid(hex=sub_id), _FILEMODE_TREE)
+        return str(builder.write())
+
+    def commit(
+        self, tree: str, parents: list[str], message: str, author_of: str | None = None
+    ) -> str:
+        """Write a commit; ``author_of`` keeps another commit's author and date (a replayed
+        event, as a rebase keeps them), the committer being this user now."""
+        sig = self.signature()
+        author = self.repo[author_of].author if author_of is not None else sig
+        oid = self.repo.create_commit(
+            None,
+            author,
+            sig,
+            clean_message(message),
+            pygit2.Oid(hex=tree),
+            [pygit2.Oid(hex=p) for p in parents],
+        )
+        return str(oid)
+
+    def commit_info(self, commit: str) -> CommitInfo:
+        """Who made ``commit``, when, and its message."""
+        from datetime import datetime, timedelta, timezone  # only here: most commands skip it
+
+        found = self.repo[commit]
+        who = found.author
+        when = datetime.fromtimestamp(who.time, timezone(timedelta(minutes=who.offset)))
+        return CommitInfo(commit, found.message, f"{who.name} <{who.email}>", when.isoformat())
+
+    def first_parents(self, tip: str, stop: str | None, where: str) -> list[str]:
+        """The commits from ``tip`` back along first parents, ``stop`` excluded; oldest first.
+        BadInput naming ``where`` (the ref) at a commit that cannot be read."""
+        found = []
+        for commit in self.walk_first_parent(tip, where):
+            if str(commit.id) == stop:
+                break
+            found.append(str(commit.id))
+        return found[::-1]
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
+        return str(found) if found is not None else None
+
+    def files_of(self, commit: str | None) -> dict[str, str]:
+        """Every blob of ``commit``'s tree: path → blob id (nothing for ``None``)."""
+        found: dict[str, str] = {}
+        if commit is None:
+            return found
+        pending = [(self.tree_of(commit), "")]
+        while pending:
+            tree, at = pending.pop()
+            for entry in tree:
+                if entry.type_str == "tree":
+                    pending.append((self.repo[entry.id], f"{at}{entry.name}/"))
+                else:
+                    found[f"{at}{entry.name}"] = str(entry.id)
+        return found
+
+    def blob(self, blob_id: str) -> bytes:
+        return self.repo[blob_id].data
+
+    def head_commit(self) -> str | None:
+        """The commit this work tree (or bare repository) has checked out; None when unborn."""
+        if self.repo.head_is_unborn:
+            return None
+        return str(self.repo.head.peel(pygit2.Commit).id)
+
+    def main_branch(self) -> str | None:
+        """The branch (``refs/heads/…``) checked out in the main worktree; None when detached."""
+        head = _head_file(self.common_dir) or ""
+        return head[len("ref: ") :] if head.startswith("ref: refs/heads/") else None
+
+    def has_object(self, oid: str) -> bool:
+        """Whether the object database holds ``oid`` (a record may name a commit that was
+        never fetched here)."""
+        return oid in self.repo
+
+    def tree_of(self, commit: str) -> pygit2.Tree:
+        return self.repo[commit].peel(pygit2.Tree)
+
+    def read_path(self, commit: str, path: str) -> bytes | None:
+        """The blob at ``path`` in ``commit``'s tree, or ``None``."""
+        try:
+            entry = self.tree_of(commit)[path]
+            obj = self.repo[entry.id]  # a submodule's commit is not here: KeyError too
+        except KeyError:
+            return None
+        return obj.data if isinstance(obj, pygit2.Blob) else None
+
+    def files_at(self, commits: Sequence[str], path: str) -> list[bytes | None]:
+        """The blob at ``path`` in each of ``commits``, read in bulk, or ``None`` where a
+        commit is not one okstra would write (another kind of object, missing, unusual
+        headers) or holds no blob at ``path``: read those with :meth:`commit_at` and
+        :meth:`read_path`, which say what is wrong.
+
+        Two ``git cat-file --batch`` read them, the commits then the files in their trees:
+        libgit2 reads objects about half as fast as git, a cost that only a listing of every
+        task (100k refs) pays many times over."""
+        from .plumbing import read_objects
+
+        if not commits:
+            return []
+        trees: list[str | None] = []
+        for found in read_objects(list(commits), str(self.git_dir)):
+            plain = found is not None and found[0] == b"commit" and _PLAIN_COMMIT.match(found[1])
+            trees.append(plain.group(1).decode("ascii") if plain else None)
+        wanted = [f"{tree}:{path}" for tree in trees if tree is not None]
+        blobs = iter(read_objects(wanted, str(self.git_dir)))
+        files: list[bytes | None] = []
+        for tree in trees:
+            blob = next(blobs) if tree is not None else None
+            files.append(blob[1] if blob is not None and blob[0] == b"blob" else None)
+        return files
+
+    def dir_entries(self, commit: str, path: str) -> dict[str, str]:
+        """Name → object id of the entries of the folder ``path`` in ``commit``'s tree (a
+        blob's id is its content's: equal ids, equal files)."""
+        try:
+            entry = self.tree_of(commit)[path]
+        except KeyError:
+            return {}
+        obj = self.repo[entry.id]
+        return {e.name: str(e.id) for e in obj} if isinstance(obj, pygit2.Tree) else {}
+
+    def introduced_by(self, head: str, path: str, blob: str, limit: int = 1000) -> str | None:
+        """The oldest commit of ``head``'s first-parent line, back from ``head``, through which
+        ``path`` holds ``blob`` without a break: where that content arrived. None when ``head``
+        does not hold it there."""
+        found = None
+        for count, commit in enumerate(self.walk_first_parent(head, f"{path} in {head[:12]}")):
+            try:
+                here = str(commit.tree[path].id)
+            except KeyError:
+                break
+            if here != blob or count >= limit:
+                break
+            found = str(commit.id)
+        return found
+
+    def list_dir(self, commit: str, path: str) -> list[str]:
+        try:
+            entry = self.tree_of(commit)[path]
+        except KeyError:
+            return []
+        obj = self.repo[entry.id]
+        return [e.name for e in obj] if isinstance(obj, pygit2.Tree) else []
+
+    def walk_first_parent(self, head: str, where: str) -> Iterable[pygit2.Commit]:
+        """``head`` and its first parents, newest first; BadInput naming ``where`` (the ref) at
+        a commit that cannot be read."""
+        commit = self.commit_at(head, where)
+        while commit.parent_ids:
+            yield commit
+            commit = self.commit_at(str(commit.parent_ids[0]), f"{where} (history)")
+        yield commit
+
+    def resolve_commit(self, rev: str) -> str:
+        try:
+            return str(self.repo.revparse_single(rev).peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as exc:
+            raise BadInput(f"{rev!r} does not name a commit in {self.git_dir}") from exc
+
+    # -- notes -----------------------------------------------------------------------------
+
+    def read_note(self, notes_ref: str, target: str) -> bytes | None:
+        """The note on ``target`` in ``notes_ref``, whatever fanout wrote it (git writes flat,
+        2/38 and, past ~65k notes, 2/2/36)."""
+        head = self.ref_commit(notes_ref)
+        if head is None:
+            return None
+        return note_in(self, self.tree_of(head), target)
+
+    def add_note_lines(
+        self, notes_ref: str, target: str, lines: Iterable[str], message: str
+    ) -> bool:
+        """Merge ``lines`` into the JSON-Lines note on ``target``: sorted, unique.
+
+        The same shape as ``git notes merge -s cat_sort_uniq``, so two clones' notes merge.
+        Notes are written under a 2/38 fanout so the notes tree never becomes one flat tree
+        (rewriting a flat tree is quadratic in the number of notes). Returns False when every
+        line was already there.
+        """
+        return self.add_notes_lines(notes_ref, {target: lines}, message)
+
+    def add_notes_lines(
+        self, notes_ref: str, lines_by_target: Mapping[str, Iterable[str]], message: str
+    ) -> bool:
+        """:meth:`add_note_lines` for several objects at once, in ONE notes commit.
+
+        A verdict goes on a commit and on that commit's tree together, so a reader looking a
+        verdict up by tree never sees one without the other.
+        """
+
+        def attempt() -> bool:
+            update = self.notes_update(notes_ref, lines_by_target, message)
+            if update is None:
+                return False
+            self.update_refs([update], message)
+            return True
+
+        return cas_retry(self, attempt, [notes_ref])
+
+    def notes_update(
+        self, notes_ref: str, lines_by_target: Mapping[str, Iterable[str]], message: str
+    ) -> RefUpdate | None:
+        """Write (not land) the notes commit merging ``lines_by_target`` into ``notes_ref``,
+        read fresh; ``None`` when every line is already there. Land it with
+        :meth:`update_refs`, alone or in one transaction with other refs."""
+        old = self.ref_commit(notes_ref)
+        changes: dict[str, bytes | None] = {}
+        for target, lines in lines_by_target.items():
+            # Bytes split at "\n" only, as cat_sort_uniq does: JSON written with
+            # ensure_ascii=False may hold U+2028 or U+0085, which str.splitlines() splits at.
+            existing = self.read_note(notes_ref, target) or b""
+            have = [ln for ln in existing.split(b"\n") if ln]
+            merged = sorted(set(have) | {ln.encode("utf-8") for ln in lines})
+            if merged != have:
+                changes.update(dict.fromkeys(note_paths(target)))  # drop any old fanout
+                changes[f"{target[:2]}/{target[2:]}"] = b"\n".join(merged) + b"\n"
+        if not changes:
+            return None
+        base = self.tree_of(old) if old else None
+        tree = self.tree_with(base, changes)
+        return RefUpdate(notes_ref, self.commit(tree, [old] if old else [], message), old)
+
+    # -- ancestry and cleanliness ------------------------------------------------------------
+
+    def not_contained(self, head: str, commits: Iterable[str], base: str | None = None) -> set[str]:
+        """The commits of ``commits`` that ``head`` does not contain (a commit contains itself).
+
+        One walk from ``head`` hiding ``base`` answers all of them, so the cost is bounded by
+        the task's own commits rather than by history depth (libgit2 ignores commit-graph).
+        """
+        pending = set(commits) - {head}
+        if not pending:
+            return set()
+        walker = self.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
+        if base is not None:
+            walker.hide(pygit2.Oid(hex=base))
+        for commit in walker:
+            pending.discard(str(commit.id))
+            if not pending:
+                return set()
+        # Whatever the walk did not see may still lie at or behind the base.
+        if base is None:
+            return pending
+        return {
+            c
+            for c in pending
+            if c != base and not self.repo.descendant_of(pygit2.Oid(hex=base), pygit2.Oid(hex=c))
+        }
+
+    def has_commit(self, commit: str) -> bool:
+        """``commit`` names a commit this repository holds (one recorded by another clone may
+        not be here)."""
+        try:
+            return isinstance(self.repo[commit], pygit2.Commit)
+        except (KeyError, ValueError):
+            return False
+
+    def check_history(self, head: str, known: Iterable[str], where: str) -> None:
+        """BadInput naming ``where`` when a commit reachable from ``head`` but not from
+        ``known`` (what the other side has) cannot be parsed — e.g. an identity line an older
+        writer left broken: such a commit must not be published."""
+        try:
+            walker = self.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
+            for sha in known:
+                if sha in self.repo:
+                    walker.hide(pygit2.Oid(hex=sha))
+            for _ in walker:
+                pass
+        except pygit2.GitError as exc:  # so it is never published
+            raise unreadable(where, "holds a commit", exc) from None
+
+    def history_readable(self, heads: Iterable[str], known: Iterable[str]) -> bool:
+        """Whether every commit reachable from ``heads`` but not from ``known`` parses: one
+        walk for all of them (:meth:`check_history` names the ref of one that does not)."""
+        try:
+            walker = self.repo.walk(None, pygit2.enums.SortMode.NONE)
+            for head in heads:
+                walker.push(pygit2.Oid(hex=head))
+            for sha in known:
+                if sha in self.repo:
+                    walker.hide(pygit2.Oid(hex=sha))
+            for _ in walker:
+                pass
+        except (pygit2.GitError, KeyError, ValueError):
+            return False
+        return True
+
+    def contains(self, head: str, commit: str) -> bool:
+        return commit == head or self.repo.descendant_of(
+            pygit2.Oid(hex=head), pygit2.Oid(hex=commit)
+        )
+
+    def diff_stat(self, base: str, head: str) -> list[DiffStatEntry]:
+        """What ``git diff --stat base head`` lists (renames detected), one entry per file."""
+        diff = self.repo.diff(self.tree_of(base), self.tree_of(head))
+        diff.find_similar()
+        entries = []
+        for patch in diff:
+            delta = patch.delta
+            _context, added, deleted = patch.line_stats
+            old, new = delta.old_file.path, delta.new_file.path
+            entries.append(
+                DiffStatEntry(
+                    path=new if old == new else f"{old} => {new}",
+                    added=added,
+                    deleted=deleted,
+                    binary=delta.is_binary,
+                )
+            )
+        return entries
+
+    def worktree_for_branch(self, branch: str) -> Path | None:
+        """The work tree (main or linked) with ``refs/heads/<branch>`` checked out, if any.
+
+        Reads each work tree's ``HEAD`` file instead of opening every work tree; the path of
+        a linked work tree whose folder was deleted is still returned (the caller says so).
+        """
+        wanted = f"ref: refs/heads/{branch}"
+        if _head_file(self.common_dir) == wanted:
+            main = pygit2.Repository(str(self.common_dir)).workdir
+            if main:
+                return Path(main)
+        for name in self.repo.list_worktrees():
+            if _head_file(self.common_dir / "worktrees" / name) == wanted:
+                path = Path(self.repo.lookup_worktree(name).path)
+                if not is_aside(path):  # one being made or removed is not checked out yet
+                    return path
+        return None
+
+
+# What ``git commit`` strips from the ends of a name or email (ident.c: "crud").
+_IDENT_CRUD = frozenset(map(chr, range(33))) | frozenset(".,:;<>\"\\'")
+
+
+def ident_text(text: str) -> str:
+    """A name or email as ``git commit`` writes it: crud trimmed from both ends and the
+    characters that delimit an identity line (newline, ``<``, ``>``) dropped, so a hostile
+    ``user.name`` cannot give a commit a second header line or a ``missingEmail``."""
+    start, end = 0, len(text)
+    while start < end and text[start] in _IDENT_CRUD:
+        start += 1
+    while end > start and text[end - 1] in _IDENT_CRUD:
+        end -= 1
+    return "".join(ch for ch in text[start:end] if ch not in "\n<>")
+
+
+def clean_message(message: str) -> str:
+    """A commit message as ``git commit --cleanup=whitespace`` leaves it: NULs dropped (a C
+    string would end there), trailing whitespace off every line, runs of blank lines made one,
+    no blank lines at either end, one final newline."""
+    lines: list[str] = []
+    for line in message.replace("\0", "").split("\n"):
+        line = line.rstrip()
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def note_in(repo: GitRepo, tree: pygit2.Tree, target: str) -> bytes | None:
+    """The note on ``target`` in a notes tree; an entry that is not a blob (a forged tree) is
+    no note."""
+    for path in note_paths(target):
+        try:
+            found = repo.repo[tree[path].id]
+        except KeyError:
+            continue
+        return found.data if isinstance(found, pygit2.Blob) else None
+    return None
+
+
+def cas_retry(
+    repo: GitRepo, attempt: Callable[[], T], refnames: Iterable[str], attempts: int = 60
+) -> T:
+    """Run ``attempt`` until its compare-and-swap lands; each try re-reads from scratch.
+
+    Backoff is jittered so racers spread out; after ``attempts`` the loss is a Conflict,
+    naming the lock files that blocked it, if any.
+    """
+    names = list(refnames)
+    delay = 0.002
+    for tries in range(1, attempts + 1):
+        try:
+            return attempt()
+        except RefMoved as moved:
+            if moved.lock_failed:
+                # A lock left by a killed writer never clears: name it at once when its writer
+                # is provably gone, or once it is old (a live writer holds one for milliseconds).
+                old = OLD_LOCK_SECONDS if tries % 8 == 0 else None
+                found = repo.lock_report([*names, moved.refname], old)
+                if found is not None:
+                    raise Conflict(found.text, hint=found.command) from None
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 1.6, 0.1)
+    found = repo.lock_report(names)
+    if found is not None:
+        raise Conflict(found.text, hint=found.command)
+    raise Conflict(f"lost the race to update {', '.join(names)} after {attempts} attempts; retry")
+
+
+def _head_file(git_dir: Path) -> str | None:
+    try:
+        return (git_dir / "HEAD").read_text("utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def common_dir_of(git_dir: Path) -> Path:
+    """The shared git dir of a linked worktree (``.git/worktrees/<name>`` → ``.git``)."""
+    pointer = git_dir / "commondir"
+    try:
+        rel = pointer.read_text("utf-8").strip()
+    except FileNotFoundError:
+        return git_dir
+    return (git_dir / rel).resolve()
+
+
+def same_path(a: Path, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+ASIDE_MAKING = "okstra-new"
+ASIDE_REMOVING = "okstra-old"
+
+
+def is_aside(path: Path) -> bool:
+    """A worktree folder okstra is making or removing, never one to use."""
+    return path.name.startswith(".") and path.name.endswith(
+        (f".{ASIDE_MAKING}", f".{ASIDE_REMOVING}")
+    )
+
+
+def commits_not_in(
+    repo: GitRepo, head: str, base: str | None, limit: int = 20
+) -> list[tuple[str, str]]:
+    """Commits reachable from ``head`` but not from ``base``: (id, subject), newest first."""
+    walker = repo.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.TOPOLOGICAL)
+    if base is not None:
+        walker.hide(pygit2.Oid(hex=base))
+    found = []
+    for commit in walker:
+        found.append((str(commit.id), commit.message.split("\n", 1)[0]))
+        if len(found) >= limit:
+            break
+    return found

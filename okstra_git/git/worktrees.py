@@ -1,0 +1,338 @@
+"""Linked worktrees okstra makes, checks and removes whole: one per claimed stage, one per
+task (docs/storage.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from ..core.crashpoints import crash_point
+from ..core.errors import BadInput, Conflict, Refused
+from ..core.shell import command
+from ..core.values import Value, init
+from .repo import (
+    ASIDE_MAKING,
+    ASIDE_REMOVING,
+    OKSTRA_DIR,
+    GitRepo,
+    RefUpdate,
+    common_dir_of,
+    same_path,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -> str | None:
+    """The commit checked out in a work tree; None when the folder is gone or not a work tree
+    (of ``of``'s repository, when given), or its branch has no commit yet.
+
+    A folder ``of`` has registered as a worktree but whose ``.git`` file was deleted raises
+    BadInput naming the repair: treating it as gone would record the branch head instead of
+    the files in it, and its uncommitted work could be thrown away as "missing".
+    """
+    try:
+        repo = pygit2.Repository(str(worktree))
+    except pygit2.GitError:
+        repo = None
+    if repo is None or repo.workdir is None or not same_path(Path(repo.workdir), Path(worktree)):
+        if of is not None:
+            require_intact(of, Path(worktree))
+        return None  # gone, or a plain folder inside some other repository
+    if of is not None and common_dir_of(Path(repo.path)).resolve() != of.common_dir.resolve():
+        return None  # a work tree of another clone (worktree roots can be shared)
+    if repo.head_is_unborn:
+        return None
+    return str(repo.head.target)
+
+
+def worktree_owner(path: Path) -> Path | None:
+    """The git dir of the repository whose work tree (main or linked) ``path`` is, if it is
+    one: says whose a folder in our way is."""
+    try:
+        repo = pygit2.Repository(str(path))
+    except pygit2.GitError:
+        return None
+    if repo.workdir is None or not same_path(Path(repo.workdir), path):
+        return None
+    return common_dir_of(Path(repo.path))
+
+
+def occupied(path: Path, wanted: str, retry: str) -> str:
+    """Why the folder ``path`` cannot become ``wanted``, and the way out. Another repository's
+    worktree (a clone sharing the worktree root) is never ours to move or remove: this clone
+    gets a root of its own instead."""
+    owner = worktree_owner(path)
+    if owner is not None:
+        return (
+            f"{path} is a worktree of another repository ({owner}), not {wanted}; okstra "
+            "leaves it alone. Give this clone a worktree root of its own (git config "
+            f"okstra.worktreeRoot PATH), then {retry} again"
+        )
+    return (
+        f"{path} exists and is not {wanted} (nor any git worktree); move it away, then "
+        f"{retry} again"
+    )
+
+
+def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
+    """Staged, unstaged and untracked paths of a worktree, outside ``.okstra/``.
+
+    Ignored files do not count; an untracked folder is reported once, as git status does.
+    """
+    try:
+        repo = pygit2.Repository(str(worktree))
+    except pygit2.GitError as exc:
+        raise BadInput(
+            f"{worktree} is not a git work tree any more ({exc}); if it was one, its .git file "
+            "was removed: see git worktree repair"
+        ) from exc
+    ignored = pygit2.enums.FileStatus.IGNORED
+    return sorted(
+        path
+        for path, flags in repo.status(untracked_files="normal").items()
+        if not flags & ignored and path != OKSTRA_DIR and not path.startswith(OKSTRA_DIR + "/")
+    )
+
+
+class WorktreeInfo(Value):
+    """A linked worktree as registered in ``<common dir>/worktrees/<name>``."""
+
+    __slots__ = ("broken", "locked", "name", "path", "prunable")
+    name: str
+    """The git worktree name (the admin folder's name)."""
+    path: Path
+    """Where its files are."""
+    prunable: bool
+    """True when its folder is gone (removed by hand or by a crash mid-teardown)."""
+    locked: str | None
+    """Why it is locked (``git worktree lock [--reason]``; empty without a reason), else None."""
+    broken: bool
+    """Its folder is there but its ``.git`` file is gone or points elsewhere: git cannot read
+    it until ``git worktree repair`` rewrites the file."""
+
+    def __init__(
+        self, name: str, path: Path, prunable: bool, locked: str | None, broken: bool
+    ) -> None:
+        init(self, name=name, path=path, prunable=prunable, locked=locked, broken=broken)
+
+
+def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
+    """The linked worktree registered for ``path`` (its folder may be gone), if any."""
+    for name in repo.repo.list_worktrees():
+        try:
+            found = repo.repo.lookup_worktree(name)
+        except (KeyError, pygit2.GitError):
+            continue
+        where = Path(found.path)
+        if same_path(where, path):
+            admin = repo.common_dir / "worktrees" / name
+            try:
+                locked: str | None = (admin / "locked").read_text("utf-8", "replace").strip()
+            except (FileNotFoundError, NotADirectoryError):
+                locked = None
+            broken = where.is_dir() and not _gitfile_points_to(where / ".git", admin)
+            return WorktreeInfo(name, where, bool(found.is_prunable), locked, broken)
+    return None
+
+
+def _gitfile_points_to(gitfile: Path, admin: Path) -> bool:
+    try:
+        text = gitfile.read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not text.startswith("gitdir:"):
+        return False
+    target = Path(text[len("gitdir:") :].strip())
+    return same_path(gitfile.parent / target, admin)
+
+
+def require_intact(repo: GitRepo, path: Path) -> None:
+    """BadInput when ``path`` is a worktree of ``repo`` whose ``.git`` file was deleted."""
+    found = worktree_at(repo, path)
+    if found is None or not found.broken:
+        return
+    main = repo.common_dir.parent if repo.common_dir.name == ".git" else repo.common_dir
+    repair = command("git", "-C", main, "worktree", "repair", found.path)
+    raise BadInput(
+        f"{found.path} is registered as git worktree {found.name!r} of {main}, but its .git "
+        "file is missing or points elsewhere, so git cannot read the files in it (nothing was "
+        f"changed). Repair it with: {repair}",
+        hint=repair,
+    )
+
+
+def _name_taken(repo: GitRepo, name: str) -> bool:
+    try:
+        repo.repo.lookup_worktree(name)
+    except (KeyError, pygit2.GitError):
+        return False
+    return True
+
+
+def main_worktree(repo: GitRepo) -> tuple[Path, str]:
+    """The main worktree's folder and HEAD commit (the task worktree starts from it)."""
+    main = pygit2.Repository(str(repo.common_dir))
+    if main.is_bare or main.workdir is None:
+        raise BadInput(f"{repo.common_dir} is a bare repository; stage worktrees need a work tree")
+    if main.head_is_unborn:
+        raise BadInput(
+            f"the main worktree {main.workdir} has no commit yet; commit something first"
+        )
+    return Path(main.workdir), str(main.head.peel(pygit2.Commit).id)
+
+
+WORKTREE_LOCK_TIMEOUT = 300.0
+"""Seconds to wait for another process making the same worktree (a checkout can be slow)."""
+
+
+def _aside(path: Path, what: str) -> Path:
+    """The hidden sibling where a worktree is built (``okstra-new``) or taken apart
+    (``okstra-old``): on the same filesystem, so moving it into or out of place is a rename."""
+    return path.with_name(f".{path.name}.{what}")
+
+
+def add_worktree(
+    repo: GitRepo, name: str, path: Path, branch: str, start: str
+) -> tuple[bool, bool]:
+    """Make a worktree at ``path`` on ``branch`` (created at ``start`` when absent).
+
+    Idempotent: the worktree already registered for ``path`` is reused as it is. ``name`` is
+    the git worktree name; when another path holds it (two task keys whose slugs join to the
+    same name), a suffix from the path keeps both. Returns ``(made_worktree, made_branch)`` so
+    a caller rolling back removes only what it made.
+
+    All or nothing, even under kill -9: the checkout is made at a hidden sibling
+    (``.<leaf>.okstra-new``), then the worktree's admin entry is pointed at ``path`` and the
+    folder renamed there. libgit2 checks out after registering the worktree, so a kill
+    mid-checkout leaves only the hidden sibling, which the next call discards and redoes;
+    ``path`` itself only ever holds a complete checkout.
+
+    Makers of one branch's worktree queue on a lock file: racing claims of one task all make
+    the task worktree, and without it the second fails inside the first one's half-made branch
+    or admin folder. The kernel drops the lock when its holder dies, so it never goes stale.
+    """
+    existing = worktree_at(repo, path)
+    if existing is not None and not existing.prunable:
+        require_intact(repo, path)
+        return False, False
+    import filelock
+
+    lock_path = repo.common_dir / "okstra-locks" / "worktrees" / f"{branch}.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(str(lock_path))
+    try:
+        lock.acquire(timeout=WORKTREE_LOCK_TIMEOUT)
+    except filelock.Timeout as exc:
+        raise Conflict(
+            f"another process has been making the worktree of {branch} at {path} for "
+            f"{WORKTREE_LOCK_TIMEOUT:.0f}s (lock {lock_path}); wait for it and run the command "
+            "again"
+        ) from exc
+    try:
+        return _add_worktree_locked(repo, name, path, branch, start)
+    finally:
+        lock.release()
+
+
+def _add_worktree_locked(
+    repo: GitRepo, name: str, path: Path, branch: str, start: str
+) -> tuple[bool, bool]:
+    staging = _aside(path, ASIDE_MAKING)
+    _discard(repo, staging)  # a maker killed half-way: its checkout is redone, never reused
+    existing = worktree_at(repo, path)  # again: the lock's previous holder may have made it
+    if existing is not None:
+        if not existing.prunable:
+            require_intact(repo, path)
+            return False, False
+        repo.repo.lookup_worktree(existing.name).prune(True)
+    if path.exists() and any(path.iterdir()):
+        raise Refused(occupied(path, f"a worktree of branch {branch}", "run the command"))
+    if _name_taken(repo, name):
+        import hashlib
+
+        name = f"{name}-{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+    refname = f"refs/heads/{branch}"
+    made_branch = False
+    if repo.read_ref(refname) is None:
+        try:
+            repo.repo.branches.local.create(branch, repo.repo[start].peel(pygit2.Commit))
+            made_branch = True
+        except pygit2.AlreadyExistsError:
+            pass  # made meanwhile by plain git: same name, we use it
+        except (pygit2.GitError, OSError, ValueError) as exc:
+            locked = repo.lock_report([refname])
+            raise Refused(
+                f"cannot create branch {branch} at {start}: {exc}"
+                + (f"; {locked.text}" if locked else ""),
+                hint=locked.command if locked else None,
+            ) from exc
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        repo.repo.add_worktree(name, str(staging), repo.repo.lookup_reference(refname))
+        crash_point("worktree-checked-out")
+        # The commit point: the admin entry names the final place, then the folder goes there.
+        # Killed between the two, the entry is prunable (its folder is missing) and the next
+        # call redoes the worktree.
+        from ..core.userfiles import write_atomic
+
+        admin = repo.common_dir / "worktrees" / name
+        write_atomic(admin / "gitdir", f"{path / '.git'}\n".encode(), "worktree admin file")
+        crash_point("worktree-registered")
+        os.rename(staging, path)  # replaces an empty folder; fails on a non-empty one
+    except (pygit2.GitError, OSError, BadInput) as exc:
+        _discard(repo, staging)
+        if _name_taken(repo, name) and repo.repo.lookup_worktree(name).is_prunable:
+            repo.repo.lookup_worktree(name).prune(True)
+        if made_branch:
+            delete_branch(repo, branch, start)
+        raise Refused(f"cannot make worktree {name!r} at {path} on {branch}: {exc}") from exc
+    return True, made_branch
+
+
+def _discard(repo: GitRepo, aside: Path) -> None:
+    """Remove a hidden sibling folder okstra was making or taking apart, and its admin entry.
+
+    Only okstra writes these names, and only once it has decided the folder may go: a half-made
+    checkout, or a worktree whose work is already safe elsewhere.
+    """
+    import shutil
+
+    found = worktree_at(repo, aside)
+    if aside.exists():
+        shutil.rmtree(aside)
+    if found is not None:
+        repo.repo.lookup_worktree(found.name).prune(True)
+
+
+def remove_worktree(repo: GitRepo, path: Path) -> None:
+    """Delete the worktree at ``path``; the caller has made sure no work is lost by it.
+
+    The folder is first renamed aside (``.<leaf>.okstra-old``), then the admin entry pruned,
+    then the renamed folder deleted. Killed at any point, ``path`` holds either the whole
+    worktree or nothing, and the next call finishes the teardown (never a half-deleted tree
+    that looks like a mass of uncommitted deletions). A locked worktree is refused.
+    """
+    found = worktree_at(repo, path)
+    trash = _aside(path, ASIDE_REMOVING)
+    if found is not None:
+        if found.locked is not None:
+            raise Refused(f"the worktree {found.path} is locked ({found.locked or 'no reason'})")
+        if found.path.exists():
+            _discard(repo, trash)
+            os.rename(found.path, trash)
+            crash_point("worktree-moved-aside")
+        repo.repo.lookup_worktree(found.name).prune(True)
+        crash_point("worktree-unregistered")
+    _discard(repo, trash)
+
+
+def delete_branch(repo: GitRepo, branch: str, expected: str) -> None:
+    """Delete ``refs/heads/<branch>`` if it still points at ``expected`` (RefMoved otherwise)."""
+    repo.update_refs(
+        [RefUpdate(f"refs/heads/{branch}", None, expected)], f"okstra: delete {branch}"
+    )

@@ -1,0 +1,175 @@
+"""Which stages a claim may take (SPEC §5, seed 000 §2.3). Pure: no git here.
+
+The **ready set** is every stage that is not done, whose depends-on are all done, and that no
+live claim holds. The **batch** is the front of the ready set in stage-number order, taken while
+the summed effective steps stay within the run budget — and always at least one stage, so a
+stage that alone exceeds the budget still runs (by itself).
+
+A ``started`` claim whose lease has expired still holds its stage unless the caller asked to
+take expired claims over: taking a stage from a run that may still be working is never implicit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ..core.errors import BadInput, Refused
+from ..core.values import Value, init
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ..records.claim import Claim
+    from .stagemap import Stage
+
+RUN_STEP_BUDGET = 8
+"""Most summed effective steps one implementation run takes on (seed 000: the run budget)."""
+
+STARTED = "started"
+EXPIRED = "expired"
+DONE = "done"
+RELEASED = "released"
+
+
+class Holder(Value):
+    """What a stage's claim ref says, reduced to what selection needs."""
+
+    __slots__ = ("lease_expires_at", "run_id", "state", "who")
+    state: str
+    """``started`` (live), ``expired`` (started, lease past), ``done`` or ``released``."""
+    run_id: str
+    """The run named in the claim."""
+    who: str
+    """Who holds it and where, e.g. ``Bob <bob@example.org> on build-7`` (empty: unknown)."""
+    lease_expires_at: str | None
+    """When a started claim's lease runs out; None: it has no lease (held until released)."""
+
+    def __init__(
+        self, state: str, run_id: str, who: str = "", lease_expires_at: str | None = None
+    ) -> None:
+        init(self, state=state, run_id=run_id, who=who, lease_expires_at=lease_expires_at)
+
+    @property
+    def held_by(self) -> str:
+        """``run R (WHO, lease …)``: enough to find the holder and judge whether it is alive."""
+        lease = f"lease until {self.lease_expires_at}" if self.lease_expires_at else "no lease"
+        return f"run {self.run_id} ({self.who + ', ' if self.who else ''}{lease})"
+
+
+class Selection(Value):
+    """The outcome of one selection over a Stage Map and its claims."""
+
+    __slots__ = ("batch", "blocked", "ready", "steps", "take_over")
+    ready: tuple[int, ...]
+    """Ready stages in number order."""
+    batch: tuple[int, ...]
+    """What a claim takes: a prefix of ``ready`` within the budget, or the one asked for."""
+    blocked: dict[int, str]
+    """Stages that are not ready, with the reason in words."""
+    take_over: tuple[int, ...]
+    """Batch members whose expired claim the new claim replaces."""
+    steps: int
+    """Summed effective steps of the batch."""
+
+    def __init__(
+        self,
+        ready: tuple[int, ...],
+        batch: tuple[int, ...],
+        blocked: dict[int, str],
+        take_over: tuple[int, ...],
+        steps: int,
+    ) -> None:
+        init(self, ready=ready, batch=batch, blocked=blocked, take_over=take_over, steps=steps)
+
+
+def claim_holder(claim: Claim, now: datetime | None) -> Holder:
+    """How a stored claim holds its stage at ``now`` (None: when its lease is judged, so a
+    read with no lease to judge never loads ``datetime``): ``expired`` once a started claim's
+    lease ran out."""
+    state = claim.status
+    if state == "started" and claim.lease_expired(now):
+        state = EXPIRED
+    return Holder(state, claim.run_id, claim.who, claim.lease_expires_at)
+
+
+def _steps(stage: Stage) -> int:
+    if stage.effective_steps is None:
+        raise BadInput(
+            f"stage {stage.number} has no whole-number effective steps; fix the Stage Map "
+            "(git okstra plan validate)"
+        )
+    return stage.effective_steps
+
+
+def _blocked_reason(
+    stage: Stage, holders: Mapping[int, Holder], take_over_expired: bool
+) -> str | None:
+    holder = holders.get(stage.number)
+    if holder is not None:
+        if holder.state == DONE:
+            return f"done ({holder.run_id})"
+        if holder.state == STARTED:
+            return f"held by {holder.held_by}"
+        if holder.state == EXPIRED and not take_over_expired:
+            return (
+                f"held by {holder.held_by}, whose lease expired; take it over with "
+                "--take-over-expired"
+            )
+    waiting = [d for d in stage.depends_on if holders.get(d, _NONE).state != DONE]
+    if waiting:
+        return "waiting for stage(s) " + ", ".join(str(d) for d in waiting) + " (not done)"
+    return None
+
+
+_NONE = Holder(state="", run_id="")
+
+
+def select(
+    stages: Sequence[Stage],
+    holders: Mapping[int, Holder],
+    *,
+    stage: int | None = None,
+    take_over_expired: bool = False,
+    budget: int = RUN_STEP_BUDGET,
+) -> Selection:
+    """Ready set and batch; ``stage`` asks for exactly that stage (refused unless ready).
+
+    Returns an empty batch when nothing is ready in auto mode; the caller decides what that
+    means (``stage ready`` shows it, ``stage claim`` refuses).
+    """
+    ordered = sorted(stages, key=lambda s: s.number)
+    by_number = {s.number: s for s in ordered}
+    blocked: dict[int, str] = {}
+    ready: list[int] = []
+    for item in ordered:
+        reason = _blocked_reason(item, holders, take_over_expired)
+        if reason is None:
+            ready.append(item.number)
+        else:
+            blocked[item.number] = reason
+    if stage is not None:
+        if stage not in by_number:
+            known = ", ".join(str(n) for n in by_number) or "none"
+            raise BadInput(f"--stage {stage}: the plan has no stage {stage} (stages: {known})")
+        if stage in blocked:
+            raise Refused(f"stage {stage} is not ready: {blocked[stage]}")
+        batch = [stage]
+    else:
+        batch, total = [], 0
+        for number in ready:
+            cost = _steps(by_number[number])
+            if batch and total + cost > budget:
+                break
+            batch.append(number)
+            total += cost
+    take_over = tuple(
+        n for n in batch if holders.get(n, _NONE).state == EXPIRED and take_over_expired
+    )
+    return Selection(
+        ready=tuple(ready),
+        batch=tuple(batch),
+        blocked=blocked,
+        take_over=take_over,
+        steps=sum(_steps(by_number[n]) for n in batch),
+    )

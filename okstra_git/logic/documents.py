@@ -1,0 +1,205 @@
+"""The multi-line texts commands print: the ``VERIFICATION_TARGET`` block, the run directive
+of a claim and the task index.
+
+Pure: plain data (the ``--json`` objects) in, Markdown out; every command in them is built by
+``shell``. They are short fixed layouts, so
+they are written here as Python rather than Jinja templates: importing jinja2 alone costs a
+command about a third of what loading pygit2 does, which is the whole start-up budget of a
+read command (the reports, long and many-sectioned, keep their Jinja templates).
+"""
+
+from __future__ import annotations
+
+from ..core.shell import command, okstra
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+_BREAKS = {
+    ord(ch): ch.encode("unicode_escape").decode() for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+}
+
+
+def _v(value: Any) -> str:
+    """A value as one line (a line break shown as its escape): an agent acts on these texts
+    line by line, and a value (a plan path, a file name from git status, a title from a fetched
+    record) that added a line would be read as scope."""
+    return value.translate(_BREAKS) if isinstance(value, str) else str(value)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def verification_target(target: dict[str, Any]) -> str:
+    """``verify target``'s block: scope, worktree, base, head, diff stat and stages."""
+    base, head, worktree = target["base"], target["head"], target["worktree"]
+    scope = f"- **Verification scope:** `{_v(target['scope'])}`"
+    if target["scope"] == "single-stage":
+        scope += (
+            " — a partial verification: even an `accepted` verdict does not open `release-handoff`"
+        )
+    stat = target["diffStat"]
+    width = max((len(f["path"]) for f in stat["files"]), default=0)
+    files = [
+        f"{_v(f['path'].ljust(width))} | "
+        + ("binary" if f["binary"] else f"+{f['added']} -{f['deleted']}")
+        for f in stat["files"]
+    ]
+    stages = [
+        f"| {_v(s['stage'])} | {_v(s['status'])} | "
+        f"{_v('`' + s['headCommit'][:12] + '`') if s.get('headCommit') else '—'} | "
+        f"{_v('`' + s['reportPath'] + '`') if s.get('reportPath') else '—'} |"
+        for s in target["stages"]
+    ]
+    lines = [
+        "## VERIFICATION_TARGET",
+        "",
+        f"- **Task:** `{_v(target['taskKey'])}`",
+        scope,
+        f"- **Worktree:** `{_v(worktree)}`",
+        f"- **Base:** `{_v(base)}`",
+        f"- **HEAD:** `{_v(head)}` (tree `{_v(target['headTree'])}`)",
+        f"- **Review:** `{command('git', '-C', worktree, 'diff', f'{base[:12]}..{head[:12]}')}`",
+        "",
+        f"### Diff stat ({_v(base[:12])}..{_v(head[:12])})",
+        "",
+        "```",
+        *files,
+        f"{_plural(stat['filesChanged'], 'file')} changed, "
+        f"{_plural(stat['insertions'], 'insertion')}(+), "
+        f"{_plural(stat['deletions'], 'deletion')}(-)",
+        "```",
+        "",
+        "### Stages",
+        "",
+        "| Stage | Status | Done commit | Implementation report |",
+        "|---|---|---|---|",
+        *stages,
+    ]
+    for s in target["stages"]:
+        if s.get("report"):
+            lines += [
+                "",
+                f"### Stage {_v(s['stage'])} report (stored with its done claim)",
+                "",
+                _v(s["report"].rstrip()),
+            ]
+    return "\n".join(lines) + "\n"  # each value escaped where it is used (file paths pad first)
+
+
+def task_index(task: dict[str, Any], ref: str) -> str:
+    """``task show``'s summary of a manifest (and ``task-index.md``)."""
+    flow = task["workflow"]
+    run = task.get("latestRun")
+    plan = task.get("latestPlan")
+    latest_run = f"{run['taskType']} {run['seq']} ({run['status']})" if run else "—"
+    plan_cell = f"plan-{plan['seq']} (`{plan['path']}`, blob {plan['blob'][:12]})" if plan else "—"
+    rows = [
+        ("task key", f"`{task['taskKey']}`"),
+        ("task type", task["taskType"]),
+        ("work category", task.get("workCategory", "")),
+        ("status", task.get("currentStatus", "")),
+        (
+            "current phase",
+            f"{flow.get('currentPhase', '')} ({flow.get('currentPhaseState', '')})",
+        ),
+        ("last completed phase", flow.get("lastCompletedPhase") or "—"),
+        ("next recommended phase", flow.get("nextRecommendedPhase") or "—"),
+        ("awaiting approval", "yes" if flow.get("awaitingApproval") else "no"),
+        ("routing", flow.get("routingStatus", "")),
+        ("latest run", latest_run),
+        ("latest report", task.get("latestReportPath") or "—"),
+        ("plan", plan_cell),
+        ("implementation base", task.get("implementationBaseCommit") or "—"),
+        ("updated", task.get("updatedAt", "")),
+    ]
+    phase = flow.get("nextRecommendedPhase") or task["taskType"]
+    lines = [
+        f"# Task {task['taskKey']}",
+        "",
+        f"> Quick summary rendered from `{ref}:task.json`; the ref is the source of truth.",
+        "",
+        "| field | value |",
+        "|---|---|",
+        *(f"| {name} | {_v(value)} |" for name, value in rows),
+        "",
+        f"Resume: `{okstra('run', 'start', task['taskKey'], '--type', phase)}`",
+    ]
+    return "".join(_v(line) + "\n" for line in lines)
+
+
+def run_directive(
+    key: str,
+    run_id: str,
+    stages: list[dict[str, Any]],
+    task_worktree: str,
+    task_branch: str,
+    implementation_base: str,
+    plan_path: str | None,
+    plan_blob: str | None,
+) -> str:
+    """What a claim prints: the run's authoritative scope and, per stage, where to work."""
+    csv = ",".join(str(s["stage"]) for s in stages)
+    scope = "this Stage Map stage" if len(stages) == 1 else "these Stage Map stages"
+    lines = [
+        f"## Implementation run {run_id} — `{key}`",
+        "",
+        f"- **Stage for this implementation run:** `{csv}`. Execute exactly {scope} — this is "
+        "the authoritative scope.",
+    ]
+    if plan_path:
+        approved = f" (approved blob `{plan_blob[:12]}`)" if plan_blob else ""
+        lines.append(f"- Plan: `{plan_path}`{approved}")
+    lines.append(f"- Implementation base: `{implementation_base}`")
+    if task_worktree:
+        lines.append(
+            f"- Task worktree: `{task_worktree}` (branch `{task_branch}`) — merge each "
+            "finished stage here."
+        )
+    for s in stages:
+        title = f" — {s['title']}" if s.get("title") else ""
+        lines += ["", f"### Stage {s['stage']}{title}"]
+        if s.get("worktreePath"):
+            lines += [f"- Worktree: `{s['worktreePath']}`", f"- Branch: `{s['branch']}`"]
+        else:
+            lines.append("- Worktree: none (claimed with `--no-worktree`)")
+        stacked = s.get("stackedOn")
+        lines.append(
+            f"- Base: `{s['baseCommit']}`"
+            + (
+                f" (stacked on stage {stacked}'s done head: merge stage {stacked} into the "
+                "task worktree before this one)"
+                if stacked
+                else ""
+            )
+        )
+        if s["startedHeadCommit"] != s["baseCommit"]:
+            lines.append(
+                f"- Continues from: `{s['startedHeadCommit']}` (commits left on the branch by "
+                "an earlier claim)"
+            )
+        left = s.get("leftUncommitted") or []
+        if left:
+            shown = ", ".join(f"`{path}`" for path in left[:10])
+            more = f" and {len(left) - 10} more" if len(left) > 10 else ""
+            lines.append(
+                "- **Uncommitted changes already in this worktree**, left by an earlier run — "
+                "review them, then commit or discard them (`stage done` refuses a worktree with "
+                f"uncommitted changes): {shown}{more}"
+            )
+        if s.get("takeOverOf"):
+            lines.append(f"- Taken over from run `{s['takeOverOf']}` (its lease expired)")
+        if s.get("leaseExpiresAt"):
+            lines.append(f"- Lease expires: {s['leaseExpiresAt']}")
+    done = okstra("stage", "done", key, "--stage", "N", "--report", "PATH")
+    lines += [
+        "",
+        "Work stage by stage in number order. When a stage is finished, commit in its worktree, "
+        "then:",
+        f"`{done}` (add `--carry carry/stage-N.json` to hand the next stage a summary)",
+    ]
+    # Each line's values are escaped as one: its literal text holds no line break.
+    return "".join(_v(line) + "\n" for line in lines)

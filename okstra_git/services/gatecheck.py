@@ -1,0 +1,351 @@
+"""What ``git okstra hooks run …`` and ``git okstra ci check …`` do.
+
+These run on every push and every CI build, so this module and the gate load a few stdlib
+modules and read the repository through git's plumbing (``plumbing.py``), never pygit2 unless
+``ci check`` must fetch or resolve a task key. Their declarations are in ``cli/hooks.py`` and
+``cli/ci.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ..core.errors import BadInput, OkstraError
+from ..gate.config import GateConfig
+from ..gate.decision import VERDICTS_REF, Decision, is_zero, okstra_data, only_commit_chains
+
+TYPE_CHECKING = False  # no typing import on every push
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..gate.decision import Finding
+    from ..gate.judge import Gate
+    from ..git.plumbing import ObjectReader
+    from ..records.verdict import Verdict
+
+ZERO = "0" * 40
+_GITLAB_ENV = ("GL_ID", "GL_REPOSITORY", "GL_PROJECT_PATH")
+_PUSH_LINE = "<local ref> <local sha> <remote ref> <remote sha>"
+_RECEIVE_LINE = "<old> <new> <ref>"
+# What a refusal leaves on the remote. git runs pre-push and pre-receive once for the whole push
+# and a refusal stops all of it; `update` runs once per ref, and refusing one ref does not stop
+# the others (a verdict notes ref pushed beside the branch may well have landed).
+_WHOLE_PUSH = "nothing was pushed"
+_UPDATE_ONE_REF = (
+    "this ref was not updated; any other ref of the same push was decided on its own and may "
+    "have been updated"
+)
+
+
+class Outcome:
+    """What a hook run decided and said: ``code``, the hook's exit code (0 lets the push
+    through); ``decisions``, the gate's answer for every ref update (empty when the input was
+    unusable); ``error``, why the push was refused, as stderr says last."""
+
+    __slots__ = ("code", "decisions", "error")
+
+    def __init__(self, code: int, decisions: list[Decision], error: str | None = None) -> None:
+        self.code = code
+        self.decisions = decisions
+        self.error = error
+
+
+# -- client side ------------------------------------------------------------------------------
+
+
+def pre_push(from_env: bool, require_refs: bool = False) -> Outcome:
+    """Client side: the refs git is about to push (stdin lines), or, as pre-commit's
+    ``okstra-gate`` hook, :func:`_pre_commit_stage`."""
+    if from_env:
+        return _pre_commit_stage()
+    updates = [
+        (remote_ref, remote_sha, local_sha)
+        for _local_ref, local_sha, remote_ref, remote_sha in _stdin_lines("pre-push", _PUSH_LINE)
+    ]
+    if require_refs and not updates:
+        error = (
+            "no pushed ref on stdin, so nothing could be checked; the push is stopped. Under "
+            "lefthook, okstra's script needs `use_stdin: true` and must be the only pre-push job "
+            "with it (lefthook hands stdin to one job). If nothing was to be pushed, ignore this."
+        )
+        _say("okstra pre-push", error, False)
+        return Outcome(1, [], error)
+    return _report_hook("okstra pre-push", _decide(updates, "client"), gitlab=False)
+
+
+def _pre_commit_stage() -> Outcome:
+    """pre-commit's ``okstra-gate`` hook (``.pre-commit-hooks.yaml``).
+
+    pre-commit hands a hook one pushed ref at most — the first with commits the remote lacks —
+    and runs no hook at all for a deletion or a ref made of commits the remote has. So this
+    passes only when okstra's full gate runs on the push (pre-commit runs ``pre-push.legacy``
+    first, with every ref); otherwise it checks the one ref it was given and refuses, naming
+    the command that installs the full gate.
+    """
+    from pathlib import Path
+
+    from . import hooks as hookinstall
+
+    runs = hookinstall.runs_gate(hookinstall.layout(Path.cwd()))
+    if runs.runs:
+        _say("okstra pre-push", f"every ref of this push was checked: {runs.why}", False)
+        return Outcome(0, [])
+    checked = _report_hook("okstra pre-push", _decide(_pre_commit_update(), "client"), False)
+    error = (
+        "pre-commit hands this hook one ref of a push at most, so a multi-ref push, a deletion "
+        "and a protected ref made of commits the remote has would pass unchecked; the push is "
+        "stopped until okstra's full gate is installed in this clone (it goes in as "
+        "pre-push.legacy, which pre-commit runs first with every ref): git okstra hooks install"
+        f" ({runs.why})"
+    )
+    _say("okstra pre-push", error, False)
+    return Outcome(1, checked.decisions, error)
+
+
+def _stdin_lines(hook: str, shape: str) -> list[list[str]]:
+    """The fields of every non-blank stdin line, each line checked against ``shape``."""
+    width = shape.count("<")  # one field per <placeholder>
+    lines = []
+    for number, line in enumerate(sys.stdin.read().splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != width:
+            raise BadInput(f"{hook} stdin line {number} {line!r}: expected '{shape}'")
+        lines.append(fields)
+    return lines
+
+
+def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
+    """Decide every ``(ref, old, new)``; the repository is read only if a verdict is needed.
+
+    okstra's own refs pass before the config is read, so a config the gate refuses (it fails
+    closed) still lets ``sync`` publish the verdicts that will be needed.
+    """
+    data = [okstra_data(ref, new) for ref, _old, new in updates]
+    if all(decision is not None for decision in data):
+        return only_commit_chains([d for d in data if d is not None])
+    config = GateConfig.load()
+    quick = [config.quick(ref, old, new) for ref, old, new in updates]
+    if all(decision is not None for decision in quick):
+        return only_commit_chains([d for d in quick if d is not None])
+    from ..git.plumbing import ObjectReader
+
+    with ObjectReader() as objects:
+        gate = _open_gate(objects, config, side, updates)
+        return only_commit_chains(
+            [
+                decision if decision is not None else gate.check(ref, old, new)
+                for decision, (ref, old, new) in zip(quick, updates, strict=True)
+            ]
+        )
+
+
+def _open_gate(
+    objects: ObjectReader, config: GateConfig, side: str, updates: list[tuple[str, str, str]]
+) -> Gate:
+    """A gate over the repository here; server side it also sees the push being received.
+
+    Since git 2.11 the pushed objects wait in a quarantine folder until the hooks pass; the
+    ``git`` the gate reads through finds them there (git passes the quarantine to its hooks
+    in the environment). A verdict notes commit pushed in the same push counts, so
+    `git push origin refs/notes/okstra/verdicts main` lands both together.
+    """
+    from ..gate.judge import Gate
+
+    if side != "server":
+        return Gate(objects, config, side=side)
+    pushed = {
+        f"{ref} (being pushed)": new
+        for ref, _old, new in updates
+        if ref == VERDICTS_REF and not is_zero(new)
+    }
+    return Gate(objects, config, extra_notes=pushed, side=side)
+
+
+def _pre_commit_update() -> list[tuple[str, str, str]]:
+    """The one ref pre-commit's pre-push stage hands a hook (it forwards no stdin).
+
+    For a push that carries the root commit (a branch's first push to an empty remote)
+    pre-commit sets no PRE_COMMIT_TO_REF, only the local ref as typed: resolve that, or that
+    push would pass unchecked.
+    """
+    ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH")
+    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
+    new = os.environ.get("PRE_COMMIT_TO_REF") or (_rev_parse(local) if local else None)
+    if not new:
+        print(
+            "okstra pre-push: no PRE_COMMIT_TO_REF (not run from a push); nothing to check",
+            file=sys.stderr,
+        )
+        return []
+    if not ref:
+        raise BadInput(
+            "okstra pre-push --from-env: PRE_COMMIT_REMOTE_BRANCH is not set, so the pushed ref "
+            "is unknown; use pre-commit >= 3.2 or `git okstra hooks install`"
+        )
+    return [(ref, os.environ.get("PRE_COMMIT_FROM_REF") or ZERO, new)]
+
+
+def _rev_parse(rev: str) -> str:
+    """The commit ``rev`` names, by ``git rev-parse`` (this path loads no pygit2)."""
+    from ..git.plumbing import git_output
+
+    code, out, _ = git_output(
+        "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
+    )
+    if code != 0:
+        raise BadInput(
+            f"okstra pre-push --from-env: PRE_COMMIT_LOCAL_BRANCH {rev!r} does not name a commit "
+            "here, so the pushed commit is unknown; push again, or check it with "
+            "`git okstra ci check REV`"
+        )
+    return out.decode("utf-8", "surrogateescape").strip()
+
+
+# -- server side ------------------------------------------------------------------------------
+
+
+def pre_receive() -> Outcome:
+    def updates() -> list[tuple[str, str, str]]:
+        return [(ref, old, new) for old, new, ref in _stdin_lines("pre-receive", _RECEIVE_LINE)]
+
+    return _server_hook("pre-receive", updates, _WHOLE_PUSH)
+
+
+def update(ref: str, old: str, new: str) -> Outcome:
+    return _server_hook("update", lambda: [(ref, old, new)], _UPDATE_ONE_REF)
+
+
+def _server_hook(
+    kind: str, read: Callable[[], list[tuple[str, str, str]]], outcome: str
+) -> Outcome:
+    """Server side, every error is reported as the hook's own output (GitLab shows only
+    ``GL-HOOK-ERR:`` lines), not only the gate's refusals."""
+    gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
+    prefix = f"okstra {kind}"
+    try:
+        decisions = _decide(read(), "server")
+    except OkstraError as exc:
+        _say(prefix, f"git okstra: {exc}", gitlab)
+        return Outcome(exc.exit_code, [], str(exc))
+    return _report_hook(prefix, decisions, gitlab, outcome)
+
+
+# -- hook output ------------------------------------------------------------------------------
+
+
+def _report_hook(
+    prefix: str, decisions: list[Decision], gitlab: bool, outcome: str = _WHOLE_PUSH
+) -> Outcome:
+    refused = [d for d in decisions if not d.allowed]
+    for decision in decisions:
+        if decision.allowed and decision.reason == "verdict":
+            _say(prefix, f"{decision.ref} → {decision.commit[:12]}: {_passed(decision)}", False)
+    for decision in refused:
+        _say(prefix, decision.message, gitlab)
+    if refused:
+        error = (
+            f"push refused: {len(refused)} of {len(decisions)} ref update(s) failed the "
+            f"verification gate; {outcome}."
+        )
+        _say(prefix, error, gitlab)
+        return Outcome(1, decisions, error)
+    return Outcome(0, decisions)
+
+
+def _passed(decision: Decision) -> str:
+    assert decision.finding is not None and decision.finding.opening is not None
+    return "gate open — " + _verdict_words(decision.finding.opening, decision.commit)
+
+
+def _verdict_words(verdict: Verdict, commit: str) -> str:
+    where = (
+        "on this commit"
+        if verdict.head == commit
+        else f"on {verdict.head[:12]} (identical tree {verdict.head_tree[:12]})"
+    )
+    return (
+        f"accepted whole-task verdict for {verdict.task_key} {where}, recorded by "
+        f"{verdict.recorded_by} at {verdict.recorded_at}"
+    )
+
+
+def _say(prefix: str, text: str, gitlab: bool) -> None:
+    """Print to stderr (git relays a server hook's stderr as ``remote:`` lines).
+
+    GitLab shows hook output in its UI only for lines starting ``GL-HOOK-ERR:``.
+    """
+    lead = "GL-HOOK-ERR: " if gitlab else f"{prefix}: "
+    for line in text.splitlines() or [""]:
+        sys.stderr.write(f"{lead}{line}\n")
+
+
+# -- ci check ---------------------------------------------------------------------------------
+
+
+def ci_report(rev: str, fetch: str | None, task_text: str | None) -> dict[str, Any]:
+    """Whether ``rev`` carries an accepted whole-task verdict (``passed``), and why.
+
+    Fetching and a task key need the git layer (pygit2); the check itself reads through git's
+    plumbing, as the hooks do.
+    """
+    from ..gate.judge import Gate
+    from ..git.plumbing import ObjectReader
+
+    task = None
+    if fetch or task_text:
+        from ..git.repo import GitRepo
+
+        repo = GitRepo.open(".")
+        if fetch:
+            from .sync import fetch_notes
+
+            fetch_notes(repo, fetch)
+        task = _task_filter(repo, task_text) if task_text else None
+    with ObjectReader() as objects:
+        gate = Gate(objects, side="ci")
+        peeled = gate.peel(rev)
+        if peeled is None:
+            raise BadInput(f"{rev!r} does not name a commit in {_where()}")
+        finding = gate.find(*peeled, task=task)
+        return _ci_report(gate, rev, finding, task)
+
+
+def _where() -> str:
+    """The repository here, as git names it (for messages)."""
+    from ..gate.config import common_dir
+
+    return str(common_dir())
+
+
+def _task_filter(repo: object, text: str) -> str:
+    from .context import Context
+
+    return str(Context(repo).key(text))
+
+
+def _ci_report(gate: Gate, rev: str, finding: Finding, task: str | None) -> dict[str, Any]:
+    from ..records.base import to_data
+
+    passed = finding.opening is not None
+    message = (
+        f"{finding.commit[:12]} carries an {_verdict_words(finding.opening, finding.commit)}"
+        if finding.opening is not None
+        else gate.refusal(None, finding)
+    )
+    return {
+        "rev": rev,
+        "commit": finding.commit,
+        "tree": finding.tree,
+        "passed": passed,
+        "match": gate.config.match,
+        "task": task,
+        "verdict": to_data(finding.opening) if finding.opening is not None else None,
+        "rejected": [{"verdict": to_data(r.verdict), "why": r.why} for r in finding.rejected],
+        "problems": finding.problems + gate.notes.problems,
+        "notes": [name for name, _ in gate.notes.sources],
+        "message": message,
+    }

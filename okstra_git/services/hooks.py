@@ -1,0 +1,519 @@
+"""Installing the gate where git will run it, beside whatever hook manager a repository uses.
+
+Where git looks for hooks decides everything (SPEC §7, notes on hook managers):
+
+- no ``core.hooksPath``: the common git dir's ``hooks/``, shared by every linked worktree.
+  okstra's script goes into ``pre-push`` and a hook already there (git-lfs's, a team's) is
+  kept as ``pre-push.okstra-chained`` and runs first with the same arguments and stdin. When
+  pre-commit (or prek) owns ``pre-push``, okstra's script goes into ``pre-push.legacy``, which
+  pre-commit runs first on every push with git's own arguments and stdin — every ref, deletions
+  included — and never moves aside; pre-commit's script is never moved, so it can never end up
+  running itself in "migration mode". When lefthook owns ``pre-push`` (it moves any other
+  script to ``pre-push.old`` and never runs that), the gate has to be a lefthook script.
+- ``core.hooksPath`` inside the work tree (husky's ``.husky/_``, a tracked ``.githooks``): a
+  relative value is resolved in each worktree, and a file okstra wrote there would be an
+  untracked file in one worktree and missing from the others. The team's own tracked hook is
+  the one place every clone and worktree runs, so okstra writes nothing there and refuses,
+  printing the one line to add (:data:`hooklayout.TEAM_LINE`).
+- ``core.hooksPath`` from the global or system config: shared by other repositories, so okstra
+  writes nothing there either.
+- another ``core.hooksPath`` set for this repository only (outside its work trees): installed
+  there like the common ``hooks/``.
+
+Whether the gate really runs on a push from a worktree is worked out by following what git
+runs there (:func:`runs_gate`); ``status`` reports it for every worktree.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import BadInput, Refused
+from ..core.resources import data_dir, installed_executable
+from ..core.shell import command, okstra
+from ..core.userfiles import write_atomic
+from ..logic import hooklayout as L
+
+_EXE_LINE = "OKSTRA_EXE=''"
+_SERVER_EXE_LINE = "OKSTRA_EXE=${OKSTRA_EXE:-git-okstra}"
+_PYTHON_LINE = "OKSTRA_PYTHON=''"
+_PATH_LINE = "OKSTRA_PATH=''"
+
+
+# -- what git runs ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where git runs hooks for one worktree, and who manages them."""
+
+    worktree: Path | None
+    """The worktree's root (``None`` in a bare repository)."""
+    common_dir: Path
+    hooks_dir: Path
+    """Where git looks for hooks from this worktree (``git rev-parse --git-path hooks``)."""
+    hooks_path: str | None
+    """``core.hooksPath`` as configured, if set."""
+    hooks_path_scope: str | None
+    """Which config set it: ``local``, ``worktree``, ``global``, ``system``…"""
+
+    @property
+    def team_dir(self) -> bool:
+        """The hooks folder is inside this worktree's files (not its git dir): a team's,
+        tracked, or husky's."""
+        return (
+            self.worktree is not None
+            and _inside(self.hooks_dir, self.worktree)
+            and not _inside(self.hooks_dir, self.common_dir)
+        )
+
+    @property
+    def husky(self) -> bool:
+        return (self.hooks_dir / "h").is_file() and self.hooks_dir.name == "_"
+
+    @property
+    def team_hook(self) -> Path:
+        """The hook file a team edits: husky runs ``.husky/<hook>`` from its ``_/`` stubs."""
+        folder = self.hooks_dir.parent if self.husky else self.hooks_dir
+        return folder / L.HOOK
+
+    @property
+    def manager(self) -> str:
+        if self.hooks_path is not None:
+            if self.husky:
+                return "husky"
+            if self.hooks_path_scope not in ("local", "worktree"):
+                return f"core.hooksPath ({self.hooks_path_scope} config)"
+            if self.team_dir:
+                return "core.hooksPath in the work tree"
+        kind = _kind(self.hooks_dir / L.HOOK)
+        if kind == L.OKSTRA:  # okstra's own: the manager is whoever's hook it chains
+            kind = _kind(self.hooks_dir / (L.HOOK + L.CHAINED_SUFFIX)) or L.OKSTRA
+        names = {L.PRE_COMMIT: "pre-commit", L.LEFTHOOK: "lefthook", L.GIT_LFS: "git-lfs"}
+        return names.get(kind or "", "none" if kind in (None, L.OKSTRA) else "a hook script")
+
+
+def layout(cwd: Path) -> Layout:
+    """Ask git where it runs hooks from ``cwd``'s worktree."""
+    paths = ("--git-common-dir", "--git-path", "hooks", "--is-bare-repository")
+    out = _git(cwd, "rev-parse", "--path-format=absolute", *paths)
+    common, hooks, bare = out.splitlines()
+    worktree = None if bare == "true" else Path(_git(cwd, "rev-parse", "--show-toplevel"))
+    scoped = _git(cwd, "config", "--show-scope", "--get", "core.hooksPath", check=False)
+    scope, _, value = scoped.partition("\t")
+    return Layout(
+        worktree=worktree,
+        common_dir=Path(common),
+        hooks_dir=Path(hooks),
+        hooks_path=value if scoped else None,
+        hooks_path_scope=scope if scoped else None,
+    )
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Does a push from this worktree run the gate, and through which files?"""
+
+    runs: bool
+    via: tuple[Path, ...]
+    """The chain git follows, from the hook it runs to the file that calls the gate."""
+    why: str
+    """One sentence: how it runs, or why not."""
+
+
+def runs_gate(where: Layout) -> Runs:
+    hook = where.hooks_dir / L.HOOK
+    kind = _kind(hook)
+    if kind is None:
+        return Runs(False, (), f"there is no {hook}")
+    if not os.access(hook, os.X_OK):
+        return Runs(False, (hook,), f"{hook} is not executable, so git skips it")
+    if kind in (L.OKSTRA, L.CALLS_GATE):
+        return Runs(True, (hook,), f"git runs {hook}, which runs the gate")
+    if kind == L.PRE_COMMIT:
+        legacy = hook.with_name(f"{L.HOOK}.legacy")
+        if _kind(legacy) in (L.OKSTRA, L.CALLS_GATE) and os.access(legacy, os.X_OK):
+            return Runs(
+                True, (hook, legacy), f"pre-commit's {hook} runs {legacy.name} first, the gate"
+            )
+        return Runs(
+            False,
+            (hook,),
+            f"pre-commit owns {hook} and no okstra gate is in {legacy.name} (pre-commit's own "
+            "pre-push hooks see one ref of a push at most)",
+        )
+    if kind == L.HUSKY:
+        team = where.team_hook
+        if _kind(team) == L.CALLS_GATE:
+            return Runs(True, (hook, team), f"husky's {hook} runs {team}, which runs the gate")
+        return Runs(False, (hook,), f"husky runs {team}, which does not run the gate")
+    if kind == L.LEFTHOOK:
+        return _lefthook_runs(where, hook)
+    owner = "git-lfs's" if kind == L.GIT_LFS else "a"
+    return Runs(False, (hook,), f"{hook} is {owner} hook that does not run the gate")
+
+
+def _lefthook_runs(where: Layout, hook: Path) -> Runs:
+    root = where.worktree
+    if root is None:
+        return Runs(False, (hook,), "lefthook runs in a work tree; this repository is bare")
+    scripts = [root / d / L.HOOK / L.LEFTHOOK_SCRIPT for d in (".lefthook", ".lefthook-local")]
+    script = next((s for s in scripts if _kind(s) == L.CALLS_GATE), None)
+    configs = [root / name for name in L.LEFTHOOK_CONFIG_NAMES]
+    config = next((c for c in configs if L.lefthook_runs_script(_read(c) or "")), None)
+    if script is not None and config is not None:
+        return Runs(True, (hook, config, script), f"lefthook runs {script} from {config.name}")
+    return Runs(
+        False,
+        (hook,),
+        f"lefthook owns {hook}, and no pre-push script {L.LEFTHOOK_SCRIPT} that runs the gate "
+        "is declared with use_stdin: true",
+    )
+
+
+# -- install ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What install/uninstall did, where the gate lives, and what else a person should know."""
+
+    action: str
+    manager: str
+    gate: Path | None
+    """The file that runs the gate (okstra's script or the team's hook), if any."""
+    notes: list[str] = field(default_factory=list)
+
+    def to_data(self) -> dict[str, object]:
+        return {
+            "action": self.action,
+            "manager": self.manager,
+            "gate": str(self.gate) if self.gate else None,
+            "notes": self.notes,
+        }
+
+
+def install(cwd: Path, force: bool = False) -> Outcome:
+    """Install or refresh the gate for pushes from ``cwd``'s worktree (and every worktree that
+    shares its hooks folder); refuse, naming the exact line, where only the team may add it."""
+    where = layout(cwd)
+    now = runs_gate(where)
+    if where.hooks_path is not None and (where.husky or where.team_dir):
+        if now.runs:
+            return Outcome("unchanged", where.manager, now.via[-1], _others(cwd, where))
+        raise Refused(_team_refusal(where))
+    if where.hooks_path is not None and where.hooks_path_scope not in ("local", "worktree"):
+        raise Refused(
+            f"core.hooksPath={where.hooks_path} comes from your {where.hooks_path_scope} git "
+            "config, so other repositories run the same hooks folder; okstra writes nothing "
+            f"there. Add this line as the first command of {where.hooks_dir / L.HOOK}:\n"
+            f"  {L.TEAM_LINE}\n(with okstra.protect set in every repository that uses it), or "
+            "give this repository its own: "
+            + command("git", "config", "core.hooksPath", str(where.common_dir / "hooks"))
+        )
+    kind = _kind(where.hooks_dir / L.HOOK)
+    if kind == L.LEFTHOOK:
+        if now.runs:
+            return Outcome("unchanged", "lefthook", now.via[-1], _others(cwd, where))
+        raise Refused(_lefthook_refusal(where))
+    manager = where.manager
+    notes = _repair_pre_commit(where.hooks_dir)
+    slot = L.HOOK + ".legacy" if _kind(where.hooks_dir / L.HOOK) == L.PRE_COMMIT else L.HOOK
+    action = _install_script(where.hooks_dir, slot, render_script(), force)
+    if slot != L.HOOK:
+        notes.append(
+            f"pre-commit owns {L.HOOK}: the gate is {slot}, which pre-commit runs first on every "
+            "push (`pre-commit install -f` deletes it; run this again after one)"
+        )
+    notes += _husky_ahead(where) + _lfs_unchained(cwd, where) + _others(cwd, where)
+    return Outcome(action, manager, where.hooks_dir / slot, notes)
+
+
+def uninstall(cwd: Path) -> Outcome:
+    """Remove every okstra script that git could run for this repository, putting back what each
+    one chained (a rename: bytes and mode as they were). Never touches a team's hook."""
+    where = layout(cwd)
+    removed: list[str] = []
+    for folder in dict.fromkeys((where.hooks_dir, where.common_dir / "hooks")):
+        for slot in (L.HOOK, L.HOOK + ".legacy", L.HOOK + ".old"):
+            path = folder / slot
+            if _kind(path) != L.OKSTRA:
+                continue
+            chained = folder / (L.HOOK + L.CHAINED_SUFFIX)
+            if chained.exists() or chained.is_symlink():
+                os.replace(chained, path)  # no moment without a hook
+                removed.append(f"{path} (restored the hook it chained)")
+            else:
+                path.unlink()
+                removed.append(str(path))
+    notes = []
+    after = runs_gate(layout(cwd))
+    if after.runs:
+        notes.append(f"the gate still runs from {after.via[-1]}, which is not okstra's to change")
+    if not removed:
+        return Outcome("not installed", where.manager, None, notes)
+    return Outcome("removed " + ", ".join(removed), where.manager, None, notes)
+
+
+def install_server(bare: Path, with_update: bool = False, force: bool = False) -> Outcome:
+    """Install contrib's ``pre-receive`` (and ``update``) into a bare repository's hooks,
+    chaining any hook already there."""
+    if not bare.is_dir():
+        raise BadInput(f"--server {bare}: no such folder")
+    where = layout(bare)
+    if where.worktree is not None:
+        raise BadInput(f"--server {bare}: not a bare repository (it has a work tree)")
+    names = ["pre-receive", "update"] if with_update else ["pre-receive"]
+    done = []
+    for name in names:
+        script = _record_exe(
+            (data_dir("contrib") / name).read_text("utf-8"),
+            _SERVER_EXE_LINE,
+            lambda exe: f"OKSTRA_EXE=${{OKSTRA_EXE:-{shlex.quote(exe)}}}",
+        )
+        done.append(f"{name} {_install_script(where.hooks_dir, name, script, force, name)}")
+    return Outcome("; ".join(done), "server", where.hooks_dir / "pre-receive")
+
+
+def render_script() -> str:
+    """The shipped ``hooks/pre-push`` with this installation's executable, the Python it runs
+    on and the folder holding okstra_git recorded in it."""
+    template = (data_dir("hooks") / L.HOOK).read_text("utf-8")
+    exe = installed_executable()
+    if exe is None:
+        return template
+    script = template.replace(_EXE_LINE, f"OKSTRA_EXE={shlex.quote(exe)}", 1)
+    python = _interpreter(exe)
+    if python is None:
+        return script
+    from ..core.resources import install_folder
+
+    folder = install_folder()
+    script = script.replace(_PATH_LINE, f"OKSTRA_PATH={shlex.quote(folder)}", 1)
+    return script.replace(_PYTHON_LINE, f"OKSTRA_PYTHON={shlex.quote(python)}", 1)
+
+
+def _interpreter(exe: str) -> str | None:
+    """The Python a console script runs on: its ``#!`` line, when that is a plain path."""
+    try:
+        with open(exe, "rb") as fh:
+            first = fh.readline(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    path = first[2:].strip() if first.startswith("#!") else ""
+    if not os.path.isabs(path) or " " in path or not os.access(path, os.X_OK):
+        return None  # a launcher (pip's /bin/sh trick for long paths, env …): run the script
+    return path
+
+
+def recorded_exe(text: str | None) -> str | None:
+    """The git-okstra an installed script will run (recorded at install)."""
+    for line in (text or "").splitlines():
+        if line.startswith("OKSTRA_EXE="):
+            value = shlex.split(line[len("OKSTRA_EXE=") :])
+            return value[0] if value and value[0] else None
+    return None
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _install_script(folder: Path, slot: str, script: str, force: bool, hook: str = L.HOOK) -> str:
+    """Put ``script`` at ``folder/slot``; a foreign file there moves to
+    ``<hook>.okstra-chained`` (ours runs it first). If one is kept there already and another
+    foreign file took the slot, both are someone's work: refuse unless ``force``, which keeps
+    the older under a timestamped name — nothing is deleted."""
+    path = folder / slot
+    chained = folder / (hook + L.CHAINED_SUFFIX)
+    text = _read(path)
+    if text is not None and L.MARKER in text:
+        if text == script:
+            return "unchanged"
+        write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
+        return "updated"
+    folder.mkdir(parents=True, exist_ok=True)
+    if text is None and not path.is_symlink():
+        write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
+        return "installed"
+    if chained.exists() or chained.is_symlink():
+        if not force:
+            raise Refused(
+                f"{path} is a foreign hook and {chained} (a hook okstra kept aside earlier) "
+                "exists too; okstra will not choose between them. Merge them into one, or "
+                f"rerun with --force to chain the current one and keep the older as "
+                f"{chained.name}.<time>"
+            )
+        os.replace(chained, chained.with_name(f"{chained.name}.{time.time_ns()}"))
+    os.replace(path, chained)
+    write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
+    return f"installed (chained the existing hook, kept as {chained.name})"
+
+
+def _repair_pre_commit(folder: Path) -> list[str]:
+    """Undo what an older okstra did with pre-commit: it moved pre-commit's script aside and
+    chained it, and a later ``pre-commit install`` made every push fail ("migration mode").
+
+    - okstra at ``pre-push`` chaining pre-commit's script: pre-commit's goes back to
+      ``pre-push`` (the install then puts okstra in ``pre-push.legacy``);
+    - pre-commit at ``pre-push`` and a copy of its script chained: the copy is dropped.
+    """
+    hook, chained = folder / L.HOOK, folder / (L.HOOK + L.CHAINED_SUFFIX)
+    if _kind(chained) != L.PRE_COMMIT:
+        return []
+    if _kind(hook) == L.OKSTRA:
+        os.replace(chained, hook)
+        return [f"moved pre-commit's script back to {hook} (an older okstra had moved it aside)"]
+    if _kind(hook) == L.PRE_COMMIT:
+        chained.unlink()
+        return [
+            f"removed {chained}: a copy of pre-commit's script that okstra's hook ran from inside "
+            "pre-commit, which fails every push in 'migration mode'"
+        ]
+    return []
+
+
+def _team_refusal(where: Layout) -> str:
+    team = where.team_hook
+    what = (
+        f"husky runs {team} (core.hooksPath={where.hooks_path}; husky rewrites that folder on "
+        "every install)"
+        if where.husky
+        else f"core.hooksPath={where.hooks_path} is inside the work tree, so each worktree "
+        "runs its own checked-out copy of that folder"
+    )
+    exists = "add this line as its first command" if team.exists() else "create it with this line"
+    return (
+        f"{what}. okstra writes nothing there: a file it added would be untracked in this "
+        f"worktree and missing from the others. To gate every push from every clone and "
+        f"worktree, {exists} and commit it:\n  {L.TEAM_LINE}\n"
+        f"then run `git okstra hooks status` to check."
+    )
+
+
+def _lefthook_refusal(where: Layout) -> str:
+    root = where.worktree or where.common_dir
+    config = "\n".join("  " + line for line in L.LEFTHOOK_CONFIG.splitlines())
+    script = "\n".join("  " + line for line in L.LEFTHOOK_SCRIPT_TEXT.splitlines())
+    return (
+        f"lefthook owns {where.hooks_dir / L.HOOK}: it moves any other script to pre-push.old "
+        "and never runs that, so the gate has to be a lefthook script. Add to "
+        f"{root / 'lefthook.yml'}:\n{config}\nand create "
+        f"{root / '.lefthook' / L.HOOK / L.LEFTHOOK_SCRIPT} (executable):\n{script}\n"
+        "commit both, then run `git okstra hooks status` to check."
+    )
+
+
+def _lfs_unchained(cwd: Path, where: Layout) -> list[str]:
+    """git-lfs is set up for this repository but its pre-push is not in the chain: okstra's
+    hook was there first, so `git lfs install` refused ("Hook already exists") and pushes stop
+    uploading LFS objects. Installing in the other order chains it."""
+    if not _git(cwd, "config", "--get", "filter.lfs.process", check=False):
+        return []
+    chained = where.hooks_dir / (L.HOOK + L.CHAINED_SUFFIX)
+    if _kind(chained) == L.GIT_LFS:
+        return []
+    steps = (okstra("hooks", "uninstall"), command("git", "lfs", "install"))
+    again = " && ".join((*steps, okstra("hooks", "install")))
+    return [
+        "git-lfs is configured here but its pre-push hook is not chained (okstra's was there "
+        f"first, so git-lfs did not install it): LFS objects are not uploaded. Run: {again}"
+    ]
+
+
+def _husky_ahead(where: Layout) -> list[str]:
+    """husky is declared but has not run yet: its first run repoints core.hooksPath and this
+    hook stops running, so say now where the gate must go."""
+    if where.hooks_path is not None or where.worktree is None:
+        return []
+    package = _read(where.worktree / "package.json") or ""
+    team = where.worktree / ".husky" / L.HOOK
+    if '"husky' not in package or _kind(team) == L.CALLS_GATE:
+        return []
+    return [
+        f"package.json uses husky: once it runs (npm install), core.hooksPath moves to .husky/_ "
+        f"and this hook stops running. Add this line as the first command of {team} and "
+        f"commit it:\n  {L.TEAM_LINE}"
+    ]
+
+
+def _others(cwd: Path, here: Layout) -> list[str]:
+    """A note for each other worktree of the repository from which a push is not gated."""
+    notes = []
+    for tree in _worktrees(cwd):
+        if here.worktree is not None and _same(tree, here.worktree):
+            continue
+        try:
+            there = runs_gate(layout(tree))
+        except BadInput:
+            continue  # a worktree whose folder is gone: git prunes it
+        if not there.runs:
+            notes.append(f"a push from the worktree {tree} is not gated: {there.why}")
+    return notes
+
+
+def worktree_report(cwd: Path) -> list[dict[str, object]]:
+    """Every worktree of the repository and whether a push from it runs the gate."""
+    report = []
+    for tree in _worktrees(cwd):
+        try:
+            there = runs_gate(layout(tree))
+        except BadInput:
+            continue
+        report.append({"path": str(tree), "runs": there.runs, "why": there.why})
+    return report
+
+
+def _worktrees(cwd: Path) -> list[Path]:
+    out = _git(cwd, "worktree", "list", "--porcelain")
+    trees = []
+    for block in out.split("\n\n"):
+        lines = block.splitlines()
+        if lines and lines[0].startswith("worktree ") and "bare" not in lines:
+            path = Path(lines[0][len("worktree ") :])
+            if path.is_dir():
+                trees.append(path)
+    return trees
+
+
+def _record_exe(template: str, placeholder: str, line: Callable[[str], str]) -> str:
+    exe = installed_executable()
+    return template if exe is None else template.replace(placeholder, line(exe), 1)
+
+
+def _kind(path: Path) -> str | None:
+    text = _read(path)
+    return None if text is None else L.classify(text)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _same(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
+
+
+def _git(cwd: Path, *args: str, check: bool = True) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    if check and proc.returncode != 0:
+        raise BadInput(f"{cwd}: git {args[0]} failed: {proc.stderr.strip()}")
+    return proc.stdout.strip()
