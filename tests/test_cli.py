@@ -349,8 +349,8 @@ def loaded(cwd: Path, *argv: str) -> tuple[subprocess.CompletedProcess[str], set
 
 
 WRITE_SIDE = {
-    "okstra_git.services.sync",
-    "okstra_git.services.reconcile",
+    "okstra_git.services.sync.engine",
+    "okstra_git.services.sync.reconcile",
     "okstra_git.logic.replay",
     "okstra_git.services.claims",
     "okstra_git.services.worktrees",
@@ -456,8 +456,8 @@ def test_a_claim_on_this_clone_loads_no_sync_engine(tmp_path: Path):
     proc, names = loaded(repo, "stage", "claim", KEY, "--no-worktree", "--json")
     assert json.loads(proc.stdout)["stages"] == [1, 2], proc.stderr
     syncing = {
-        "okstra_git.services.sync",
-        "okstra_git.services.reconcile",
+        "okstra_git.services.sync.engine",
+        "okstra_git.services.sync.reconcile",
         "okstra_git.logic.replay",
     }
     assert not (syncing | {"subprocess"}) & names

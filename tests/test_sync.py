@@ -15,8 +15,11 @@ from test_claims import approved_task
 
 from okstra_git.git.repo import GitRepo, RefUpdate
 from okstra_git.records.verdict import VERDICTS_REF
-from okstra_git.services import claims, sync, tasks
+from okstra_git.services import claims, tasks
+from okstra_git.services.claims import remote as remote_claims
 from okstra_git.services.context import open_context
+from okstra_git.services.sync import engine as sync
+from okstra_git.services.sync import transport
 
 KEY = "p:g:i"
 TASK_REF = "refs/okstra/tasks/g/i"
@@ -209,7 +212,7 @@ def test_push_leased_reports_a_lost_race(tmp_path: Path):
     new_task(b, kind="error-analysis")
     grepo = GitRepo.open(b)
     mine = grepo.read_ref(TASK_REF)
-    outcome = sync.push_leased(grepo, "origin", [RefUpdate(TASK_REF, mine, None)])
+    outcome = transport.push_leased(grepo, "origin", [RefUpdate(TASK_REF, mine, None)])
     assert not outcome.ok and outcome.lost_race
     assert remote_ref(remote, TASK_REF) == git(a, "rev-parse", TASK_REF)
 
@@ -253,7 +256,7 @@ def two_machines(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_a_claim_that_loses_on_the_remote_is_undone_and_reselected(two_machines, monkeypatch):
     a, b, remote = two_machines
     won = claims.claim(open_context(a), open_context(a).key(KEY), worktrees=False)
-    assert sync.push_claims_atomically(
+    assert remote_claims.push_claims_atomically(
         open_context(a),
         "origin",
         [RefUpdate(r, v, None) for r, v in refs(a, CLAIMS).items()]
@@ -274,9 +277,9 @@ def test_a_claim_that_loses_on_the_remote_is_undone_and_reselected(two_machines,
         calls.append({**refs(b, CLAIMS), **refs(b, TASK_REF)})
         return real_pull(ctx, remote_name)
 
-    monkeypatch.setattr(sync, "pull", pull)
+    monkeypatch.setattr(remote_claims, "pull", pull)
     ctx = open_context(b)
-    result = sync.claim_via_remote(ctx, "origin", ctx.key(KEY))
+    result = remote_claims.claim_via_remote(ctx, "origin", ctx.key(KEY))
     # The push lost, the local claim was put back exactly, then b chose again.
     assert calls[1] == before
     assert [p.stage for p in result.stages] == [2]
@@ -395,7 +398,7 @@ def test_a_sync_in_step_at_scale_asks_for_the_ref_list_and_fetches_nothing(tmp_p
     BULK_REFS on, tracking refs after a push and the refs a fresh clone adopts are written into
     packed-refs at once."""
     a, remote = pair(tmp_path, "a")
-    count = max(sync.PROBE_FROM, sync.BULK_REFS)
+    count = max(transport.PROBE_FROM, transport.BULK_REFS)
     many_tasks(a, count)
     assert len(sync_json(a)["pushed"]) == count
     tracking = refs(a, "refs/okstra-remotes/origin/tasks/")

@@ -27,8 +27,10 @@ from team_world import (
 
 from okstra_git.core.errors import Refused
 from okstra_git.records.approval import APPROVALS_REF
-from okstra_git.services import layout, plans, sync, tasks
+from okstra_git.services import layout, plans, tasks
+from okstra_git.services.claims import remote as remote_claims
 from okstra_git.services.context import open_context
+from okstra_git.services.sync import engine as sync
 
 
 def approve_here(repo: Path, text: str, key: str = KEY) -> str:
@@ -276,10 +278,10 @@ def test_a_done_after_another_clone_took_the_stage_over_is_undone_and_refused(
         calls.append(git(pat, "rev-parse", f"{CLAIMS}stage-1"))
         return sync.SyncReport(remote) if len(calls) == 1 else real_pull(ctx, remote)
 
-    monkeypatch.setattr(sync, "pull", pull)
+    monkeypatch.setattr(remote_claims, "pull", pull)
     ctx = open_context(pat)
     with pytest.raises(Refused, match="held by run implementation-002 \\(Alice <alice@"):
-        sync.done_via_remote(ctx, None, ctx.key(KEY), 1)
+        remote_claims.done_via_remote(ctx, None, ctx.key(KEY), 1)
     # The leased push landed nothing; the local done was put back before the fresh fetch.
     assert calls == [mine, mine]
     assert team.on_remote("refs/okstra/") == on_remote

@@ -140,9 +140,9 @@ def _matching(pairs: list[tuple[str, str]], current: str) -> list[tuple[str, str
 
 
 def _git_lines(*args: str) -> list[str]:
-    import subprocess
+    from ..git.process import git
 
-    proc = subprocess.run(["git", *args], capture_output=True, text=True)
+    proc = git(None, *args)
     return proc.stdout.split() if proc.returncode == 0 else []
 
 

@@ -104,7 +104,7 @@ def claim(
     if resume is not None:
         result = claims.resume(ctx, task_key, resume)
     elif remote is not None:
-        from ..services.sync import claim_via_remote
+        from ..services.claims.remote import claim_via_remote
 
         result = claim_via_remote(
             ctx, remote, task_key, stage, lease, take_over_expired, worktrees=not no_worktree
@@ -154,8 +154,8 @@ def done(
     remote: str | None,
 ) -> Output:
     from ..records.base import to_data
+    from ..services.claims.remote import done_via_remote
     from ..services.context import open_context
-    from ..services.sync import done_via_remote
 
     ctx = open_context()
     result = done_via_remote(ctx, remote, ctx.key(key), stage, report, carry, head)

@@ -9,7 +9,7 @@ from .declare import Arg, command
 
 TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
 if TYPE_CHECKING:
-    from ..services.sync import SyncReport
+    from ..services.sync.engine import SyncReport
 
 
 def _unit(text: str) -> str:
@@ -66,9 +66,9 @@ def sync(
     renumber: str | None,
 ) -> Output:
     from ..core.errors import BadInput
-    from ..services import sync as sync_service
     from ..services.context import open_context
-    from ..services.reconcile import Choice
+    from ..services.sync import engine as sync_service
+    from ..services.sync.reconcile import Choice
 
     if fetch_only and push_only:
         raise BadInput("--fetch-only and --push-only exclude each other; give at most one")

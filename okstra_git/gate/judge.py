@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 def _identity(verdict: Verdict) -> str:
     """The canonical line: the same verdict read from two notes (commit and tree) is one."""
-    from ..records.base import dumps_line, to_data
+    from ..core.jsontext import dumps_line
+    from ..records.base import to_data
 
     return dumps_line(to_data(verdict))
 

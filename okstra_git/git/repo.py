@@ -35,7 +35,6 @@ BULK_REFS = 1000
 brought or sent them, and libgit2 keeps every ref of a transaction open (a file limit)."""
 OLD_LOCK_SECONDS = 10.0
 """A live writer holds a ref lock for milliseconds; one this old was very likely left behind."""
-OKSTRA_DIR = ".okstra"
 _FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
 _FILEMODE_BLOB = pygit2.enums.FileMode.BLOB
 _FILEMODE_TREE = pygit2.enums.FileMode.TREE

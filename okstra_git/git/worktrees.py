@@ -13,10 +13,10 @@ from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict, Refused
 from ..core.shell import command
 from ..core.values import Value, init
+from ..logic.workspace import OKSTRA_DIR
 from .repo import (
     ASIDE_MAKING,
     ASIDE_REMOVING,
-    OKSTRA_DIR,
     GitRepo,
     RefUpdate,
     common_dir_of,

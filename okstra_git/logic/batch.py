@@ -18,9 +18,6 @@ from ..core.errors import BadInput, Refused
 from ..core.values import Value, init
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
-    from ..records.claim import Claim
     from .stagemap import Stage
 
 RUN_STEP_BUDGET = 8
@@ -81,16 +78,6 @@ class Selection(Value):
         steps: int,
     ) -> None:
         init(self, ready=ready, batch=batch, blocked=blocked, take_over=take_over, steps=steps)
-
-
-def claim_holder(claim: Claim, now: datetime | None) -> Holder:
-    """How a stored claim holds its stage at ``now`` (None: when its lease is judged, so a
-    read with no lease to judge never loads ``datetime``): ``expired`` once a started claim's
-    lease ran out."""
-    state = claim.status
-    if state == "started" and claim.lease_expired(now):
-        state = EXPIRED
-    return Holder(state, claim.run_id, claim.who, claim.lease_expires_at)
 
 
 def _steps(stage: Stage) -> int:

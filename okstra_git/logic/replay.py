@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..records.base import dumps_pretty
+from ..core.jsontext import dumps_pretty
 
 MANIFEST = "task.json"
 _MISSING = object()

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.errors import BadInput
+from ..core.jsontext import camel
 from ..core.keys import TASK_TYPES, parse_task_key
 from ..core.shell import okstra
-from ..records.base import camel
 from .critic import CRITIC_PHASES, critic_block
 from .providers import DEFAULT_MODEL, MODELS, PROVIDERS
 

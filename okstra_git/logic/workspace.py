@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from ..core.keys import TaskKey
-from ..git.repo import OKSTRA_DIR
+
+OKSTRA_DIR = ".okstra"
+"""okstra's workspace in a work tree; every clean-tree check ignores it."""
 
 # Per-run folders of seeds/003, each holding one file per run named with -<type>-<seq>.
 RUN_FILES = {

@@ -19,6 +19,7 @@ import sys
 import types
 
 from ..core.errors import BadInput, OkstraError
+from ..core.jsontext import camel, dumps_line
 from ..core.strict import json_value, not_text
 
 TYPE_CHECKING = False
@@ -28,11 +29,6 @@ if TYPE_CHECKING:
     from ..git.repo import GitRepo
 
     R = TypeVar("R")
-
-
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 def to_data(record: Any) -> Any:
@@ -159,16 +155,6 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
     if not isinstance(value, expected) or (hint is int and isinstance(value, bool)):
         raise BadInput(f"{where}: expected {hint.__name__}, found {type(value).__name__}")
     return value
-
-
-def dumps_pretty(data: Any) -> bytes:
-    """Canonical multi-line JSON for files people read (``task.json``, ``claim.json``)."""
-    return (json.dumps(data, sort_keys=True, ensure_ascii=False, indent=2) + "\n").encode()
-
-
-def dumps_line(data: Any) -> str:
-    """Canonical one-line JSON, for JSON-Lines notes (sorted keys, so lines compare exactly)."""
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def record_line(record: Any, schema_name: str, where: str) -> str:

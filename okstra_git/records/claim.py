@@ -13,12 +13,14 @@ import posixpath
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput
+from ..core.jsontext import dumps_pretty
 from ..core.keys import TaskKey, parse_task_key
 from ..core.shell import command
 from ..core.strict import is_digits
 from ..core.values import Record, Value, init
 from ..git.repo import GitRepo
-from .base import check_own, dumps_pretty, from_data, stored_json, to_data
+from ..logic.batch import EXPIRED, Holder
+from .base import check_own, from_data, stored_json, to_data
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -285,3 +287,13 @@ def read_report(repo: GitRepo, state: ClaimState) -> str | None:
     """The stage report stored with the claim (``report.md``), if ``stage done`` was given one."""
     raw = repo.read_path(state.head, REPORT_PATH)
     return raw.decode("utf-8", "replace") if raw is not None else None
+
+
+def claim_holder(claim: Claim, now: datetime | None) -> Holder:
+    """How a stored claim holds its stage at ``now`` (None: when its lease is judged, so a
+    read with no lease to judge never loads ``datetime``): ``expired`` once a started claim's
+    lease ran out."""
+    state = claim.status
+    if state == "started" and claim.lease_expired(now):
+        state = EXPIRED
+    return Holder(state, claim.run_id, claim.who, claim.lease_expires_at)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.jsontext import dumps_pretty
+from ..core.strict import is_digits
 from ..git.repo import GitRepo
-from .base import check_own, dumps_pretty, from_data, loads, to_data
+from .base import check_own, from_data, loads, to_data
 from .task import SCHEMA_VERSION, TaskState, task_ref
 
 
@@ -103,3 +105,15 @@ def load_run(repo: GitRepo, state: TaskState, task_type: str, seq: str) -> RunRe
         return None
     where = f"{task_ref(state.key)}:{path}"
     return from_data(RunRecord, loads(raw, where), where)
+
+
+def run_seqs(repo: GitRepo, head: str, task_type: str) -> list[str]:
+    """The run numbers of ``task_type`` in the task tree at ``head``, in order."""
+    names = repo.list_dir(head, f"runs/{task_type}")
+    return sorted((n[:-5] for n in names if n.endswith(".json") and is_digits(n[:-5])), key=int)
+
+
+def next_seq(repo: GitRepo, head: str, task_type: str) -> str:
+    """The next 3-digit run number of ``task_type`` in the task tree at ``head``."""
+    taken = run_seqs(repo, head, task_type)
+    return f"{int(taken[-1]) + 1 if taken else 1:03d}"

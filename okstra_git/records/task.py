@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ..core.errors import BadInput, Refused
+from ..core.jsontext import dumps_pretty
 from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.tracking import tracking_name
 from ..core.values import Record, Value, init
 from ..git.repo import GitRepo, RefUpdate, cas_retry
-from .base import check_own, dumps_pretty, from_data, loads, stored_json, to_data
+from .base import check_own, from_data, loads, stored_json, to_data
 
 SCHEMA_VERSION = 1
 MANIFEST_PATH = "task.json"

@@ -11,7 +11,8 @@ jinja2 at module level.
 
 from __future__ import annotations
 
-from .base import dumps_line, parse_json_lines, record_line, to_data
+from ..core.jsontext import dumps_line
+from .base import parse_json_lines, record_line, to_data
 
 TYPE_CHECKING = False  # the gate parses verdicts without loading pygit2
 if TYPE_CHECKING:

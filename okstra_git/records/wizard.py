@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 
 from ..core.errors import BadInput
+from ..core.jsontext import dumps_pretty
 from ..core.userfiles import read_json_object, sweep_dead_temps, write_atomic
 from ..logic.wizard import State, check_state
-from .base import check_own, dumps_pretty, from_data, to_data
+from .base import check_own, from_data, to_data
 
 SCHEMA_VERSION = 1
 MAX_STATE_BYTES = 1 << 20

@@ -11,7 +11,7 @@ from ..core.keys import TaskKey
 from ..core.values import Value, init
 from ..logic import batch as batching
 from ..records.base import to_data
-from ..records.claim import Claim, ClaimState, load_claims
+from ..records.claim import Claim, ClaimState, claim_holder, load_claims
 from ..records.task import require_task
 from .context import Context
 
@@ -29,7 +29,7 @@ def select(
     take_over_expired: bool = False,
 ) -> batching.Selection:
     """The ready set and batch of ``stages`` given their ``claims`` at ``now`` (SPEC §5)."""
-    holders = {n: batching.claim_holder(s.claim, now) for n, s in claims.items()}
+    holders = {n: claim_holder(s.claim, now) for n, s in claims.items()}
     return batching.select(stages, holders, stage=stage, take_over_expired=take_over_expired)
 
 
@@ -99,6 +99,6 @@ class ClaimRow(Value):
 def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
     require_task(ctx.repo, key)
     return [
-        ClaimRow(s.claim, batching.claim_holder(s.claim, None).state)
+        ClaimRow(s.claim, claim_holder(s.claim, None).state)
         for _, s in sorted(load_claims(ctx.repo, key).items())
     ]

@@ -9,9 +9,9 @@ from typing import Any
 
 from ..core import schemacheck
 from ..core.errors import BadInput
+from ..core.jsontext import dumps_pretty
 from ..core.userfiles import read_json_object, write_atomic
 from ..logic.critic import MergeSummary, merge
-from ..records.base import dumps_pretty
 from .reportfiles import MAX_DATA_BYTES
 
 

@@ -301,7 +301,7 @@ def ci_report(rev: str, fetch: str | None, task_text: str | None) -> dict[str, A
 
         repo = GitRepo.open(".")
         if fetch:
-            from .sync import fetch_notes
+            from .sync.transport import fetch_notes
 
             fetch_notes(repo, fetch)
         task = _task_filter(repo, task_text) if task_text else None

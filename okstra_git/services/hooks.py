@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from ..core.errors import BadInput, Refused
 from ..core.resources import data_dir, installed_executable
 from ..core.shell import command, okstra
 from ..core.userfiles import write_atomic
+from ..git.process import git_text
 from ..logic import hooklayout as L
 
 _EXE_LINE = "OKSTRA_EXE=''"
@@ -102,10 +102,10 @@ class Layout:
 def layout(cwd: Path) -> Layout:
     """Ask git where it runs hooks from ``cwd``'s worktree."""
     paths = ("--git-common-dir", "--git-path", "hooks", "--is-bare-repository")
-    out = _git(cwd, "rev-parse", "--path-format=absolute", *paths)
+    out = git_text(cwd, "rev-parse", "--path-format=absolute", *paths)
     common, hooks, bare = out.splitlines()
-    worktree = None if bare == "true" else Path(_git(cwd, "rev-parse", "--show-toplevel"))
-    scoped = _git(cwd, "config", "--show-scope", "--get", "core.hooksPath", check=False)
+    worktree = None if bare == "true" else Path(git_text(cwd, "rev-parse", "--show-toplevel"))
+    scoped = git_text(cwd, "config", "--show-scope", "--get", "core.hooksPath", check=False)
     scope, _, value = scoped.partition("\t")
     return Layout(
         worktree=worktree,
@@ -413,7 +413,7 @@ def _lfs_unchained(cwd: Path, where: Layout) -> list[str]:
     """git-lfs is set up for this repository but its pre-push is not in the chain: okstra's
     hook was there first, so `git lfs install` refused ("Hook already exists") and pushes stop
     uploading LFS objects. Installing in the other order chains it."""
-    if not _git(cwd, "config", "--get", "filter.lfs.process", check=False):
+    if not git_text(cwd, "config", "--get", "filter.lfs.process", check=False):
         return []
     chained = where.hooks_dir / (L.HOOK + L.CHAINED_SUFFIX)
     if _kind(chained) == L.GIT_LFS:
@@ -470,7 +470,7 @@ def worktree_report(cwd: Path) -> list[dict[str, object]]:
 
 
 def _worktrees(cwd: Path) -> list[Path]:
-    out = _git(cwd, "worktree", "list", "--porcelain")
+    out = git_text(cwd, "worktree", "list", "--porcelain")
     trees = []
     for block in out.split("\n\n"):
         lines = block.splitlines()
@@ -508,12 +508,3 @@ def _inside(path: Path, root: Path) -> bool:
 
 def _same(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
-
-
-def _git(cwd: Path, *args: str, check: bool = True) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL
-    )
-    if check and proc.returncode != 0:
-        raise BadInput(f"{cwd}: git {args[0]} failed: {proc.stderr.strip()}")
-    return proc.stdout.strip()

@@ -29,10 +29,10 @@ from ..core.strict import parsed, run_seq
 from ..core.userfiles import write_atomic
 from ..logic.incremental import FULL, INCREMENTAL, ScopeDecision, decide_scope, stage_map_of
 from ..records.base import loads
-from ..records.run import IncrementalDecision, RunRecord, load_run, run_record_data
+from ..records.run import IncrementalDecision, RunRecord, load_run, run_record_data, run_seqs
 from ..records.task import Task, TaskState, require_task, task_ref, write_event
 from .context import Context
-from .runs import data_snapshot_path, run_seqs
+from .runs import data_snapshot_path
 from .tasks import check_task_type
 
 

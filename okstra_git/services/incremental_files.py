@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from ..core.jsontext import dumps_pretty
 from ..core.userfiles import read_json_object, write_atomic
 from ..logic.incremental import ScopeDecision, carry_forward, decide_scope, plan_items, stage_map_of
-from ..records.base import dumps_pretty
 from .reportfiles import MAX_DATA_BYTES
 
 

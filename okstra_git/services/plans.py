@@ -25,7 +25,7 @@ from ..core.shell import command, okstra
 from ..core.strict import is_digits, one_line
 from ..core.userfiles import sweep_dead_temps, write_atomic
 from ..core.values import Value, init
-from ..git.repo import OKSTRA_DIR, RefUpdate
+from ..git.repo import RefUpdate
 from ..logic.clarify import (
     ApprovalText,
     ClarificationItem,
@@ -36,6 +36,7 @@ from ..logic.clarify import (
 )
 from ..logic.planfile import PlanFile, Validation, blob_id, read_plan_file, validate_text
 from ..logic.stagemap import StageMap
+from ..logic.workspace import OKSTRA_DIR
 from ..records.approval import APPROVALS_REF, Approval, approval_notes_update, read_approvals
 from ..records.task import (
     PlanRef,

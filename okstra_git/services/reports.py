@@ -175,7 +175,7 @@ def starter_for_task(
 
 def run_seq(ctx: Context, state: TaskState, task_type: str) -> str:
     """The run a report of ``task_type`` belongs to: the one running now, else the next."""
-    from .runs import next_seq
+    from ..records.run import next_seq
 
     latest = state.task.latest_run
     if latest is not None and latest.task_type == task_type and latest.status == "running":

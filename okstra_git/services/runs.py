@@ -8,9 +8,8 @@ from typing import Any
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
 from ..core.shell import okstra
-from ..core.strict import is_digits, parsed, run_seq
+from ..core.strict import parsed, run_seq
 from ..core.userfiles import read_json_object, workspace_relative
-from ..git.repo import GitRepo
 from ..logic.critic import parse_critic
 from ..logic.phases import (
     FINAL_VERIFICATION,
@@ -21,22 +20,10 @@ from ..logic.phases import (
 )
 from ..logic.workspace import run_paths
 from ..records.base import to_data
-from ..records.run import Convergence, Critic, RunRecord, load_run, run_record_data
+from ..records.run import Convergence, Critic, RunRecord, load_run, next_seq, run_record_data
 from ..records.task import RunRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from .context import Context
 from .tasks import check_task_type
-
-
-def run_seqs(repo: GitRepo, head: str, task_type: str) -> list[str]:
-    """The run numbers of ``task_type`` in the task tree at ``head``, in order."""
-    names = repo.list_dir(head, f"runs/{task_type}")
-    return sorted((n[:-5] for n in names if n.endswith(".json") and is_digits(n[:-5])), key=int)
-
-
-def next_seq(repo: GitRepo, head: str, task_type: str) -> str:
-    """The next 3-digit run number of ``task_type`` in the task tree at ``head``."""
-    taken = run_seqs(repo, head, task_type)
-    return f"{int(taken[-1]) + 1 if taken else 1:03d}"
 
 
 def open_run(

@@ -22,7 +22,7 @@ from ..logic.nextstep import Situation, StageView, Step, next_step
 from ..logic.phases import FINAL_VERIFICATION
 from ..logic.workspace import run_paths
 from ..records.base import to_data
-from ..records.claim import Claim, load_claims
+from ..records.claim import Claim, claim_holder, load_claims
 from ..records.task import TaskState, require_task
 from . import remoteview
 from .context import Context
@@ -232,7 +232,7 @@ def _stages(ctx: Context, state: TaskState, task_head: str | None) -> list[Stage
     except (Refused, BadInput):
         return []
     claims = {n: s.claim for n, s in load_claims(repo, state.key).items()}
-    holders = {n: batching.claim_holder(c, None) for n, c in claims.items()}
+    holders = {n: claim_holder(c, None) for n, c in claims.items()}
     selection = batching.select(stage_map.stages, holders)
     done = {n: c.head_commit for n, c in claims.items() if c.status == "done" and c.head_commit}
     present = {n: h for n, h in done.items() if repo.has_commit(h)}

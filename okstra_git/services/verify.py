@@ -205,7 +205,7 @@ def _whole_task(
     # A done commit never fetched here can be neither merged nor asked about: say how to get it.
     absent = {n: sha for n, sha in done.items() if not ctx.repo.has_object(sha)}
     if absent:
-        from .sync import remote_or_placeholder  # only to name the fetch: sync is heavy
+        from .sync.transport import remote_or_placeholder  # only to name the fetch: sync is heavy
 
         hint = okstra("sync", remote_or_placeholder(ctx.repo))
         lines += [rules.not_here(n, sha, hint) for n, sha in sorted(absent.items())]
@@ -337,7 +337,7 @@ def publish_commands(ctx: Context, verdict: Verdict) -> list[str]:
     ``release-handoff``, the push of the verified commit to the protected branch the main
     worktree has checked out (the pre-push gate lets it through now)."""
     from ..gate.config import GateConfig
-    from .sync import remote_or_placeholder
+    from .sync.transport import remote_or_placeholder
 
     remote = remote_or_placeholder(ctx.repo)
     found = [okstra("sync", remote)]

@@ -33,9 +33,7 @@ def ci_write(report: dict[str, Any], fmt: str, output: str | None) -> str:
 def _emit(text: str, output: Path | None) -> str:
     if output is None:
         return text
-    from ..core.userfiles import (
-        write_atomic,  # refuses a folder, a missing folder, a read-only disk
-    )
+    from ..core.userfiles import write_atomic
 
     write_atomic(output, text.encode("utf-8"), "--output")
     return ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import Demo
+from .world import Demo
 
 STAGE_CODE = {
     1: {

@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 
 from ...core.errors import Refused
-from . import Demo
+from .world import Demo
 
 FV = "final-verification"
 CANDIDATES = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Demo
+from .world import Demo
 
 
 def step(demo: Demo) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import Refused
-from . import Demo
+from .world import Demo
 
 KEY = "demo:calc:div"
 IP = "implementation-planning"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import Demo
+from .world import Demo
 
 PLAN_PATH = "docs/plans/add-mul-plan.md"
 OPEN_ROW = "| `approval` | open |  |"

@@ -4,7 +4,7 @@ clone fetches the verdict notes and passes."""
 
 from __future__ import annotations
 
-from . import Demo
+from .world import Demo
 
 
 def step(demo: Demo) -> None:

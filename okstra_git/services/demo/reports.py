@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core.errors import Refused
-from . import Demo
+from .world import Demo
 
 
 def step(demo: Demo) -> None:

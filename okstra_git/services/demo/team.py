@@ -8,7 +8,7 @@ import json
 import shlex
 from pathlib import Path
 
-from . import Demo
+from .world import Demo
 
 README = (
     "# calc\n\nA tiny calculator used by the okstra demo.\n\n"

@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 from ...logic.reports.starter import decide
-from . import Demo, critic
+from . import critic
 from .team import second_clone
+from .world import Demo
 
 
 def step(demo: Demo) -> None:

@@ -34,62 +34,36 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import BadInput, Refused
-from ..core.keys import TaskKey
-from ..core.shell import command
-from ..core.shell import okstra as shell_okstra
-from ..core.userfiles import read_json_object, workspace_relative
-from ..git.repo import RefMoved, RefUpdate, cas_retry, crash_point
-from ..git.worktrees import dirty_paths, worktree_at, worktree_head
-from ..logic import batch as batching
-from ..logic.planfile import read_plan_file
-from ..logic.stagemap import Stage
-from ..logic.workspace import run_paths
-from ..records.approval import APPROVALS_REF
-from ..records.claim import (
+from ...core.errors import Refused
+from ...core.keys import TaskKey
+from ...core.shell import okstra as shell_okstra
+from ...git.repo import RefMoved, RefUpdate, cas_retry, crash_point
+from ...git.worktrees import dirty_paths, worktree_head
+from ...logic import batch as batching
+from ...logic.stagemap import Stage
+from ...logic.workspace import run_paths
+from ...records.approval import APPROVALS_REF
+from ...records.claim import (
     CLAIM_PATH,
     CLAIMS_PREFIX,
-    REPORT_PATH,
     Claim,
     ClaimState,
+    claim_holder,
     claim_json,
     claim_ref,
-    load_claim,
     load_claims,
 )
-from ..records.run import load_run
-from ..records.task import event_commit, now_iso, require_task, task_ref
-from . import worktrees as wt
-from .branches import merge_command, merge_ref
-from .claimview import select
-from .context import Context
-from .layout import Layout, layout, task_worktree_path
-from .plans import approve_in_claim, check_approved
-from .runs import finish_run, make_workspace, next_seq, open_run
-from .snapshots import load_stage_map
-
-RUN_TYPE = "implementation"
-MAX_CARRY_BYTES = 64 * 1024
-"""A stage carry sidecar is a small summary handed to the next stage; larger is refused."""
-
-
-def _ours(ctx: Context, lay: Layout, claim: Claim) -> bool:
-    """Whether ``claim`` belongs to this clone: its worktree is one this repository registered,
-    or (gone, or never made) it was taken on this host at this clone's own folder for the
-    stage — clones never share a worktree folder. Only such a claim is offered for resuming or
-    releasing here, or marked done; another clone's (another machine's, or a clone beside
-    this one) is that clone's."""
-    path = Path(claim.worktree_path) if claim.worktree_path else None
-    if path is not None and worktree_at(ctx.repo, path) is not None:
-        return True
-    if claim.host != socket.gethostname():
-        return False
-    return path is None or path == lay.stage_path(claim.stage)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.replace(microsecond=0).isoformat()
-
+from ...records.run import next_seq
+from ...records.task import event_commit, require_task, task_ref
+from .. import worktrees as wt
+from ..branches import merge_command, merge_ref
+from ..claimview import select
+from ..context import Context
+from ..layout import Layout, layout, task_worktree_path
+from ..plans import approve_in_claim, check_approved
+from ..runs import finish_run, make_workspace, open_run
+from ..snapshots import load_stage_map
+from .common import RUN_TYPE, is_ours, iso_seconds, release_command
 
 # ---------------------------------------------------------------------------------------------
 # Results
@@ -196,7 +170,7 @@ class ClaimResult:
         }
 
     def directive(self) -> str:
-        from ..logic.documents import run_directive
+        from ...logic.documents import run_directive
 
         return run_directive(
             key=str(self.key),
@@ -231,7 +205,7 @@ def _nothing_ready(
             for s in claims.values()
             if s.claim.status == "started"
             and s.claim.worktree_path
-            and _ours(ctx, lay, s.claim)
+            and is_ours(ctx, lay, s.claim)
             and worktree_head(s.claim.worktree_path, ctx.repo) is None
         }
     )
@@ -248,22 +222,16 @@ def _nothing_ready(
         for n, s in claims.items()
         if s.claim.status == "started"
         and s.claim.run_id not in resumes
-        and _ours(ctx, lay, s.claim)
+        and is_ours(ctx, lay, s.claim)
     )
     hint += "".join(
         f"\nif run {run} was interrupted (its agent is gone), release stage {n} so it can be "
-        f"claimed again: {_release_command(key, n, run)}"
+        f"claimed again: {release_command(key, n, run)}"
         for run, n in held
     )
     return Refused(
         f"no stage of {key} is ready to claim:\n" + "\n".join(lines) + hint,
         hint=next(iter(resumes.values())) if len(resumes) == 1 else None,
-    )
-
-
-def _release_command(key: TaskKey, stage: int, run: str) -> str:
-    return shell_okstra(
-        "stage", "release", key, "--stage", stage, "--run", run, "--reason", "interrupted"
     )
 
 
@@ -319,7 +287,7 @@ def _missing_commit(
             f"{shell_okstra('sync', remote)}; then claim again",
             hint=shell_okstra("sync", remote),
         )
-    from .sync import remote_or_placeholder  # sync is loaded only when a claim needs it
+    from ..sync.transport import remote_or_placeholder  # sync is loaded only when a claim needs it
 
     where = remote_or_placeholder(ctx.repo)
     return Refused(
@@ -392,7 +360,7 @@ def claim(
         since = state.task.implementation_base_commit
         seq = next_seq(ctx.repo, state.head, RUN_TYPE)
         run_id = f"{RUN_TYPE}-{seq}"
-        expires = _iso(now + lease) if lease is not None else None
+        expires = iso_seconds(now + lease) if lease is not None else None
         placements: list[Placement] = []
         updates: list[RefUpdate] = []
         for number in selection.batch:
@@ -413,7 +381,7 @@ def claim(
                 stage=number,
                 run_id=run_id,
                 status="started",
-                started_at=_iso(now),
+                started_at=iso_seconds(now),
                 host=host,
                 user=user,
                 base_commit=base,
@@ -540,14 +508,14 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
         listing = shell_okstra("stage", "list", key)
         raise Refused(f"run {run_id} holds no started claim of {key}; see: {listing}", hint=listing)
     lay = layout(ctx, key)
-    theirs = [c for c in mine if c.worktree_path and not _ours(ctx, lay, c)]
+    theirs = [c for c in mine if c.worktree_path and not is_ours(ctx, lay, c)]
     if theirs:
         c = theirs[0]
         raise Refused(
             f"run {run_id} is not this clone's: it holds stage(s) "
             f"{', '.join(str(t.stage) for t in theirs)} of {key} for {c.who}, with "
             f"worktrees at {c.worktree_path} there "
-            f"({batching.claim_holder(c, datetime.now(UTC)).held_by}); only that clone can resume "
+            f"({claim_holder(c, datetime.now(UTC)).held_by}); only that clone can resume "
             "it. To claim what is ready instead: " + shell_okstra("stage", "claim", key)
         )
     state = require_task(ctx.repo, key)
@@ -583,364 +551,3 @@ def _titles(ctx: Context, key: TaskKey) -> dict[int, str]:
 
 # ---------------------------------------------------------------------------------------------
 # Finishing: done, release
-
-
-@dataclass(frozen=True)
-class DoneResult:
-    """A stage marked done, and what happened to its run."""
-
-    claim: Claim
-    """The claim as stored now."""
-    run_finished: bool
-    """True when this was the batch's last stage and the run was finished ``completed``."""
-    run_note: str | None
-    """Why the run was not finished, when every stage of its batch is done."""
-    already: bool = False
-    """True when the stage was already done at this head: nothing was written to the claim (a
-    rerun after an interrupted ``stage done``; the run is still finished if it can be)."""
-    merge: str | None = None
-    """The command merging the stage into this clone's task worktree (None: no task worktree
-    here, or merged already)."""
-    published: str | None = None
-    """The remote the claim and the stage's branch were pushed to (``stage done --remote``)."""
-    publish_note: str | None = None
-    """What was recorded here but could not be published yet, with the command that does it."""
-
-
-def _stage_head(ctx: Context, c: Claim, given: str | None) -> str:
-    """The stage worktree HEAD (the branch head if the folder is gone); a given SHA must match."""
-    wanted = ctx.repo.resolve_commit(given) if given is not None else None
-    if c.worktree_path:
-        head = worktree_head(c.worktree_path, ctx.repo)
-        if head is not None:
-            dirty = dirty_paths(c.worktree_path)
-            if dirty:
-                raise Refused(
-                    f"stage {c.stage} worktree {c.worktree_path} has uncommitted changes: "
-                    f"{', '.join(dirty)}; commit them there before marking the stage done"
-                )
-        else:
-            head = ctx.repo.read_ref(f"refs/heads/{c.branch}")
-        if head is None:
-            raise Refused(
-                f"stage {c.stage}: neither the worktree {c.worktree_path} nor the branch "
-                f"{c.branch} exists, so there is no head commit to record"
-            )
-        if wanted is not None and wanted != head:
-            raise Refused(
-                f"--head {given} is {wanted[:12]}, but the stage {c.stage} worktree HEAD is "
-                f"{head[:12]} ({c.worktree_path}); commit there or pass the right commit"
-            )
-        return head
-    if wanted is None:
-        raise BadInput(
-            f"stage {c.stage} was claimed without a worktree; give its head commit with --head"
-        )
-    return wanted
-
-
-def done(
-    ctx: Context,
-    key: TaskKey,
-    stage: int,
-    report: str | None = None,
-    carry: str | None = None,
-    head: str | None = None,
-    publish: Callable[[list[RefUpdate], Claim], str | None] | None = None,
-) -> DoneResult:
-    """Mark ``stage`` done with its worktree HEAD; finish the run when its batch is done.
-
-    The report's content is stored in the done commit (``report.md``), so it travels with the
-    claim. ``publish`` (``stage done --remote``, see ``sync.done_via_remote``) gets the ref
-    changes made here — the claim, and the task ref when the run was finished — and publishes
-    them with the stage's code, or puts them back and raises; it returns what it could not
-    publish, in words.
-    """
-    report_path = workspace_relative(ctx.workdir, report, "--report") if report else None
-    if report is not None:
-        from .reports import check_report_file
-
-        check_report_file(ctx, key, report, RUN_TYPE)
-    report_raw = read_plan_file(report, "report").raw if report else None
-    if report_raw is not None:
-        # Stored with the claim and printed on other clones: held to what they accept.
-        from ..records.incoming import report_problems
-
-        problems = report_problems(report_raw, f"--report {report}")
-        if problems:
-            raise BadInput("; ".join(problems))
-    carry_data = read_json_object(carry, "--carry", MAX_CARRY_BYTES)[1] if carry else None
-    ref = claim_ref(key, stage)
-    first = _require_claim(ctx, key, stage)
-    if first.claim.status != "released" and not _ours(ctx, layout(ctx, key), first.claim):
-        # Another clone's run holds it (a take-over after an expired lease, seen after a
-        # fetch) or finished it: this clone's commits are not that run's to record.
-        c = first.claim
-        what = (
-            f"held by {batching.claim_holder(c, datetime.now(UTC)).held_by}"
-            if c.status == "started"
-            else f"done at {(c.head_commit or '')[:12]} by run {c.run_id} ({c.who})"
-        )
-        listing = shell_okstra("stage", "list", key)
-        raise Refused(
-            f"stage {stage} of {key} is {what}, not by this clone, so this clone cannot mark "
-            f"it done; see: {listing}",
-            hint=listing,
-        )
-    if first.claim.status != "started":
-        # Done already at this head (a rerun): nothing to write, but the run may still need
-        # finishing, and the claim publishing.
-        _check_done_again(ctx, key, first.claim, head)
-        unchanged = RefUpdate(ref, first.head, first.head)
-        return _after_done(ctx, key, first.claim, unchanged, report, publish, already=True)
-    head_commit = _stage_head(ctx, first.claim, head)
-
-    def attempt() -> tuple[Claim, RefUpdate]:
-        current = _require_claim(ctx, key, stage)
-        c = current.claim
-        if c.status != "started":
-            raise _not_started(key, c)
-        if c.run_id != first.claim.run_id:
-            raise Refused(f"stage {stage} of {key} was taken over by {c.run_id} meanwhile")
-        c.status = "done"
-        c.done_at = now_iso()
-        c.head_commit = head_commit
-        c.report_path = report_path
-        c.carry = carry_data
-        files = {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")}
-        if report_raw is not None:
-            files[REPORT_PATH] = report_raw
-        message = (
-            f"done stage {stage} at {head_commit[:12]} ({c.run_id})\n\n"
-            f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
-        )
-        commit = ctx.repo.commit(ctx.repo.tree_with(None, files), [current.head], message)
-        update = RefUpdate(ref, commit, current.head)
-        ctx.repo.update_refs([update], f"okstra: done stage {stage}")
-        return c, update
-
-    stored, update = cas_retry(ctx.repo, attempt, [ref])
-    return _after_done(ctx, key, stored, update, report, publish, already=False)
-
-
-def _after_done(
-    ctx: Context,
-    key: TaskKey,
-    stored: Claim,
-    update: RefUpdate,
-    report: str | None,
-    publish: Callable[[list[RefUpdate], Claim], str | None] | None,
-    already: bool,
-) -> DoneResult:
-    """Finish the run if this was its last stage, then publish what changed (``publish``)."""
-    tref = task_ref(key)
-    task_before = ctx.repo.read_ref(tref)
-    finished, note = _finish_run_if_done(ctx, key, stored, report)
-    unpublished = None
-    if publish is not None:
-        changed = [update]
-        task_after = ctx.repo.read_ref(tref)
-        if task_after != task_before:
-            changed.append(RefUpdate(tref, task_after, task_before))
-        unpublished = publish(changed, stored)
-    merge = _merge_hint(ctx, key, stored)
-    return DoneResult(
-        stored, finished, note, already=already, merge=merge, publish_note=unpublished
-    )
-
-
-def _merge_hint(ctx: Context, key: TaskKey, c: Claim) -> str | None:
-    """The command merging a done stage into this clone's task worktree, if it has one and
-    lacks the stage's done commit."""
-    task_path = task_worktree_path(ctx, key)
-    task_head = worktree_head(task_path, ctx.repo)
-    if c.head_commit is None or task_head is None or ctx.repo.contains(task_head, c.head_commit):
-        return None
-    found = merge_ref(ctx.repo, key, c.stage, c.head_commit)
-    return merge_command(task_path, [found]) if found else None
-
-
-def _check_done_again(ctx: Context, key: TaskKey, c: Claim, head: str | None) -> None:
-    """``stage done`` of a stage that is no longer started: fine when it is done at the same
-    head (e.g. rerun after a kill between the claim update and the run's finish, which the
-    caller then completes); otherwise a refusal saying what happened and the way out."""
-    if c.status != "done":
-        raise _not_started(key, c)
-    assert c.head_commit is not None
-    if head is not None:
-        now: str | None = ctx.repo.resolve_commit(head)
-    elif c.worktree_path:
-        now = worktree_head(c.worktree_path, ctx.repo) or ctx.repo.read_ref(
-            f"refs/heads/{c.branch}"
-        )
-    else:
-        now = c.head_commit
-    if now != c.head_commit:
-        merge = None
-        if c.branch:
-            task_path = task_worktree_path(ctx, key)
-            merge = command("git", "-C", task_path, "merge", c.branch)
-        raise Refused(
-            f"stage {c.stage} of {key} is already done at {c.head_commit[:12]} ({c.run_id}, "
-            f"{c.done_at}), and a done stage is not reopened; its head is now "
-            f"{(now or 'gone')[:12]}. To take the later commits too, merge the stage branch "
-            f"into the task worktree: {merge or 'git merge <the later commits>'}",
-            hint=merge,
-        )
-
-
-def _not_started(key: TaskKey, c: Claim) -> Refused:
-    if c.status == "released":
-        claim_again = shell_okstra("stage", "claim", key, "--stage", c.stage)
-        return Refused(
-            f"stage {c.stage} of {key} was released ({c.run_id}, by {c.released_by}: "
-            f"{c.release_reason}), so it cannot be marked done; claim it again to continue its "
-            f"work: {claim_again}",
-            hint=claim_again,
-        )
-    listing = shell_okstra("stage", "list", key)
-    return Refused(
-        f"stage {c.stage} of {key} was marked done meanwhile ({c.run_id}); see: {listing}",
-        hint=listing,
-    )
-
-
-def _finish_run_if_done(
-    ctx: Context, key: TaskKey, c: Claim, report: str | None
-) -> tuple[bool, str | None]:
-    """Finish the run ``completed`` once none of its batch is still started under it.
-
-    The run's report is the one given with the batch's last ``stage done``: finishing a run
-    ``completed`` needs one, and only this call has a path that is sure to exist now.
-    """
-    seq = _idle_run(ctx, key, c)
-    if seq is None:
-        return False, None
-    if report is None:
-        return False, (
-            f"every stage of {c.run_id} is done, but the run is still running: finishing it "
-            "needs its report, and this `stage done` was given no --report. Finish it with: "
-            + shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
-            + " --status completed --report PATH"
-        )
-    finish_run(ctx, key, RUN_TYPE, seq, "completed", report)
-    return True, None
-
-
-def _idle_run(ctx: Context, key: TaskKey, c: Claim) -> str | None:
-    """The seq of ``c``'s run when it is still running but holds none of its batch started."""
-    claims = load_claims(ctx.repo, key)
-    held = [claims[n].claim for n in c.batch if n in claims]
-    if any(h.run_id == c.run_id and h.status == "started" for h in held):
-        return None
-    seq = c.run_id.removeprefix(f"{RUN_TYPE}-")
-    record = load_run(ctx.repo, require_task(ctx.repo, key), RUN_TYPE, seq)
-    return seq if record is not None and record.status == "running" else None
-
-
-def _require_claim(ctx: Context, key: TaskKey, stage: int) -> ClaimState:
-    state = load_claim(ctx.repo, key, stage)
-    if state is None:
-        numbers = load_stage_map(ctx, key).numbers
-        if stage not in numbers:
-            raise BadInput(
-                f"--stage {stage}: the plan of {key} has no stage {stage} (stages: "
-                f"{', '.join(map(str, numbers)) or 'none'})"
-            )
-        claim_it = shell_okstra("stage", "claim", key, "--stage", stage)
-        raise Refused(
-            f"stage {stage} of {key} has no claim ({claim_ref(key, stage)}); claim it with: "
-            f"{claim_it}",
-            hint=claim_it,
-        )
-    return state
-
-
-@dataclass(frozen=True)
-class ReleaseResult:
-    """A released claim, and what is left of its run."""
-
-    claim: Claim
-    """The claim as stored now."""
-    run_note: str | None
-    """When the run holds no started stage any more but is still running: the command that
-    finishes it (a released run is never finished behind the user's back)."""
-
-
-def release(
-    ctx: Context, key: TaskKey, stage: int, reason: str, run: str | None, force: bool
-) -> ReleaseResult:
-    """End a started claim without done; another run's claim only with ``force``. Audited.
-    The stage's worktree and branch stay as they are: the next claim of the stage continues
-    there, so no commit and no uncommitted file is lost by a release."""
-    if not reason.strip():
-        raise BadInput("--reason must say why the claim is released (it is kept for audit)")
-    ref = claim_ref(key, stage)
-    who = ctx.repo.identity()
-    run = run or _only_run_here(ctx, key)
-
-    def attempt() -> Claim:
-        current = _require_claim(ctx, key, stage)
-        c = current.claim
-        if c.status != "started":
-            raise Refused(
-                f"stage {stage} of {key} is {c.status} ({c.run_id}); only a started claim "
-                "can be released"
-            )
-        if not force and run != c.run_id:
-            held = batching.claim_holder(c, datetime.now(UTC)).held_by
-            yours = shell_okstra(
-                "stage", "release", key, "--stage", stage, "--reason", reason, "--run", c.run_id
-            )
-            raise Refused(
-                f"stage {stage} of {key} is held by {held}"
-                + (f", not {run}" if run else "")
-                + f"; if that run is yours, release it with: {yours}; another run's claim only "
-                "with --force (recorded)"
-            )
-        c.status = "released"
-        c.released_at = now_iso()
-        c.released_by = f"{who} on {socket.gethostname()}" + (" (--force)" if force else "")
-        c.release_reason = reason.strip()
-        tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
-        forced = " (forced)" if force else ""
-        said = " ".join(c.release_reason.split())  # the subject line: the reason cannot add lines
-        message = (
-            f"release stage {stage} of {c.run_id}{forced}: {said}\n\n"
-            f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
-        )
-        commit = ctx.repo.commit(tree, [current.head], message)
-        ctx.repo.update_refs(
-            [RefUpdate(ref, commit, current.head)], f"okstra: release stage {stage}"
-        )
-        return c
-
-    stored = cas_retry(ctx.repo, attempt, [ref])
-    seq = _idle_run(ctx, key, stored)
-    if seq is None:
-        return ReleaseResult(stored, None)
-    finish = shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
-    claims = load_claims(ctx.repo, key)
-    if any(
-        claims[n].claim.run_id == stored.run_id and claims[n].claim.status == "done"
-        for n in stored.batch
-        if n in claims
-    ):
-        how = f"{finish} --status completed --report PATH (some of its stages are done)"
-    else:
-        how = f"{finish} --status error"
-    return ReleaseResult(
-        stored, f"run {stored.run_id} holds no started stage now and is still running; {how}"
-    )
-
-
-def _only_run_here(ctx: Context, key: TaskKey) -> str | None:
-    """The run holding started claims of ``key`` on this host, when there is exactly one: then
-    it is the releaser's own, and ``--run`` need not be typed."""
-    here = socket.gethostname()
-    runs = {
-        s.claim.run_id
-        for s in load_claims(ctx.repo, key).values()
-        if s.claim.status == "started" and s.claim.host == here
-    }
-    return runs.pop() if len(runs) == 1 else None

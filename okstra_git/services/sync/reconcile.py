@@ -21,18 +21,19 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from ..core import schemacheck
-from ..core.errors import BadInput
-from ..core.keys import TaskKey
-from ..core.shell import okstra
-from ..core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_notes, tracking_refs
-from ..git.repo import BULK_REFS, CommitInfo, GitRepo, RefUpdate, cas_retry
-from ..logic import replay as rp
-from ..records.base import dumps_pretty, loads
-from ..records.claim import CLAIM_PATH
-from ..records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
-from ..records.task import MANIFEST_PATH, TASKS_PREFIX
-from .setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
+from ...core import schemacheck
+from ...core.errors import BadInput
+from ...core.jsontext import dumps_pretty
+from ...core.keys import TaskKey
+from ...core.shell import okstra
+from ...core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_notes, tracking_refs
+from ...git.repo import BULK_REFS, CommitInfo, GitRepo, RefUpdate, cas_retry
+from ...logic import replay as rp
+from ...records.base import loads
+from ...records.claim import CLAIM_PATH
+from ...records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
+from ...records.task import MANIFEST_PATH, TASKS_PREFIX
+from ..setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
 
 DROPPED = "refs/okstra-dropped/"
 """Where a ``--take-theirs`` keeps the local tips it replaced: local only (sync moves
@@ -149,7 +150,7 @@ def list_refs(repo: GitRepo, remote: str) -> Listing:
 def _for_each_ref(repo: GitRepo, prefixes: tuple[str, ...]) -> dict[str, str]:
     """Refs under ``prefixes`` → id, from one ``git for-each-ref``: git reads tens of thousands
     of loose refs faster than a file-by-file read, and sync compares such lists oid by oid."""
-    from ..git.plumbing import git_output
+    from ...git.plumbing import git_output
 
     where = str(repo.workdir or repo.git_dir)
     fmt = "--format=%(objectname) %(refname)"
@@ -663,7 +664,7 @@ def _renamed_claims(
 
 def _rename_workspace(repo: GitRepo, key: TaskKey, renumbered: dict[str, str]) -> None:
     """Move a renumbered run's `.okstra/` files to its new number (never over a file)."""
-    from ..logic.workspace import run_paths
+    from ...logic.workspace import run_paths
 
     if repo.workdir is None:
         return

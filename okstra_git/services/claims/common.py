@@ -1,0 +1,112 @@
+"""What the claim commands share: whose a claim is, the implementation run it belongs to."""
+
+from __future__ import annotations
+
+import socket
+from datetime import datetime
+from pathlib import Path
+
+from ...core.errors import BadInput, Refused
+from ...core.keys import TaskKey
+from ...core.shell import okstra as shell_okstra
+from ...git.worktrees import worktree_at
+from ...records.claim import Claim, ClaimState, claim_ref, load_claim, load_claims
+from ...records.run import load_run
+from ...records.task import require_task
+from ..context import Context
+from ..layout import Layout
+from ..runs import finish_run
+from ..snapshots import load_stage_map
+
+RUN_TYPE = "implementation"
+
+
+def is_ours(ctx: Context, lay: Layout, claim: Claim) -> bool:
+    """Whether ``claim`` belongs to this clone: its worktree is one this repository registered,
+    or (gone, or never made) it was taken on this host at this clone's own folder for the
+    stage — clones never share a worktree folder. Only such a claim is offered for resuming or
+    releasing here, or marked done; another clone's (another machine's, or a clone beside
+    this one) is that clone's."""
+    path = Path(claim.worktree_path) if claim.worktree_path else None
+    if path is not None and worktree_at(ctx.repo, path) is not None:
+        return True
+    if claim.host != socket.gethostname():
+        return False
+    return path is None or path == lay.stage_path(claim.stage)
+
+
+def iso_seconds(moment: datetime) -> str:
+    return moment.replace(microsecond=0).isoformat()
+
+
+def release_command(key: TaskKey, stage: int, run: str) -> str:
+    return shell_okstra(
+        "stage", "release", key, "--stage", stage, "--run", run, "--reason", "interrupted"
+    )
+
+
+def not_started(key: TaskKey, c: Claim) -> Refused:
+    if c.status == "released":
+        claim_again = shell_okstra("stage", "claim", key, "--stage", c.stage)
+        return Refused(
+            f"stage {c.stage} of {key} was released ({c.run_id}, by {c.released_by}: "
+            f"{c.release_reason}), so it cannot be marked done; claim it again to continue its "
+            f"work: {claim_again}",
+            hint=claim_again,
+        )
+    listing = shell_okstra("stage", "list", key)
+    return Refused(
+        f"stage {c.stage} of {key} was marked done meanwhile ({c.run_id}); see: {listing}",
+        hint=listing,
+    )
+
+
+def finish_run_if_done(
+    ctx: Context, key: TaskKey, c: Claim, report: str | None
+) -> tuple[bool, str | None]:
+    """Finish the run ``completed`` once none of its batch is still started under it.
+
+    The run's report is the one given with the batch's last ``stage done``: finishing a run
+    ``completed`` needs one, and only this call has a path that is sure to exist now.
+    """
+    seq = idle_run(ctx, key, c)
+    if seq is None:
+        return False, None
+    if report is None:
+        return False, (
+            f"every stage of {c.run_id} is done, but the run is still running: finishing it "
+            "needs its report, and this `stage done` was given no --report. Finish it with: "
+            + shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
+            + " --status completed --report PATH"
+        )
+    finish_run(ctx, key, RUN_TYPE, seq, "completed", report)
+    return True, None
+
+
+def idle_run(ctx: Context, key: TaskKey, c: Claim) -> str | None:
+    """The seq of ``c``'s run when it is still running but holds none of its batch started."""
+    claims = load_claims(ctx.repo, key)
+    held = [claims[n].claim for n in c.batch if n in claims]
+    if any(h.run_id == c.run_id and h.status == "started" for h in held):
+        return None
+    seq = c.run_id.removeprefix(f"{RUN_TYPE}-")
+    record = load_run(ctx.repo, require_task(ctx.repo, key), RUN_TYPE, seq)
+    return seq if record is not None and record.status == "running" else None
+
+
+def require_claim(ctx: Context, key: TaskKey, stage: int) -> ClaimState:
+    state = load_claim(ctx.repo, key, stage)
+    if state is None:
+        numbers = load_stage_map(ctx, key).numbers
+        if stage not in numbers:
+            raise BadInput(
+                f"--stage {stage}: the plan of {key} has no stage {stage} (stages: "
+                f"{', '.join(map(str, numbers)) or 'none'})"
+            )
+        claim_it = shell_okstra("stage", "claim", key, "--stage", stage)
+        raise Refused(
+            f"stage {stage} of {key} has no claim ({claim_ref(key, stage)}); claim it with: "
+            f"{claim_it}",
+            hint=claim_it,
+        )
+    return state

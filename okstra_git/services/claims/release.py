@@ -1,0 +1,106 @@
+"""Ending a claim without done: ``stage release``; the stage becomes ready again."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ...core.errors import BadInput, Refused
+from ...core.keys import TaskKey
+from ...core.shell import okstra as shell_okstra
+from ...git.repo import RefUpdate, cas_retry
+from ...records.claim import CLAIM_PATH, Claim, claim_holder, claim_json, claim_ref, load_claims
+from ...records.task import now_iso
+from ..context import Context
+from .common import RUN_TYPE, idle_run, require_claim
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    """A released claim, and what is left of its run."""
+
+    claim: Claim
+    """The claim as stored now."""
+    run_note: str | None
+    """When the run holds no started stage any more but is still running: the command that
+    finishes it (a released run is never finished behind the user's back)."""
+
+
+def release(
+    ctx: Context, key: TaskKey, stage: int, reason: str, run: str | None, force: bool
+) -> ReleaseResult:
+    """End a started claim without done; another run's claim only with ``force``. Audited.
+    The stage's worktree and branch stay as they are: the next claim of the stage continues
+    there, so no commit and no uncommitted file is lost by a release."""
+    if not reason.strip():
+        raise BadInput("--reason must say why the claim is released (it is kept for audit)")
+    ref = claim_ref(key, stage)
+    who = ctx.repo.identity()
+    run = run or _only_run_here(ctx, key)
+
+    def attempt() -> Claim:
+        current = require_claim(ctx, key, stage)
+        c = current.claim
+        if c.status != "started":
+            raise Refused(
+                f"stage {stage} of {key} is {c.status} ({c.run_id}); only a started claim "
+                "can be released"
+            )
+        if not force and run != c.run_id:
+            held = claim_holder(c, datetime.now(UTC)).held_by
+            yours = shell_okstra(
+                "stage", "release", key, "--stage", stage, "--reason", reason, "--run", c.run_id
+            )
+            raise Refused(
+                f"stage {stage} of {key} is held by {held}"
+                + (f", not {run}" if run else "")
+                + f"; if that run is yours, release it with: {yours}; another run's claim only "
+                "with --force (recorded)"
+            )
+        c.status = "released"
+        c.released_at = now_iso()
+        c.released_by = f"{who} on {socket.gethostname()}" + (" (--force)" if force else "")
+        c.release_reason = reason.strip()
+        tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
+        forced = " (forced)" if force else ""
+        said = " ".join(c.release_reason.split())  # the subject line: the reason cannot add lines
+        message = (
+            f"release stage {stage} of {c.run_id}{forced}: {said}\n\n"
+            f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
+        )
+        commit = ctx.repo.commit(tree, [current.head], message)
+        ctx.repo.update_refs(
+            [RefUpdate(ref, commit, current.head)], f"okstra: release stage {stage}"
+        )
+        return c
+
+    stored = cas_retry(ctx.repo, attempt, [ref])
+    seq = idle_run(ctx, key, stored)
+    if seq is None:
+        return ReleaseResult(stored, None)
+    finish = shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
+    claims = load_claims(ctx.repo, key)
+    if any(
+        claims[n].claim.run_id == stored.run_id and claims[n].claim.status == "done"
+        for n in stored.batch
+        if n in claims
+    ):
+        how = f"{finish} --status completed --report PATH (some of its stages are done)"
+    else:
+        how = f"{finish} --status error"
+    return ReleaseResult(
+        stored, f"run {stored.run_id} holds no started stage now and is still running; {how}"
+    )
+
+
+def _only_run_here(ctx: Context, key: TaskKey) -> str | None:
+    """The run holding started claims of ``key`` on this host, when there is exactly one: then
+    it is the releaser's own, and ``--run`` need not be typed."""
+    here = socket.gethostname()
+    runs = {
+        s.claim.run_id
+        for s in load_claims(ctx.repo, key).values()
+        if s.claim.status == "started" and s.claim.host == here
+    }
+    return runs.pop() if len(runs) == 1 else None

@@ -1,0 +1,255 @@
+"""Claims shared through a remote: ``stage claim --remote`` and ``stage done`` of a published
+claim, each one atomic leased push; a lost race is undone here and chosen again."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, NoReturn
+
+from ...core.errors import Conflict, Refused
+from ...core.shell import okstra
+from ...core.tracking import tracking_name
+from ...git.repo import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
+from ...records.claim import claims_prefix
+from ...records.task import task_ref
+from ..context import Context
+from ..sync.engine import pull
+from ..sync.transport import FetchFailed, check_remote, push_leased, remote_locks
+from .claim import claim
+from .done import done
+
+if TYPE_CHECKING:
+    from datetime import timedelta
+
+    from ...core.keys import TaskKey
+    from ...records.claim import Claim
+    from .claim import ClaimResult
+    from .done import DoneResult
+
+
+CLAIM_ATTEMPTS = 12
+
+
+def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) -> bool:
+    """Publish a claim's ref changes all-or-nothing; False when another machine got there first.
+
+    ``updates`` are the changes as they landed locally (claim refs and the task ref). Each is
+    leased on the remote-tracking value — what the remote held at the last fetch, empty when
+    it did not have the ref — so the push lands only if nobody pushed since. A refusal for
+    any other reason (a hook, permissions) is raised.
+    """
+    leased = [
+        RefUpdate(u.name, u.new, ctx.repo.read_ref(tracking_name(remote, u.name))) for u in updates
+    ]
+    outcome = push_leased(ctx.repo, remote, leased)
+    if outcome.ok:
+        return True
+    if outcome.lost_race:
+        names = [u.name for u in updates]
+        found = remote_locks(ctx.repo, remote, names, OLD_LOCK_SECONDS)
+        if found is not None:
+            raise Conflict(found.text, hint=found.command)
+        return False
+    raise Refused(f"git push {remote} refused the claim: {outcome.detail}")
+
+
+def _notes_to_publish(ctx: Context, remote: str, updates: list[RefUpdate]) -> list[RefUpdate]:
+    """The approvals notes ref, when this clone's is ahead of the remote's and ``updates`` do
+    not move it already (leased like the claim refs, by ``push_claims_atomically``)."""
+    from ...records.approval import APPROVALS_REF
+
+    if any(u.name == APPROVALS_REF for u in updates):
+        return []
+    mine = ctx.repo.read_ref(APPROVALS_REF)
+    theirs = ctx.repo.read_ref(tracking_name(remote, APPROVALS_REF))
+    if (
+        mine is None
+        or mine == theirs
+        or (theirs is not None and not ctx.repo.contains(mine, theirs))
+    ):
+        return []
+    return [RefUpdate(APPROVALS_REF, mine, theirs)]
+
+
+class RemoteRaceLost(Conflict):
+    """Another machine's claim reached the shared remote first; ours was undone locally."""
+
+
+def _undo_lost(
+    ctx: Context, remote: str, key: TaskKey, landed: list[RefUpdate], what: str
+) -> NoReturn:
+    """Put back what ``landed`` here when its push lost on ``remote``, then raise
+    :class:`RemoteRaceLost` so the caller starts over from a fresh fetch."""
+    undo = [RefUpdate(u.name, u.expected, u.new) for u in landed]
+    try:
+        ctx.repo.update_refs(undo, f"okstra: undo {what}, which {remote} did not take")
+    except RefMoved as exc:
+        raise Refused(
+            f"{what} lost the race on {remote} and could not be undone here ({exc}); run "
+            f"{okstra('sync', remote)} and check {okstra('stage', 'list', key)}",
+            hint=okstra("sync", remote),
+        ) from exc
+    raise RemoteRaceLost(f"{what} lost the race on {remote}")
+
+
+def claim_via_remote(
+    ctx: Context,
+    remote: str,
+    key: TaskKey,
+    stage: int | None = None,
+    lease: timedelta | None = None,
+    take_over_expired: bool = False,
+    worktrees: bool = True,
+) -> ClaimResult:
+    """``stage claim --remote``: claim locally, publish atomically, or undo and choose again.
+
+    Each round fetches and fast-forwards the task and its claims, claims locally (the batch
+    is selected from what the remote holds), and pushes the claim refs and the task ref in one
+    leased atomic push before any worktree is made. When the remote has moved, the local
+    claim is put back exactly as it was and the round starts over from a fresh fetch — so two
+    machines sharing the remote never both hold a stage.
+    """
+
+    def publish(updates: list[RefUpdate]) -> None:
+        # The approval the claim relies on travels with it: a clone that takes the next claim
+        # must find the plan approved by whoever approved it, not record a hand approval itself.
+        if push_claims_atomically(ctx, remote, updates + _notes_to_publish(ctx, remote, updates)):
+            return
+        _undo_lost(ctx, remote, key, updates, "the claim")
+
+    for _ in range(CLAIM_ATTEMPTS):
+        pulled = pull(ctx, remote)  # checks the remote first
+        blocked = pulled.blocking((task_ref(key), claims_prefix(key)))
+        if blocked:
+            raise Refused(
+                f"{', '.join(blocked)} could not be brought in step with {remote}, so a claim "
+                f"cannot be published safely; see why and settle it: {okstra('sync', remote)}",
+                hint=okstra("sync", remote),
+            )
+        try:
+            return claim(
+                ctx,
+                key,
+                stage,
+                lease,
+                take_over_expired,
+                worktrees=worktrees,
+                publish=publish,
+                remote=remote,
+            )
+        except RemoteRaceLost:
+            # A progress note, like git's own: the command goes on and may still succeed.
+            sys.stderr.write(f"okstra: another clone claimed first on {remote}; choosing again\n")
+            time.sleep(0.05 + random.random() * 0.2)  # let the winner's push settle
+    found = remote_locks(ctx.repo, remote, [task_ref(key)], under=claims_prefix(key))
+    if found is not None:
+        raise Conflict(found.text, hint=found.command)
+    raise Conflict(
+        f"lost the race to claim on {remote} {CLAIM_ATTEMPTS} times (other clones keep "
+        "claiming this task); retry"
+    )
+
+
+def shared_through(repo: GitRepo, ref: str) -> str | None:
+    """The remote holding ``ref`` exactly as this clone does (a claim taken with ``--remote``,
+    or synced since), when there is one such remote: ``stage done`` publishes there."""
+    value = repo.read_ref(ref)
+    found = [r for r in repo.remote_names() if repo.read_ref(tracking_name(r, ref)) == value]
+    return found[0] if value is not None and len(found) == 1 else None
+
+
+def done_via_remote(
+    ctx: Context,
+    remote: str | None,
+    key: TaskKey,
+    stage: int,
+    report: str | None = None,
+    carry: str | None = None,
+    head: str | None = None,
+) -> DoneResult:
+    """``stage done`` of a claim shared through a remote (``--remote R``, or the one remote
+    holding the claim as this clone does): the claim update, the stage branch at its done head
+    and — when this done finished the run — the task ref travel in ONE atomic push, each leased
+    on what the remote held at the last fetch.
+
+    The claim and task refs are fetched first. When the push loses (the claim was taken over
+    or released there, or another clone moved the task), what this done wrote is put back and
+    the round starts over from a fresh fetch; a claim that changed hands then refuses the done,
+    naming who holds it now. A task ref that diverged from the remote's stays out of the push
+    (the output names the sync that reconciles it); the claim and the code still travel.
+    """
+    from ...records.claim import claim_ref
+    from ...records.task import task_ref
+    from ..branches import stage_shared_ref
+
+    ref, task = claim_ref(key, stage), task_ref(key)
+    asked = remote is not None
+    remote = remote or shared_through(ctx.repo, ref)
+    if remote is None:
+        return done(ctx, key, stage, report, carry, head)
+    check_remote(ctx.repo, remote)
+    branch = stage_shared_ref(key, stage)
+    sync_hint = okstra("sync", remote)
+
+    def publish(changed: list[RefUpdate], claim: Claim) -> str | None:
+        wanted = [(u.name, u.new) for u in changed]
+        if claim.head_commit:
+            wanted.append((branch, claim.head_commit))
+        if all(u.name != task for u in changed):  # the run the claim names goes along
+            wanted.append((task, ctx.repo.read_ref(task)))
+        leased = [RefUpdate(n, v, ctx.repo.read_ref(tracking_name(remote, n))) for n, v in wanted]
+        # A task ref that does not descend from the remote's would need a merge: sync does it.
+        behind = [u for u in leased if u.name == task and not _descends(ctx, u)]
+        pushes = [u for u in leased if u not in behind and u.new != u.expected]
+        outcome = push_leased(ctx.repo, remote, pushes)
+        if outcome.ok:
+            return (
+                f"the task's latest events are recorded here but not on {remote} (its task "
+                f"ref moved there); publish them with: {sync_hint}"
+                if behind
+                else None
+            )
+        if not outcome.lost_race:
+            raise Refused(
+                f"stage {stage} of {key} is done here, but {remote} refused the push "
+                f"({outcome.detail}); it stays here until it can be published: {sync_hint}",
+                hint=sync_hint,
+            )
+        _undo_lost(ctx, remote, key, changed, f"the done of stage {stage}")
+
+    for _ in range(CLAIM_ATTEMPTS):
+        try:
+            pulled = pull(ctx, remote)
+        except FetchFailed as exc:
+            if asked:
+                raise
+            # Offline work goes on: the done is recorded here and says how to publish it.
+            result = done(ctx, key, stage, report, carry, head)
+            note = f"not published: {exc} — publish it with: {sync_hint}"
+            return replace(result, publish_note=note)
+        blocked = pulled.blocking((ref,))
+        if blocked:
+            raise Refused(
+                f"{', '.join(blocked)} could not be brought in step with {remote}, so the done "
+                f"cannot be published; see why and settle it: {sync_hint}",
+                hint=sync_hint,
+            )
+        try:
+            result = done(ctx, key, stage, report, carry, head, publish=publish)
+        except RemoteRaceLost:
+            time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
+            continue
+        return replace(result, published=remote)
+    raise Conflict(
+        f"the claim of stage {stage} of {key} or its task kept moving on {remote} during "
+        f"{CLAIM_ATTEMPTS} tries; see {okstra('stage', 'list', key)}"
+    )
+
+
+def _descends(ctx: Context, update: RefUpdate) -> bool:
+    """Whether pushing ``update`` moves the remote's ref forward (or creates it)."""
+    assert update.new is not None
+    return update.expected is None or ctx.repo.contains(update.new, update.expected)

@@ -1,0 +1,127 @@
+"""The package's layers, declared once: each folder of ``okstra_git/`` is a layer, and a module
+imports only its own layer and those below it, with no import circle anywhere (imports inside
+functions and under ``TYPE_CHECKING`` count: both are dependencies). Only ``git/`` loads pygit2
+or starts git; see docs/architecture.md."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "okstra_git"
+
+LAYERS = ("core", "logic", "git", "records", "gate", "services", "views", "cli")
+"""Bottom to top."""
+ENTRY_POINTS = {"okstra_git.entry", "okstra_git.__main__"}
+"""The package root holds only these (and ``__init__``, the version), above every layer."""
+PROCESS_STARTERS = {
+    "okstra_git.gate.signing",  # ssh-keygen -Y sign / verify, as git signs commits
+    "okstra_git.services.reports",  # the user's $EDITOR (clarify resume)
+}
+"""Modules besides ``git/`` that may start a process — never git itself."""
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def layer_of(module: str) -> int:
+    if module == "okstra_git":
+        return -1
+    if module in ENTRY_POINTS:
+        return len(LAYERS)
+    return LAYERS.index(module.split(".")[1])
+
+
+def imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """Every okstra_git module ``module`` imports, anywhere in it, and the third-party and
+    stdlib top-level names it imports (prefixed ``ext:``)."""
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                found.add(alias.name if top == "okstra_git" else f"ext:{top}")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")[: len(module.split(".")) - node.level + is_package]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "okstra_git":
+                found.add(f"ext:{target.split('.')[0]}")
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in known else target)
+    found.discard(module)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
+
+
+def test_every_module_lives_in_a_layer():
+    stray = [
+        m
+        for m in modules()
+        if m != "okstra_git"
+        and m not in ENTRY_POINTS
+        and (m.count(".") == 0 or m.split(".")[1] not in LAYERS)
+    ]
+    assert not stray, f"modules outside the layer folders: {stray}"
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    upward = [
+        f"{m} ({LAYERS[layer_of(m)] if 0 <= layer_of(m) < len(LAYERS) else 'root'}) imports {t}"
+        for m, targets in graph().items()
+        for t in sorted(targets)
+        if not t.startswith("ext:") and layer_of(t) > layer_of(m)
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_import_circle():
+    edges = {m: {t for t in ts if not t.startswith("ext:")} for m, ts in graph().items()}
+    circles = []
+    state: dict[str, int] = {}  # 1 on the path, 2 finished
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                circles.append(" -> ".join([*path[path.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+    assert not circles, "\n".join(circles)
+
+
+def test_only_the_git_layer_loads_pygit2_or_starts_git():
+    loads = [m for m, ts in graph().items() if "ext:pygit2" in ts and layer_of(m) != 2]
+    assert not loads, f"pygit2 imported outside okstra_git/git/: {loads}"
+    spawns = [
+        m
+        for m, ts in graph().items()
+        if "ext:subprocess" in ts and layer_of(m) != 2 and m not in PROCESS_STARTERS
+    ]
+    assert not spawns, f"subprocess imported outside okstra_git/git/: {spawns}"
+    for name in PROCESS_STARTERS:
+        text = modules()[name].read_text("utf-8")
+        assert '"git"' not in text, f"{name} starts git: go through okstra_git.git.process"
