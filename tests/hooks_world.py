@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from conftest import git, make_repo
+from conftest import git, make_repo, okstra
 
 from okstra_git.git.repo import GitRepo
 from okstra_git.records.verdict import Verdict, append_verdict
@@ -125,3 +125,21 @@ def git_daemon(base: Path, env: dict[str, str] | None = None) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def install(repo: Path, *args: str) -> str:
+    proc = okstra(repo, "hooks", "install", *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def snapshot(repo: Path) -> dict[str, tuple[bytes, int] | str]:
+    """Every hook file git could run for ``repo`` (bytes and mode), and core.hooksPath."""
+    found: dict[str, tuple[bytes, int] | str] = {
+        "core.hooksPath": git(repo, "config", "--get", "core.hooksPath", check=False)
+    }
+    for folder in (repo / ".git" / "hooks", repo / ".githooks", repo / ".husky"):
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+            if path.is_file() and not path.name.endswith(".sample"):
+                found[str(path.relative_to(repo))] = (path.read_bytes(), path.stat().st_mode)
+    return found

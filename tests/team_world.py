@@ -13,6 +13,9 @@ from pathlib import Path
 from conftest import git, make_repo, okstra
 from plans import plan_text
 
+from okstra_git.services import plans, tasks
+from okstra_git.services.context import open_context
+
 KEY = "p:g:i"
 TASK_REF = "refs/okstra/tasks/g/i"
 CLAIMS = "refs/okstra/claims/g/i/"
@@ -104,3 +107,22 @@ def stage_report(clone: Path, stage: int, author: str) -> str:
     (clone / rel).parent.mkdir(parents=True, exist_ok=True)
     (clone / rel).write_text(f"# Stage {stage}\n\nStage {stage} report by {author}.\n")
     return rel
+
+
+def approve_here(repo: Path, text: str, key: str = KEY) -> str:
+    """Create the task, commit its plan, submit and approve it (method B) in ``repo``; returns
+    the plan's path. Nothing about worktrees is configured: the defaults are under test."""
+    ctx = open_context(repo)
+    task_key = ctx.key(key)
+    tasks.new_task(ctx, task_key, "implementation-planning", "feature", None)
+    path = repo / "plans" / f"{task_key.task_id}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    plans.submit_plan(ctx, task_key, str(path))
+    plans.approve_plan(ctx, task_key)
+    git(repo, "add", "plans")
+    git(repo, "commit", "-q", "-m", "plan")
+    return str(path.relative_to(repo))
+
+
+TWO_FREE = plan_text([(1, [], ["a.py"]), (2, [], ["b.py"])])

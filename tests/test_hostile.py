@@ -16,12 +16,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from claims_world import approved_task
 from conftest import git, okstra
 from hooks_world import add_verdict, commit, pair, push, remote_ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plans import DIAMOND_PLAN
-from test_claims import approved_task
 
 from okstra_git.core.errors import BadInput
 from okstra_git.core.keys import parse_task_key, part_problem

@@ -8,9 +8,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
+from claims_world import KEY, approved_task, commit_in, done_stage_one, show_claim, stored
 from conftest import git, okstra
-from test_claims import KEY, approved_task, commit_in, show_claim, stored
-from test_worktrees import done_stage_one
 
 KEPT = "refs/okstra-kept/g/i/stage-1/"
 

@@ -9,37 +9,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from claims_world import approved_task
 from conftest import git, okstra
 from hooks_world import add_verdict, commit, pair, remote_ref
-from test_claims import approved_task
+from sync_world import KEY, TASK_REF, new_task, refs, sync_json, wide_plan
 
 from okstra_git.git.repo import GitRepo, RefUpdate
 from okstra_git.records.verdict import VERDICTS_REF
-from okstra_git.services import claims, tasks
+from okstra_git.services import claims
 from okstra_git.services.claims import remote as remote_claims
 from okstra_git.services.context import open_context
 from okstra_git.services.sync import engine as sync
 from okstra_git.services.sync import transport
 
-KEY = "p:g:i"
-TASK_REF = "refs/okstra/tasks/g/i"
 CLAIMS = "refs/okstra/claims/g/i/"
-
-
-def refs(repo: Path, prefix: str) -> dict[str, str]:
-    out = git(repo, "for-each-ref", "--format=%(refname) %(objectname)", prefix)
-    return dict(line.split(" ") for line in out.splitlines())
-
-
-def new_task(repo: Path, key: str = KEY, kind: str = "implementation-planning") -> None:
-    ctx = open_context(repo)
-    tasks.new_task(ctx, ctx.key(key), kind, "feature", None)
-
-
-def sync_json(repo: Path, *args: str, code: int = 0) -> dict:
-    proc = okstra(repo, "sync", *args, "--json")
-    assert proc.returncode == code, proc.stderr
-    return json.loads(proc.stdout)
 
 
 def test_sync_publishes_refs_and_notes_and_another_clone_receives_them(tmp_path: Path):
@@ -218,25 +201,6 @@ def test_push_leased_reports_a_lost_race(tmp_path: Path):
 
 
 # -- claims through the shared remote ---------------------------------------------------------
-
-
-def wide_plan(count: int) -> str:
-    """``count`` independent stages of 5 effective steps: a batch (≤ 8) is one stage."""
-    rows = [f"| {n} | Part {n} | 5 | (none) |" for n in range(1, count + 1)]
-    steps = "".join(f"{i}. Step {i} of `src/part{{n}}.py`.\n" for i in range(1, 6))
-    sections = [
-        f"### Stage {n} — Part {n}\n{steps.format(n=n)}\n"
-        f"#### Stage Exit Contract\n- Added/changed files (predicted): `src/part{n}.py`\n"
-        for n in range(1, count + 1)
-    ]
-    return (
-        "# Implementation plan\n\n## User Approval Request\n\n- [x] Approved\n\n"
-        "## 5. Clarification Items\n\n- No clarification items.\n\n## 5.5 Stage Map\n\n"
-        "| Stage | Title | Effective steps | Depends-on |\n|---|---|---|---|\n"
-        + "\n".join(rows)
-        + "\n\n"
-        + "\n".join(sections)
-    )
 
 
 @pytest.fixture

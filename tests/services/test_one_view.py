@@ -12,7 +12,7 @@ import pytest
 from conftest import git, okstra
 from hooks_world import KEY as VERDICT_KEY
 from hooks_world import add_verdict, commit, pair, push
-from test_sync import KEY, TASK_REF, new_task, sync_json
+from sync_world import KEY, TASK_REF, new_task, sync_json
 
 from okstra_git.git.repo import GitRepo
 from okstra_git.records.approval import APPROVALS_REF, Approval, read_approvals

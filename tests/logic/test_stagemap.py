@@ -23,7 +23,7 @@ from okstra_git.logic.stagemap import (
 )
 
 SCHEMA = json.loads(
-    (Path(__file__).resolve().parent.parent / "schemas" / "stage-map.schema.json").read_text()
+    (Path(__file__).resolve().parents[2] / "schemas" / "stage-map.schema.json").read_text()
 )
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import git, make_repo, okstra
 from hooks_world import pair, remote_ref
-from test_sync import KEY, TASK_REF, new_task, refs, sync_json
-from test_verify_e2e import Task
+from sync_world import KEY, TASK_REF, new_task, refs, sync_json
+from task_world import Task
 
 from okstra_git.records.incoming import claim_data_problems, task_data_problems
 

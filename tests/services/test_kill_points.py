@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 import pytest
+from claims_world import CLAIMS, KEY, TASK_REF, approved_task, claim_refs, commit_in, show_claim
 from conftest import git, okstra
 from plans import LINEAR_PLAN
-from test_claims import CLAIMS, KEY, TASK_REF, approved_task, claim_refs, commit_in, show_claim
 
 from okstra_git.services import claims, plans, tasks
 from okstra_git.services.context import open_context
@@ -382,7 +382,7 @@ def test_a_remote_claim_killed_before_its_push_is_published_or_settled_by_sync(
     it — nothing is overwritten on either side."""
     from hooks_world import pair
     from team_world import KEY as TEAM_KEY
-    from test_team import TWO_FREE, approve_here
+    from team_world import TWO_FREE, approve_here
 
     a, _ = pair(tmp_path, "one/calc")
     b, _ = pair(tmp_path, "two/calc")
@@ -416,7 +416,7 @@ def test_a_sync_killed_after_its_push_leaves_nothing_behind(tmp_path: Path) -> N
     staging refs it left are swept by the next sync."""
     from hooks_world import pair
     from team_world import KEY as TEAM_KEY
-    from test_team import TWO_FREE, approve_here
+    from team_world import TWO_FREE, approve_here
 
     a, _ = pair(tmp_path, "one/calc")
     b, _ = pair(tmp_path, "two/calc")

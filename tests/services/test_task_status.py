@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import git, okstra
 from hooks_world import pair
-from test_sync import sync_json
-from test_verify_e2e import Task, ok, report
+from sync_world import sync_json
+from task_world import Task, ok, report
 from verify_world import KEY
 
 from okstra_git.logic import nextstep

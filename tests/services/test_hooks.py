@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, okstra
-from hooks_world import KEY, add_verdict, commit, pair, push, remote_ref
+from hooks_world import KEY, add_verdict, commit, install, pair, push, remote_ref, snapshot
 from reports_data import verdict_report
 from verify_world import make_world
 
@@ -22,12 +22,6 @@ from okstra_git.logic.hooklayout import MARKER, TEAM_LINE
 from okstra_git.records.verdict import VERDICTS_REF
 from okstra_git.services import gatecheck as gate_cli
 from okstra_git.services import hooks as hookinstall
-
-
-def install(repo: Path, *args: str) -> str:
-    proc = okstra(repo, "hooks", "install", *args)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
 
 
 def test_push_refused_before_the_verdict_and_accepted_after_verify_record(tmp_path: Path):
@@ -291,18 +285,6 @@ def test_a_hooks_path_in_the_work_tree_gets_the_team_line_not_a_file(tmp_path: P
     status = json.loads(okstra(linked, "hooks", "status", "--json").stdout)
     assert status["runs"] and [w["runs"] for w in status["worktrees"]] == [True, True]
     assert git(work, "status", "--porcelain") == git(linked, "status", "--porcelain") == ""
-
-
-def snapshot(repo: Path) -> dict[str, tuple[bytes, int] | str]:
-    """Every hook file git could run for ``repo`` (bytes and mode), and core.hooksPath."""
-    found: dict[str, tuple[bytes, int] | str] = {
-        "core.hooksPath": git(repo, "config", "--get", "core.hooksPath", check=False)
-    }
-    for folder in (repo / ".git" / "hooks", repo / ".githooks", repo / ".husky"):
-        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
-            if path.is_file() and not path.name.endswith(".sample"):
-                found[str(path.relative_to(repo))] = (path.read_bytes(), path.stat().st_mode)
-    return found
 
 
 def test_hook_falls_back_to_git_okstra_on_path_and_fails_closed_without_it(tmp_path: Path):

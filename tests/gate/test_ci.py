@@ -205,7 +205,7 @@ def test_allowed_signers_only_signed_verdicts_count(repo: Path, tmp_path: Path):
     assert proc.returncode == 1 and "not a file" in proc.stdout
 
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_shipped_ci_jobs_pass_on_a_verified_commit(tmp_path: Path):

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from claims_world import approved_task
 from conftest import git, okstra
 from hooks_world import pair
-from test_claims import approved_task
-from test_sync import KEY, TASK_REF, refs, sync_json, wide_plan
+from sync_world import KEY, TASK_REF, refs, sync_json, wide_plan
 
 CLAIMS = "refs/okstra/claims/g/i/"
 ROUNDS = 20

@@ -18,8 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from claims_world import CLAIMS, KEY, TASK_REF, approved_task, claim_refs, commit_in
 from conftest import git, okstra
-from test_claims import CLAIMS, KEY, TASK_REF, approved_task, claim_refs, commit_in
 
 from okstra_git.services import claims
 from okstra_git.services.context import open_context

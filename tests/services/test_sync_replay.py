@@ -10,10 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from claims_world import approved_task
 from conftest import git, okstra
 from hooks_world import pair, remote_ref
-from test_claims import approved_task
-from test_sync import KEY, TASK_REF, new_task, refs, sync_json, wide_plan
+from sync_world import KEY, TASK_REF, new_task, refs, sync_json, wide_plan
 
 CLAIMS = "refs/okstra/claims/g/i/"
 

@@ -382,7 +382,7 @@ NOT_LOADED = {
 def _with_dataclasses(names: set[str]) -> list[str]:
     """The okstra modules among ``names`` that declare a dataclass: each costs ~0.4 ms to
     build at import (values.Value and values.Record do not)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     found = []
     for name in sorted(n for n in names if n.startswith("okstra_git.")):
         path = root.joinpath(*name.split("."))
@@ -465,7 +465,7 @@ def test_a_claim_on_this_clone_loads_no_sync_engine(tmp_path: Path):
 
 # -- the man page -----------------------------------------------------------------------------
 
-MAN_PAGE = Path(__file__).resolve().parent.parent / "man" / "git-okstra.1"
+MAN_PAGE = Path(__file__).resolve().parents[2] / "man" / "git-okstra.1"
 
 
 def test_the_committed_man_page_is_the_generated_one():

@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 from conftest import git, okstra
-from hooks_world import add_verdict, commit, pair, push, remote_ref
-from test_hooks import install, snapshot
+from hooks_world import add_verdict, commit, install, pair, push, remote_ref, snapshot
 
 from okstra_git.logic.hooklayout import LEFTHOOK_CONFIG, LEFTHOOK_SCRIPT_TEXT, MARKER, TEAM_LINE
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.usefixtures("scripts_on_path")
 
 

@@ -27,6 +27,7 @@ from plans import plan_text
 FIVE_STAGE_PLAN = plan_text([(n, [], [f"src/part{n}.py"]) for n in range(1, 6)], steps=2)
 BATCHES = [[1, 2, 3, 4], [5]]
 RACERS = 8
+TESTS = str(Path(__file__).resolve().parents[1])  # the racers import the test worlds
 TASKS = 20
 
 
@@ -81,7 +82,7 @@ def run_racers(
     repo: Path, tmp_path: Path, keys: list[str], racers: int, worktrees: bool
 ) -> list[dict[str, Any]]:
     """Approve a five-stage plan on every task, start the racers at once, collect outcomes."""
-    from test_claims import approved_task
+    from claims_world import approved_task
 
     for key in keys:
         approved_task(repo, key, FIVE_STAGE_PLAN)
@@ -92,6 +93,7 @@ def run_racers(
             [sys.executable, __file__, str(repo), json.dumps(keys), str(go), str(out)]
             + (["--worktrees"] if worktrees else []),
             stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([TESTS, *sys.path])},
             text=True,
         )
         for out in outs

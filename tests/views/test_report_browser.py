@@ -148,7 +148,7 @@ def test_export_user_response_downloads_the_rows_with_the_inputs(
     assert errors == []
     if os.environ.get("OKSTRA_UPDATE_SCREENSHOT") == "1":
         view.evaluate("window.scrollTo(0, 0)")
-        view.screenshot(path=str(Path(__file__).parent.parent / "docs" / "report-view.png"))
+        view.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs" / "report-view.png"))
 
 
 _PIECES = st.sampled_from(

@@ -7,22 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from claims_world import KEY, approved_task, commit_in, done_stage_one, stored
 from conftest import git, make_repo, okstra
-from test_claims import KEY, approved_task, commit_in, stored
 
 from okstra_git.core.errors import Refused
 from okstra_git.services import claims, layout, worktrees
 from okstra_git.services.context import open_context
-
-
-def done_stage_one(repo: Path) -> tuple[Path, str]:
-    """Diamond plan, stage 1 claimed, one commit in its worktree, marked done (not merged)."""
-    folder = approved_task(repo)
-    ctx = open_context(repo)
-    claims.claim(ctx, ctx.key(KEY))
-    head = commit_in(folder / "stage-1", "src/schema.py")
-    claims.done(ctx, ctx.key(KEY), 1)
-    return folder, head
 
 
 def test_list_shows_task_and_stage_worktrees(repo: Path) -> None:

@@ -19,7 +19,9 @@ from team_world import (
     FOUR_STAGES,
     KEY,
     TASK_REF,
+    TWO_FREE,
     Team,
+    approve_here,
     follow,
     run_json,
     work_on,
@@ -31,25 +33,6 @@ from okstra_git.services import layout, plans, tasks
 from okstra_git.services.claims import remote as remote_claims
 from okstra_git.services.context import open_context
 from okstra_git.services.sync import engine as sync
-
-
-def approve_here(repo: Path, text: str, key: str = KEY) -> str:
-    """Create the task, commit its plan, submit and approve it (method B) in ``repo``; returns
-    the plan's path. Nothing about worktrees is configured: the defaults are under test."""
-    ctx = open_context(repo)
-    task_key = ctx.key(key)
-    tasks.new_task(ctx, task_key, "implementation-planning", "feature", None)
-    path = repo / "plans" / f"{task_key.task_id}.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, "utf-8")
-    plans.submit_plan(ctx, task_key, str(path))
-    plans.approve_plan(ctx, task_key)
-    git(repo, "add", "plans")
-    git(repo, "commit", "-q", "-m", "plan")
-    return str(path.relative_to(repo))
-
-
-TWO_FREE = plan_text([(1, [], ["a.py"]), (2, [], ["b.py"])])
 
 
 def test_two_clones_of_one_project_on_one_machine_never_share_a_worktree_folder(tmp_path: Path):
