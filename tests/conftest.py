@@ -110,7 +110,12 @@ def race(cwd: Path, count: int, *args: str) -> list[subprocess.CompletedProcess[
 
 def race_in(cwds: list[Path], *args: str) -> list[subprocess.CompletedProcess[str]]:
     """:func:`race`, one process in each of ``cwds`` (clones racing through one remote)."""
-    go = cwds[0].parent / f"go-{os.getpid()}-{id(args)}"
+    return race_jobs([(cwd, list(args)) for cwd in cwds])
+
+
+def race_jobs(jobs: list[tuple[Path, list[str]]]) -> list[subprocess.CompletedProcess[str]]:
+    """:func:`race` of different commands: ``git okstra ARGS`` in ``cwd`` for each job."""
+    go = jobs[0][0].parent / f"go-{os.getpid()}-{id(jobs)}"
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _RACER, str(go), *args],
@@ -119,7 +124,7 @@ def race_in(cwds: list[Path], *args: str) -> list[subprocess.CompletedProcess[st
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        for cwd in cwds
+        for cwd, args in jobs
     ]
     time.sleep(0.5)
     go.touch()

@@ -277,6 +277,14 @@ def duration(text: str) -> timedelta:
     return duration(text)
 
 
+def lease(text: str) -> timedelta | str:
+    """A lease: a duration, or ``none`` (kept as the word: no lease, said explicitly)."""
+    from ..core.strict import NO_LEASE
+    from ..core.strict import lease as parse_lease
+
+    return parse_lease(text) or NO_LEASE
+
+
 def run_seq(text: str) -> str:
     """A run number such as ``001``."""
     from ..core.strict import run_seq

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from ..views import Output
-from .declare import Arg, command
+from .declare import Arg, command, lease
+
+TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
+if TYPE_CHECKING:
+    from datetime import timedelta
 
 
 @command(
@@ -24,6 +28,13 @@ from .declare import Arg, command
         complete="remote",
     ),
     Arg("--hooks", "Install the pre-push hook (as `git okstra hooks install`).", flag=True),
+    Arg(
+        "--lease",
+        "okstra.claim.lease: the lease of every claim that names none ('none': no lease). "
+        "Default: 2h when unset.",
+        metavar="DURATION",
+        convert=lease,
+    ),
 )
 def init(
     project_id: str | None,
@@ -31,12 +42,13 @@ def init(
     protect: list[str],
     remote: str | None,
     hooks: bool,
+    lease: timedelta | str | None,
 ) -> Output:
     from ..services import setup
     from ..services.context import open_context
 
     ctx = open_context()
-    changes = setup.init(ctx, project_id, worktree_root, protect, remote, hooks)
+    changes = setup.init(ctx, project_id, worktree_root, protect, remote, hooks, lease)
     return Output(
         {"config": changes, "projectId": ctx.default_project},
         "\n".join([f"{k} = {v}" for k, v in changes.items()] or ["nothing to change"]),

@@ -47,6 +47,11 @@ CONFIG = (
     ("okstra.projectId", "The first part of task keys (default: the repository's folder name)."),
     ("okstra.worktreeRoot", "Where stage worktrees go."),
     (
+        "okstra.claim.lease",
+        "The lease of every claim that names none (a duration such as 2h, or none); init sets "
+        "2h. See docs/agents.md.",
+    ),
+    (
         "okstra.protect",
         "Ref globs the gate protects (multi-valued; default refs/heads/main, refs/heads/master, "
         "refs/heads/release/*).",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..views import Output
-from .declare import KEY, Arg, auto_or_number, command, duration, group, number
+from .declare import KEY, Arg, auto_or_number, command, duration, group, lease, number
 
 TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
 if TYPE_CHECKING:
@@ -66,9 +66,11 @@ def ready(key: str, take_over_expired: bool) -> Output:
     ),
     Arg(
         "--lease",
-        "Lease duration (90s, 30m, 2h, 1d; at most 366d); past it others may take over.",
+        "How long the claim holds unless renewed (90s, 30m, 2h, 1d; at most 366d); past it "
+        "another run may take the stage over. 'none': held until done or released. Default: "
+        "okstra.claim.lease (init sets 2h), else none.",
         metavar="DURATION",
-        convert=duration,
+        convert=lease,
     ),
     Arg("--take-over-expired", "Take stages whose claim lease expired (recorded).", flag=True),
     Arg("--no-worktree", "Claim only; make no task or stage worktree.", flag=True),
@@ -85,18 +87,20 @@ def ready(key: str, take_over_expired: bool) -> Output:
         complete="remote",
     ),
     about="Each claimed stage gets its own worktree and branch okstra/<group>/<id>/stage-<N>, "
-    "based on the task worktree HEAD.",
+    "based on the task worktree HEAD. Renew the lease while the work goes on (stage renew); a "
+    "claim whose lease ran out is shown as expired, and another run may take it over.",
 )
 def claim(
     key: str,
     stage: int | None,
-    lease: timedelta | None,
+    lease: timedelta | str | None,
     take_over_expired: bool,
     no_worktree: bool,
     resume: str | None,
     remote: str | None,
 ) -> Output:
     from ..services import claims
+    from ..services.claims.leases import claim_lease
     from ..services.context import open_context
 
     ctx = open_context()
@@ -106,18 +110,64 @@ def claim(
     elif remote is not None:
         from ..services.claims.remote import claim_via_remote
 
+        span = claim_lease(ctx, lease)
         result = claim_via_remote(
-            ctx, remote, task_key, stage, lease, take_over_expired, worktrees=not no_worktree
+            ctx, remote, task_key, stage, span, take_over_expired, worktrees=not no_worktree
         )
     else:
         result = claims.claim(
-            ctx, task_key, stage, lease, take_over_expired, worktrees=not no_worktree
+            ctx,
+            task_key,
+            stage,
+            claim_lease(ctx, lease),
+            take_over_expired,
+            worktrees=not no_worktree,
         )
     notes = "".join(f"note: {notice}\n\n" for notice in result.notices)
     return Output(result.to_data(), notes + result.directive())
 
 
 STAGE_NUMBER = Arg("--stage", "The stage.", metavar="N", required=True, convert=number)
+
+
+@command(
+    "stage renew",
+    "Extend the lease of this clone's started claims of the task, so no one takes them over.",
+    KEY,
+    Arg("--stage", "Renew stage N's claim alone.", metavar="N", convert=number),
+    Arg(
+        "--lease",
+        "The new lease, from now (90s, 30m, 2h, 1d). Default: each claim's own lease length.",
+        metavar="DURATION",
+        convert=duration,
+    ),
+    Arg(
+        "--remote",
+        "Renew through this shared remote, in one leased push (default: the remote holding "
+        "the claim, for a claim taken with --remote).",
+        metavar="REMOTE",
+        complete="remote",
+    ),
+    about="Each renewal is compare-and-swapped against the claim as read (through the remote "
+    "for a shared claim): when another run took the stage over, or it was released or done, "
+    "the renewal is refused naming who holds it now. An agent renews well before the lease "
+    "ends — `git okstra work` renews at a third of it.",
+)
+def renew(key: str, stage: int | None, lease: timedelta | None, remote: str | None) -> Output:
+    from ..services.claims.leases import renew_via_remote
+    from ..services.context import open_context
+
+    ctx = open_context()
+    result = renew_via_remote(ctx, remote, ctx.key(key), stage, lease)
+    lines = []
+    for r in result.renewed:
+        was = f"was {r.previous}" if r.previous else "had no lease"
+        if r.had_expired:
+            was += ", already run out; nobody had taken it over"
+        lines.append(f"stage {r.stage} ({r.run_id}): lease until {r.lease_expires_at} ({was})")
+    if result.published:
+        lines.append(f"published to {result.published}")
+    return Output(result.to_data(), "\n".join(lines))
 
 
 @command(

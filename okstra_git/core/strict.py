@@ -111,6 +111,20 @@ def duration(text: str) -> timedelta:
     )
 
 
+NO_LEASE = "none"
+"""The lease that says a claim has none: held until it is done or released."""
+
+
+def lease(text: str) -> timedelta | None:
+    """A claim's lease: a :func:`duration`, or ``none`` (None: no lease)."""
+    if text == NO_LEASE:
+        return None
+    try:
+        return duration(text)
+    except ValueError as exc:
+        raise ValueError(f"{exc}, or {NO_LEASE}") from None
+
+
 def line_break(text: str) -> str | None:
     """The first character of ``text`` that ``str.splitlines`` breaks at, or None."""
     found = _LINE_BREAKS.search(text)

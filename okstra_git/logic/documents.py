@@ -201,5 +201,11 @@ def run_directive(
         "then:",
         f"`{done}` (add `--carry carry/stage-N.json` to hand the next stage a summary)",
     ]
+    if any(s.get("leaseExpiresAt") for s in stages):
+        renew = okstra("stage", "renew", key)
+        lines.append(
+            f"Renew the lease while you work — once it runs out another run may take the stage "
+            f"over: `{renew}`"
+        )
     # Each line's values are escaped as one: its literal text holds no line break.
     return "".join(_v(line) + "\n" for line in lines)

@@ -31,6 +31,11 @@ REPORT_PATH = "report.md"
 """The stage report's content, beside ``claim.json`` in the done commit: it travels with the
 claim, so a clone that never saw the report file still reads it."""
 CLAIMS_PREFIX = "refs/okstra/claims/"
+LEASE_KEY = "okstra.claim.lease"
+"""The config key of the lease of every claim that names none (``init`` sets it; ``none``: no
+lease)."""
+DEFAULT_LEASE = "2h"
+"""What ``init`` sets ``okstra.claim.lease`` to when it is unset."""
 
 
 def claims_prefix(key: TaskKey) -> str:
@@ -54,6 +59,7 @@ class Claim(Record):
         "history",
         "host",
         "lease_expires_at",
+        "lease_seconds",
         "plan_blob",
         "release_reason",
         "released_at",
@@ -104,6 +110,9 @@ class Claim(Record):
     is the task worktree HEAD."""
     lease_expires_at: str | None
     """ISO 8601, UTC; past it, a ``started`` claim may be taken over."""
+    lease_seconds: int | None
+    """The lease's length: ``stage renew`` (and the work loop while its command runs) moves
+    ``lease_expires_at`` this far past the time of renewal."""
     take_over_of: str | None
     """The run id whose expired claim this one replaced."""
     done_at: str | None
@@ -143,6 +152,7 @@ class Claim(Record):
         plan_blob: str | None = None,
         stacked_on: int | None = None,
         lease_expires_at: str | None = None,
+        lease_seconds: int | None = None,
         take_over_of: str | None = None,
         done_at: str | None = None,
         head_commit: str | None = None,
@@ -169,6 +179,7 @@ class Claim(Record):
         self.plan_blob = plan_blob
         self.stacked_on = stacked_on
         self.lease_expires_at = lease_expires_at
+        self.lease_seconds = lease_seconds
         self.take_over_of = take_over_of
         self.done_at = done_at
         self.head_commit = head_commit

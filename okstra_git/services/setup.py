@@ -9,9 +9,14 @@ from ..core.tracking import fetch_refspecs
 from ..core.userfiles import write_atomic
 from ..gate.config import protect_glob
 from ..records.approval import APPROVALS_REF
+from ..records.claim import DEFAULT_LEASE, LEASE_KEY
 from ..records.verdict import VERDICTS_REF
 from .context import Context
 from .layout import checked_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import timedelta
 
 NOTES_REFS = (APPROVALS_REF, VERDICTS_REF)
 WORKSPACE_EXCLUDE = "/.okstra/"
@@ -24,13 +29,16 @@ def init(
     protect: list[str],
     remote: str | None,
     hooks: bool = False,
+    lease: timedelta | str | None = None,
 ) -> dict[str, str]:
     """Write the given settings; returns what was set. Existing refspecs are not duplicated.
 
     Always (idempotently): ``notes.<ref>.mergeStrategy=cat_sort_uniq`` for each okstra notes
     ref, so a plain ``git notes merge`` of two clones' JSON-Lines notes never conflicts, and
-    ``/.okstra/`` in the common ``info/exclude``. Every value is checked before anything is
-    written, so bad input changes nothing.
+    ``/.okstra/`` in the common ``info/exclude``; ``okstra.claim.lease`` to ``lease`` (a
+    duration or ``none``), or to 2h when unset, so a claim whose agent dies frees its stage
+    (docs/agents.md). Every value is checked before anything is written, so bad input changes
+    nothing.
     """
     if project_id is not None:
         check_project_id(project_id, "--project-id")
@@ -66,6 +74,8 @@ def init(
             config.set_multivar(f"remote.{remote}.fetch", "^$", spec)
         if added:
             changes[f"remote.{remote}.fetch"] = ", ".join(added)
+    if lease is not None or ctx.repo.config_get(LEASE_KEY) is None:
+        config[LEASE_KEY] = changes[LEASE_KEY] = _lease_text(lease)
     for ref in NOTES_REFS:
         # git reads notes.<name>.mergeStrategy for the exact name merged into; no globs.
         key = f"notes.{ref.removeprefix('refs/notes/')}.mergeStrategy"
@@ -79,6 +89,19 @@ def init(
         outcome = hookinstall.install(ctx.workdir or ctx.repo.git_dir)
         changes["hooks.pre-push"] = f"{outcome.action}: {outcome.gate}"
     return changes
+
+
+def _lease_text(lease: timedelta | str | None) -> str:
+    """How ``okstra.claim.lease`` spells ``lease`` (None: the default), as ``--lease`` takes it."""
+    if lease is None:
+        return DEFAULT_LEASE
+    if isinstance(lease, str):
+        return lease
+    seconds = int(lease.total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
 
 
 def _exclude_workspace(ctx: Context) -> bool:

@@ -392,6 +392,7 @@ def claim(
                 plan_blob=plan.blob,
                 stacked_on=stacked,
                 lease_expires_at=expires,
+                lease_seconds=int(lease.total_seconds()) if lease is not None else None,
                 take_over_of=prev.claim.run_id if taking and prev else None,
                 history=[*prev.claim.history, prev.claim.run_id] if prev else [],
             )
