@@ -42,21 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("OKSTRA_DEBUG") == "1":
             raise
-        if type(exc).__module__ == "_pygit2":  # libgit2 met damage the commands did not name
-            return _fail(
-                f"git could not read this repository ({exc}); `git fsck` names damaged or "
-                "missing objects",
-                2,
-                None,
-                as_json,
-            )
-        return _fail(
-            f"internal error ({type(exc).__name__}: {exc}); "
-            "rerun with OKSTRA_DEBUG=1 for the traceback",
-            2,
-            None,
-            as_json,
-        )
+        from .cli.declare import describe_failure
+
+        message, code = describe_failure(exc)
+        return _fail(message, code, None, as_json)
     finally:
         if collecting:
             gc.enable()

@@ -15,6 +15,7 @@ GROUP_MODULES = (
     "incremental",
     "wizard",
     "sync",
+    "mcp",
     "hooks",
     "ci",
     "demo",

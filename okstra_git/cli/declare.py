@@ -396,7 +396,7 @@ def _call(cmd: Command, rest: list[str], as_json: bool) -> int:
     if given is None:  # argparse decides, and words the usage error
         namespace = _parser(cmd).parse_args(rest)
         given = {arg.key: getattr(namespace, arg.key) for arg in cmd.all_args}
-    kwargs = {arg.key: _value(cmd, arg, given[arg.key]) for arg in cmd.args}
+    kwargs = {arg.key: checked_value(cmd, arg, given[arg.key]) for arg in cmd.args}
     stdout = sys.stdout
     if as_json:  # whatever the handler prints goes to stderr: stdout holds one JSON object
         sys.stdout = sys.stderr
@@ -507,10 +507,10 @@ def _parser(cmd: Command) -> argparse.ArgumentParser:
     return parser
 
 
-def _value(cmd: Command, arg: Arg, value: Any) -> Any:
+def checked_value(cmd: Command, arg: Arg, value: Any) -> Any:
     """Check choices and convert; the error names the command, the option and the value."""
     if arg.repeat:
-        return [_value(cmd, _one(arg), item) for item in value or []]
+        return [checked_value(cmd, _one(arg), item) for item in value or []]
     if not isinstance(value, str):  # absent (None), a flag, or already a list
         return value
     label = arg.name if not arg.positional else arg.placeholder
@@ -532,15 +532,37 @@ def _one(arg: Arg) -> Arg:
 def _print(out: Output, as_json: bool, stdout: TextIO) -> None:
     sys.stderr.write(out.err)
     if as_json:
-        data: dict[str, Any] = {**out.data, "ok": out.code == 0}
-        if out.code:
-            error = out.error or out.err.strip() or f"exit status {out.code}"
-            data.update(error=error, exitCode=out.code, hint=out.hint)
-        stdout.write(dump(data))
+        stdout.write(dump(json_data(out)))
         return
     text = out.render_text()
     if text:
         stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def json_data(out: Output) -> dict[str, Any]:
+    """The ``--json`` object of a handler's result: its data, ``ok``, and on a non-zero exit
+    code ``error``, ``exitCode`` and ``hint``."""
+    data: dict[str, Any] = {**out.data, "ok": out.code == 0}
+    if out.code:
+        error = out.error or out.err.strip() or f"exit status {out.code}"
+        data.update(error=error, exitCode=out.code, hint=out.hint)
+    return data
+
+
+def describe_failure(exc: Exception) -> tuple[str, int]:
+    """What to say (and the exit code) for an exception no command named: libgit2 meeting
+    damage, or an internal error."""
+    if type(exc).__module__ == "_pygit2":
+        return (
+            f"git could not read this repository ({exc}); `git fsck` names damaged or missing "
+            "objects",
+            2,
+        )
+    return (
+        f"internal error ({type(exc).__name__}: {exc}); rerun with OKSTRA_DEBUG=1 for the "
+        "traceback",
+        2,
+    )
 
 
 def failure_json(message: str, code: int, hint: str | None) -> str:
@@ -664,7 +686,9 @@ def root_help() -> str:
         "\n".join(["exit status:", *(_row(str(code), what) for code, what in EXIT_CODES)]),
         _wrap(
             f"Run `{PROG} COMMAND -h` for a command's arguments, `man git-okstra` for the "
-            "manual. OKSTRA_DEBUG=1 shows the traceback of an internal error."
+            "manual. Coding agents: `git okstra mcp` serves these commands as MCP tools, and "
+            "claims carry leases to renew (docs/agents.md). OKSTRA_DEBUG=1 shows the traceback "
+            "of an internal error."
         ),
     ]
     return "\n\n".join(blocks) + "\n"

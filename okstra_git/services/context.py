@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from ..core.keys import TaskKey, check_project_id, parse_task_key
@@ -41,5 +44,21 @@ class Context(Value):
         return self.repo.workdir
 
 
-def open_context(start: str | os.PathLike[str] = ".") -> Context:
-    return Context(GitRepo.open(start))
+_WHERE: ContextVar[str] = ContextVar("okstra_where", default=".")
+"""The folder a command opens its repository from when it names none: the working directory
+for the CLI, the ``repository`` a tool call names in ``git okstra mcp`` (cli/mcp.py)."""
+
+
+def open_context(start: str | os.PathLike[str] | None = None) -> Context:
+    return Context(GitRepo.open(_WHERE.get() if start is None else start))
+
+
+@contextmanager
+def working_in(folder: str) -> Iterator[None]:
+    """Commands run in this block open the repository at ``folder``, as ``git -C FOLDER``
+    would, without changing the process's working directory (a server's calls share it)."""
+    token = _WHERE.set(folder)
+    try:
+        yield
+    finally:
+        _WHERE.reset(token)

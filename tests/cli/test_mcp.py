@@ -1,0 +1,278 @@
+"""``git okstra mcp`` driven by the SDK's own client over stdio, as an agent host drives it: the
+server is ``git okstra mcp`` started as a subprocess (through git, from a folder that is no
+repository), and every tool names its repository by path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from conftest import git, make_repo, okstra
+from plans import plan_text
+from reports_data import verdict_report
+from verify_world import KEY as VERIFY_KEY
+from verify_world import merged_world
+
+from okstra_git.cli.mcp import TOOLS
+from okstra_git.services import plans, tasks
+from okstra_git.services.context import open_context
+
+mcp = pytest.importorskip("mcp")  # the okstra-git[mcp] extra (in the test extra)
+
+KEY = "p:g:i"
+REPORT = ".okstra/tasks/g/i/runs/implementation/reports/stage-1.md"
+DRIVEN = {"stage_claim", "stage_renew", "stage_done", "stage_release"}
+"""The tools the first test drives; the schema test drives the others."""
+
+
+def approved_task(repo: Path) -> None:
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    tasks.new_task(ctx, key, "implementation-planning", "feature", None)
+    # Two free stages of five steps: a batch is one stage.
+    (repo / "plan.md").write_text(plan_text([(1, [], ["a.py"]), (2, [], ["b.py"])], steps=5))
+    git(repo, "add", "plan.md")
+    git(repo, "commit", "-q", "-m", "plan")
+    plans.submit_plan(ctx, key, str(repo / "plan.md"))
+    plans.approve_plan(ctx, key)
+
+
+def server_env(tmp: Path) -> dict[str, str]:
+    """PATH with a ``git-okstra`` that runs this checkout, so the server is `git okstra mcp`."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / "git-okstra"
+    script.write_text(f'#!/bin/sh\nexec {sys.executable} -m okstra_git "$@"\n')
+    script.chmod(0o755)
+    source = str(Path(__file__).resolve().parents[2])
+    return {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": os.pathsep.join(p for p in (source, os.environ.get("PYTHONPATH")) if p),
+        "OKSTRA_DEBUG": "",
+    }
+
+
+async def session(tmp: Path, body: Any) -> Any:
+    from mcp import Client, StdioServerParameters
+
+    elsewhere = tmp / "elsewhere"  # the server's own working directory: no repository
+    elsewhere.mkdir(exist_ok=True)
+    params = StdioServerParameters(
+        command="git", args=["okstra", "mcp"], cwd=str(elsewhere), env=server_env(tmp)
+    )
+    async with Client(params) as client:
+        return await body(client)
+
+
+def cli_json(cwd: Path, *args: str) -> dict[str, Any]:
+    return json.loads(okstra(cwd, *args, "--json").stdout)
+
+
+def test_a_client_lists_the_tools_and_drives_a_stage_by_repository_path(tmp_path: Path):
+    repo = make_repo(tmp_path / "repo")
+    approved_task(repo)
+    seen: dict[str, Any] = {}
+
+    async def drive(client: Any) -> None:
+        listed = (await client.list_tools()).tools
+        seen["tools"] = {t.name: t for t in listed}
+        claim = await client.call_tool(
+            "stage_claim", {"repository": str(repo), "key": KEY, "lease": "1h"}
+        )
+        assert not claim.is_error, claim.content
+        seen["claim"] = claim.structured_content
+        worktree = Path(claim.structured_content["placements"][0]["worktreePath"])
+        (worktree / "a.py").write_text("A = 1\n")
+        git(worktree, "add", "a.py")
+        git(worktree, "commit", "-q", "-m", "stage 1")
+        (repo / REPORT).parent.mkdir(parents=True, exist_ok=True)
+        (repo / REPORT).write_text("# Stage 1\n\nDone.\n")
+        renew = await client.call_tool(
+            "stage_renew", {"repository": str(worktree), "key": KEY, "stage": 1}
+        )
+        assert not renew.is_error, renew.content
+        seen["renew"] = renew.structured_content
+        # A relative path is taken from the repository named, not from the server's folder.
+        done = await client.call_tool(
+            "stage_done", {"repository": str(repo), "key": KEY, "stage": 1, "report": REPORT}
+        )
+        assert not done.is_error, done.content
+        seen["done"] = done.structured_content
+        # Any worktree of the clone names the clone.
+        status = await client.call_tool("task_status", {"repository": str(worktree), "key": KEY})
+        seen["status"] = status.structured_content
+        seen["refused"] = await client.call_tool(
+            "stage_done", {"repository": str(repo), "key": KEY, "stage": 2}
+        )
+        seen["refused by the cli"] = cli_json(repo, "stage", "done", KEY, "--stage", "2")
+        second = await client.call_tool("stage_claim", {"repository": str(repo), "key": KEY})
+        assert not second.is_error and second.structured_content["stages"] == [2]
+        released = await client.call_tool(
+            "stage_release",
+            {"repository": str(repo), "key": KEY, "stage": 2, "reason": "not today"},
+        )
+        assert not released.is_error, released.content
+        seen["released"] = released.structured_content
+        final = await client.call_tool("task_status", {"repository": str(repo), "key": KEY})
+        seen["final"] = final.structured_content
+        seen["relative"] = await client.call_tool("task_status", {"repository": "repo", "key": KEY})
+        seen["bad stage"] = await client.call_tool(
+            "stage_claim", {"repository": str(repo), "key": KEY, "stage": "two"}
+        )
+        seen["not a number"] = await client.call_tool(
+            "stage_claim", {"repository": str(repo), "key": KEY, "stage": [2]}
+        )
+
+    anyio.run(session, tmp_path, drive)
+
+    tools = seen["tools"]
+    assert set(tools) == set(TOOLS)
+    for name, tool in tools.items():
+        schema = tool.input_schema
+        assert schema["required"][0] == "repository" and not schema["additionalProperties"]
+        assert tool.output_schema["type"] == "object", name
+        assert tool.output_schema["properties"]["ok"] == {"const": True}, name
+        assert f"git okstra {TOOLS[name]} --json" in tool.description
+    claim_args = tools["stage_claim"].input_schema["properties"]
+    assert claim_args["take_over_expired"]["type"] == "boolean"
+    assert {"const": "auto"} in claim_args["stage"]["anyOf"]
+
+    assert seen["claim"]["runId"] == "implementation-001" and seen["claim"]["stages"] == [1]
+    assert seen["renew"]["renewed"][0]["stage"] == 1
+    assert seen["done"]["claim"]["status"] == "done"
+    assert seen["done"]["claim"]["reportPath"] == REPORT
+    assert seen["status"]["stages"][0]["state"] == "done"
+    # The same object the command prints with --json.
+    assert seen["final"] == cli_json(repo, "task", "status", KEY)
+    assert seen["released"]["claim"]["releaseReason"] == "not today"
+
+    refused = seen["refused"]
+    cli = seen["refused by the cli"]
+    assert refused.is_error and cli["ok"] is False
+    assert {k: refused.structured_content[k] for k in ("error", "exitCode", "hint")} == {
+        k: cli[k] for k in ("error", "exitCode", "hint")
+    }
+    text = refused.content[0].text
+    assert text.startswith(f"git okstra: {cli['error']}") and text.endswith("exit status 1")
+    assert f"hint: {cli['hint']}" in text
+
+    relative = seen["relative"]
+    assert relative.is_error and relative.structured_content["exitCode"] == 2
+    assert "not an absolute path" in relative.content[0].text
+    bad = seen["bad stage"]  # the command's own converter, in the command's words
+    cli = cli_json(repo, "stage", "claim", KEY, "--stage", "two")
+    assert bad.is_error and bad.structured_content["error"] == cli["error"]
+    assert bad.structured_content["exitCode"] == cli["exitCode"] == 2
+    wrong = seen["not a number"]
+    assert wrong.is_error and wrong.structured_content["exitCode"] == 2
+    assert "`stage` must be a stage number, not [2]" in wrong.content[0].text
+
+
+def test_every_tool_answers_as_its_output_schema_says(tmp_path: Path):
+    """Each tool the first test does not drive, on a task ready for its verdict and a clone
+    with a remote: the client checks every answer against the tool's output schema."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "remote", "add", "origin", str(remote))
+    assert okstra(repo, "init", "--remote", "origin").returncode == 0
+    world = merged_world(repo)
+    data = verdict_report(world.ctx, world.key, tmp_path / "data.json")
+    where = {"repository": str(repo), "key": VERIFY_KEY}
+    calls = [
+        ("task_status", where),
+        ("stage_ready", where),
+        ("verify_target", where),
+        ("report_validate", {"repository": str(repo), "data": str(data)}),
+        ("verify_record", {**where, "verdict": "accepted", "report": str(data)}),
+        ("report_init", {**where, "out": "starter.data.json"}),
+        ("sync", {"repository": str(repo), "remote": "origin"}),
+    ]
+    assert {name for name, _ in calls} | DRIVEN == set(TOOLS)
+
+    async def drive(client: Any) -> list[Any]:
+        return [await client.call_tool(name, args) for name, args in calls]
+
+    answers = anyio.run(session, tmp_path, drive)
+    for (name, _), answer in zip(calls, answers, strict=True):
+        assert not answer.is_error, (name, answer.content)
+    recorded = answers[4].structured_content
+    assert recorded["verdict"]["verdict"] == "accepted" and recorded["added"]
+    assert (repo / "starter.data.json").is_file()  # relative to the repository
+    assert "refs/notes/okstra/verdicts" in answers[6].structured_content["pushed"]
+
+
+def test_stdout_carries_nothing_but_the_protocol(tmp_path: Path):
+    """Raw JSON-RPC over the server's pipes, one request at a time: every line it writes on
+    stdout is the reply to the request just sent; whatever else is said goes to stderr."""
+    repo = make_repo(tmp_path / "repo")
+    approved_task(repo)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    server = subprocess.Popen(
+        ["git", "okstra", "mcp"],
+        cwd=elsewhere,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=server_env(tmp_path),
+    )
+    assert server.stdin is not None and server.stdout is not None
+    sent = 0
+
+    def ask(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        nonlocal sent
+        sent += 1
+        message = {"jsonrpc": "2.0", "id": sent, "method": method, "params": params}
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        reply = json.loads(server.stdout.readline())
+        assert reply["jsonrpc"] == "2.0" and reply["id"] == sent, reply
+        return reply["result"]
+
+    def call(name: str, **arguments: Any) -> dict[str, Any]:
+        return ask("tools/call", {"name": name, "arguments": arguments})
+
+    hello = {"name": "raw", "version": "1"}
+    ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": hello})
+    server.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    server.stdin.write("\n")
+    assert len(ask("tools/list", {})["tools"]) == len(TOOLS)
+    where = {"repository": str(repo), "key": KEY}
+    assert not call("task_status", **where).get("isError")
+    claimed = call("stage_claim", **where, lease="none")
+    assert not claimed.get("isError")
+    assert claimed["structuredContent"]["placements"][0]["leaseExpiresAt"] is None
+    again = call("stage_claim", **where, stage=1)  # held now
+    assert again["isError"] and again["structuredContent"]["exitCode"] == 1
+    assert not call("report_init", **where).get("isError")
+    unknown = call("no_such_tool")
+    assert unknown["isError"] and "no tool 'no_such_tool'" in unknown["content"][0]["text"]
+    server.stdin.close()
+    assert server.stdout.read() == ""  # nothing after the last reply
+    assert server.wait(timeout=60) == 0
+    assert server.stderr is not None
+    server.stderr.close()
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "cursor"])
+def test_print_config_writes_the_snippet_of_each_host(host: str, tmp_path: Path):
+    proc = okstra(tmp_path, "mcp", "--print-config", host)
+    assert proc.returncode == 0, proc.stderr
+    if host == "codex":
+        import tomllib
+
+        server = tomllib.loads(proc.stdout)["mcp_servers"]["okstra"]
+    else:
+        server = json.loads(proc.stdout)["mcpServers"]["okstra"]
+    assert [server["command"], *server["args"]] == ["git", "okstra", "mcp"]
+    shown = cli_json(tmp_path, "mcp", "--print-config", host)
+    assert shown["snippet"] == proc.stdout and shown["host"] == host
