@@ -49,7 +49,8 @@ class BranchState:
     remote: str | None
     """The remote's value, as last fetched."""
     state: str
-    """``same``, ``ahead`` (to push), ``behind`` (the remote's has more) or ``diverged``."""
+    """``same``, ``ahead`` (to push), ``behind`` (the remote's has more), ``diverged`` or
+    ``missing-here`` (only the remote has it: :func:`task_branch_against`)."""
 
     def to_data(self) -> dict[str, str | None]:
         return {"ref": self.ref, "local": self.local, "remote": self.remote, "state": self.state}
@@ -105,6 +106,18 @@ def branch_states(
     for ref, mine in wanted.items():
         states.append(_state(repo, ref, mine, read(tracking_name(remote, ref))))
     return sorted(states, key=lambda b: b.ref)
+
+
+def task_branch_against(repo: GitRepo, key: TaskKey, remote: str) -> BranchState | None:
+    """The task branch here against the one ``remote`` published, as last fetched (``ahead``
+    also when it is not published there, ``missing-here`` when only the remote has one); None
+    when neither has one."""
+    shared = shared_ref(key, "task")
+    mine = repo.read_ref(_local_branch(shared))
+    theirs = repo.read_ref(tracking_name(remote, shared))
+    if mine is None:
+        return None if theirs is None else BranchState(shared, None, theirs, "missing-here")
+    return _state(repo, shared, mine, theirs)
 
 
 # -- merge hints --------------------------------------------------------------------------

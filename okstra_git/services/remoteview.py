@@ -16,7 +16,7 @@ from ..core.shell import okstra
 from ..core.tracking import LOCAL_REFS, tracking_name, tracking_refs
 from ..core.values import Value, init
 from ..git.repo import GitRepo
-from ..records.claim import claims_prefix
+from ..records.claim import Claim, claims_prefix, read_claim_at
 from ..records.task import task_ref
 
 STALE = ("behind", "diverged", "missing-here")
@@ -77,6 +77,28 @@ def task_lag(repo: GitRepo, key: TaskKey) -> list[Lag]:
         if remote_task is not None:
             there[task_ref(key)] = remote_task
         found += _differences(repo, remote, here, there)
+    return found
+
+
+def fetched_claims(repo: GitRepo, key: TaskKey, lags: list[Lag]) -> dict[int, tuple[str, Claim]]:
+    """The task's claims a fetch brought that are newer than this clone's — the remote's copy
+    descends from the local one (``behind``) or only the remote has one (``missing-here``) —
+    by stage, with the remote (the first that has one). Each is checked as ``sync`` checks a
+    record it adopts; one that fails is left out (``sync`` names it). A ``diverged`` claim is
+    left to ``sync``: neither side is the newer one."""
+    from ..records.incoming import tip_problems
+
+    prefix = claims_prefix(key)
+    found: dict[int, tuple[str, Claim]] = {}
+    for lag in lags:
+        newer = lag.state in ("behind", "missing-here")
+        if not newer or lag.there is None or not lag.ref.startswith(prefix):
+            continue
+        if tip_problems(repo, lag.ref, lag.there):  # a name okstra writes, a record it wrote
+            continue
+        stage = int(lag.ref.rsplit("-", 1)[1])
+        if stage not in found:
+            found[stage] = (lag.remote, read_claim_at(repo, lag.there, lag.ref))
     return found
 
 

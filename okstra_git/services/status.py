@@ -34,6 +34,7 @@ class StageStatus(Value):
     __slots__ = (
         "claim",
         "depends_on",
+        "fetched_from",
         "merge_ref",
         "merged",
         "mine",
@@ -59,6 +60,9 @@ class StageStatus(Value):
     merge_ref: str
     """What ``git merge`` needs for it here: its stage branch when at the done commit, else
     the commit."""
+    fetched_from: str | None
+    """The remote whose fetched claim record this is, newer than this clone's (only when the
+    status was read with ``fetched``); None: the local record."""
 
     def __init__(
         self,
@@ -71,6 +75,7 @@ class StageStatus(Value):
         mine: bool,
         merged: bool | None,
         merge_ref: str,
+        fetched_from: str | None = None,
     ) -> None:
         init(
             self,
@@ -83,6 +88,7 @@ class StageStatus(Value):
             mine=mine,
             merged=merged,
             merge_ref=merge_ref,
+            fetched_from=fetched_from,
         )
 
     def to_data(self) -> dict[str, Any]:
@@ -103,6 +109,7 @@ class StageStatus(Value):
             "merged": self.merged,
             "branch": c.branch if c is not None and c.branch else None,
             "worktree": c.worktree_path if c is not None and c.worktree_path else None,
+            **({"fetchedFrom": self.fetched_from} if self.fetched_from else {}),
         }
 
 
@@ -181,8 +188,14 @@ class TaskStatus(Record):
         }
 
 
-def task_status(ctx: Context, key: TaskKey) -> TaskStatus:
-    """Read everything ``task status`` shows, and work out ``next``."""
+def task_status(ctx: Context, key: TaskKey, fetched: bool = False) -> TaskStatus:
+    """Read everything ``task status`` shows, and work out ``next``.
+
+    ``fetched``: a stage whose claim a fetch brought newer than this clone's record (the
+    remote's copy descends from it, or only the remote has one) is shown from the fetched
+    record, checked as ``sync`` checks what it adopts (``remoteview.fetched_claims``) — what
+    the board shows of other clones. ``next`` is then ``sync`` all the same: the local records
+    are behind."""
     from .layout import task_branch
 
     repo = ctx.repo
@@ -197,7 +210,8 @@ def task_status(ctx: Context, key: TaskKey) -> TaskStatus:
     approval_reasons: tuple[str, ...] = ()
     if state.task.latest_plan is not None:
         status.plan, approval_reasons = _plan(ctx, key)
-        status.stages = _stages(ctx, state, status.task_head)
+        newer = remoteview.fetched_claims(repo, key, status.lag) if fetched else {}
+        status.stages = _stages(ctx, state, status.task_head, newer)
     status.verdict = _verdict(ctx, key, status.task_head)
     status.next = next_step(_situation(repo, status, approval_reasons))
     return status
@@ -223,7 +237,12 @@ def _plan(ctx: Context, key: TaskKey) -> tuple[dict[str, Any], tuple[str, ...]]:
     }, tuple(found.reasons)
 
 
-def _stages(ctx: Context, state: TaskState, task_head: str | None) -> list[StageStatus]:
+def _stages(
+    ctx: Context,
+    state: TaskState,
+    task_head: str | None,
+    newer: dict[int, tuple[str, Claim]],
+) -> list[StageStatus]:
     from .snapshots import stage_map_of
 
     repo = ctx.repo
@@ -232,6 +251,7 @@ def _stages(ctx: Context, state: TaskState, task_head: str | None) -> list[Stage
     except (Refused, BadInput):
         return []
     claims = {n: s.claim for n, s in load_claims(repo, state.key).items()}
+    claims.update({n: claim for n, (_, claim) in newer.items()})
     holders = {n: claim_holder(c, None) for n, c in claims.items()}
     selection = batching.select(stage_map.stages, holders)
     done = {n: c.head_commit for n, c in claims.items() if c.status == "done" and c.head_commit}
@@ -259,6 +279,7 @@ def _stages(ctx: Context, state: TaskState, task_head: str | None) -> list[Stage
                 mine=live and claim is not None and claim.host == here,
                 merged=merged,
                 merge_ref=_merge_ref(repo, claim, done.get(n)),
+                fetched_from=newer[n][0] if n in newer else None,
             )
         )
     return found

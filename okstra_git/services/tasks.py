@@ -111,9 +111,10 @@ class Event:
     summary: str
 
 
-def task_log(ctx: Context, key: TaskKey) -> list[Event]:
-    """The task's timeline, newest first."""
+def task_log(ctx: Context, key: TaskKey, limit: int | None = None) -> list[Event]:
+    """The task's timeline, newest first; only its ``limit`` newest events when given."""
     from datetime import UTC, datetime
+    from itertools import islice
 
     state = require_task(ctx.repo, key)
     return [
@@ -123,7 +124,7 @@ def task_log(ctx: Context, key: TaskKey) -> list[Event]:
             author=f"{c.author.name} <{c.author.email}>",
             summary=c.message.split("\n", 1)[0],
         )
-        for c in ctx.repo.walk_first_parent(state.head, task_ref(state.key))
+        for c in islice(ctx.repo.walk_first_parent(state.head, task_ref(state.key)), limit)
     ]
 
 
