@@ -70,6 +70,12 @@ def _team(short: bool):
     return bench_team.measure(short)
 
 
+def _board(short: bool):
+    import bench_board
+
+    return bench_board.measure(*((50, 1) if short else (1000, 3)))
+
+
 BENCHES = {
     "push": _push,
     "cli": _cli,
@@ -79,6 +85,7 @@ BENCHES = {
     "sync": _sync,
     "branches": _branches,
     "team": _team,
+    "board": _board,
 }
 
 

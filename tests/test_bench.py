@@ -31,6 +31,8 @@ GOALS = (
     "sync, fresh clone of 50 task refs",
     "sync, all in step at 50 refs",
     "task status --json, 200 tasks",
+    "board (whole process), 50 tasks",
+    "board page size, 50 tasks",
 )
 
 

@@ -18,6 +18,7 @@ GROUP_MODULES = (
     "mcp",
     "hooks",
     "ci",
+    "board",
     "demo",
     "completion",
 )

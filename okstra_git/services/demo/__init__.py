@@ -14,11 +14,11 @@ from .world import Demo, make_world
 
 
 def _steps() -> list[Callable[[Demo], None]]:
-    from . import claims, foundation, incremental, plans, push, reports, verify
+    from . import board, claims, foundation, incremental, plans, push, reports, verify
 
     return [
         foundation.step, plans.step, incremental.step, claims.step, verify.step, reports.step,
-        push.step,
+        push.step, board.step,
     ]  # fmt: skip
 
 

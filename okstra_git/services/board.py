@@ -1,0 +1,229 @@
+"""``git okstra board``: what the team's records say, every task at once (SPEC §18).
+
+Gathered from this clone without network, through the readers every command uses: the task
+list (``tasks``), each task's ``task status`` (``status``, which alone works out ``next``),
+read with the claims a fetch brought newer than the local ones (``remoteview.fetched_claims``),
+the newest events of its timeline, its task branch against the one each remote published
+(``branches``), and whether a protected branch (``okstra.protect``, the gate's own config)
+carries its latest verdict. Tasks a fetch brought that this clone has no ref of yet are
+listed apart. The result is plain data (:meth:`Board.to_data`) that ``views.board`` lays out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.errors import BadInput, OkstraError
+from ..core.keys import TaskKey
+from ..core.values import Value, init
+from ..git.repo import GitRepo
+from .context import Context
+from .status import TaskStatus, task_status
+from .tasks import Event
+
+EVENTS = 5
+"""How many of a task's newest events the board shows."""
+
+
+class BoardTask(Value):
+    """One task on the board: its status, or why it could not be read."""
+
+    __slots__ = ("branches", "carriers", "error", "events", "key", "status")
+    key: str
+    status: TaskStatus | None
+    """None when reading the task failed (``error`` says why)."""
+    error: str | None
+    events: list[Event]
+    """Its newest events, newest first."""
+    branches: list[dict[str, str | None]]
+    """Its task branch against each remote's published one."""
+    carriers: list[str] | None
+    """The protected branches whose tip contains the commit its latest verdict was recorded
+    on; None when there is no verdict to carry."""
+
+    def __init__(
+        self,
+        key: str,
+        status: TaskStatus | None,
+        error: str | None = None,
+        events: list[Event] | None = None,
+        branches: list[dict[str, str | None]] | None = None,
+        carriers: list[str] | None = None,
+    ) -> None:
+        init(
+            self,
+            key=key,
+            status=status,
+            error=error,
+            events=[] if events is None else events,
+            branches=[] if branches is None else branches,
+            carriers=carriers,
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        if self.status is None:
+            return {"taskKey": self.key, "error": self.error}
+        data = self.status.to_data()
+        data["events"] = [event.__dict__ for event in self.events]
+        data["taskBranch"] = self.branches
+        if data["verdict"] is not None:
+            data["verdict"]["carriedBy"] = self.carriers
+        return data
+
+
+class Board(Value):
+    """Everything the board shows."""
+
+    __slots__ = ("fetched_only", "generated_at", "problems", "protected", "remotes", "repository",
+                 "tasks")  # fmt: skip
+    repository: str
+    """The repository's folder."""
+    generated_at: str
+    """ISO 8601, UTC."""
+    tasks: list[BoardTask]
+    """Sorted by key."""
+    fetched_only: list[dict[str, str | None]]
+    """Task refs only a remote has (as fetched): ``remote``, ``ref``, ``taskKey`` (None when
+    its record fails the checks ``sync`` makes)."""
+    remotes: list[str]
+    """The remotes a fetch brought okstra refs from."""
+    protected: list[str]
+    """The protected branches here (local and remote-tracking) verdicts are looked for on."""
+    problems: list[str]
+    """What could not be read for the whole board (e.g. the gate's config)."""
+
+    def __init__(
+        self,
+        repository: str,
+        generated_at: str,
+        tasks: list[BoardTask],
+        fetched_only: list[dict[str, str | None]],
+        remotes: list[str],
+        protected: list[str],
+        problems: list[str],
+    ) -> None:
+        init(
+            self,
+            repository=repository,
+            generated_at=generated_at,
+            tasks=tasks,
+            fetched_only=fetched_only,
+            remotes=remotes,
+            protected=protected,
+            problems=problems,
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "repository": self.repository,
+            "generatedAt": self.generated_at,
+            "tasks": [task.to_data() for task in self.tasks],
+            "fetchedOnly": self.fetched_only,
+            "remotes": self.remotes,
+            "protected": self.protected,
+            "problems": self.problems,
+        }
+
+
+def build_board(ctx: Context, keys: list[TaskKey] | None = None) -> Board:
+    """The board of every task here (or of ``keys``, each of which must exist)."""
+    from ..records.task import now_iso, require_task
+    from . import remoteview
+    from .tasks import task_list
+
+    repo = ctx.repo
+    problems: list[str] = []
+    protected = _protected(repo, problems)
+    if keys is None:
+        listing = task_list(ctx, None)
+        wanted = [ctx.key(listed.task_key) for listed in listing.tasks]
+        lags = [lag for lag in listing.lags if lag.state == "missing-here"]
+        fetched_only = [_fetched_task(repo, lag.remote, lag.ref, lag.there) for lag in lags]
+    else:
+        for key in keys:
+            require_task(repo, key)  # a key typed that names no task: refused, with the fix
+        wanted, fetched_only = list(dict.fromkeys(keys)), []
+    tasks = [_task(ctx, key, protected) for key in wanted]
+    folder = repo.workdir or repo.common_dir
+    return Board(
+        repository=str(folder),
+        generated_at=now_iso(),
+        tasks=sorted(tasks, key=lambda task: task.key),
+        fetched_only=fetched_only,
+        remotes=remoteview.okstra_remotes(repo),
+        protected=list(protected),
+        problems=problems,
+    )
+
+
+def _task(ctx: Context, key: TaskKey, protected: dict[str, str]) -> BoardTask:
+    from .tasks import task_log
+
+    try:
+        status = task_status(ctx, key, fetched=True)
+        events = task_log(ctx, key, EVENTS)
+    except OkstraError as exc:  # one unreadable task must not hide the others
+        return BoardTask(str(key), None, error=str(exc))
+    verdict = status.verdict
+    carriers = None
+    if verdict is not None and verdict.get("recordedOn"):
+        carriers = _carriers(ctx.repo, protected, verdict["recordedOn"])
+    return BoardTask(str(key), status, None, events, _task_branch(ctx.repo, key), carriers)
+
+
+def _task_branch(repo: GitRepo, key: TaskKey) -> list[dict[str, str | None]]:
+    from .branches import task_branch_against
+    from .remoteview import okstra_remotes
+
+    found = []
+    for remote in okstra_remotes(repo):
+        state = task_branch_against(repo, key, remote)
+        if state is not None:
+            found.append(
+                {"remote": remote, "local": state.local, "published": state.remote,
+                 "state": state.state}
+            )  # fmt: skip
+    return found
+
+
+def _protected(repo: GitRepo, problems: list[str]) -> dict[str, str]:
+    """The protected branches here, by name, and their tips: the local branches a glob of
+    ``okstra.protect`` matches, and each remote's copy of them as last fetched."""
+    from ..gate.config import GateConfig, glob_match
+
+    try:
+        globs = GateConfig.load(repo.workdir or repo.git_dir).protect
+    except BadInput as exc:
+        problems.append(f"the protected branches are not known: {exc}")
+        return {}
+    found: dict[str, str] = {}
+    remotes = repo.remote_names()
+    for ref, tip in sorted(repo.list_refs("refs/remotes/").items()):
+        remote, _, branch = ref[len("refs/remotes/") :].partition("/")
+        if remote in remotes and any(glob_match(g, f"refs/heads/{branch}") for g in globs):
+            found[ref] = tip
+    local = {
+        ref: tip
+        for ref, tip in sorted(repo.list_refs("refs/heads/").items())
+        if any(glob_match(g, ref) for g in globs)
+    }
+    return {**local, **found}
+
+
+def _carriers(repo: GitRepo, protected: dict[str, str], commit: str) -> list[str]:
+    if not repo.has_commit(commit):
+        return []
+    return [ref for ref, tip in protected.items() if repo.contains(tip, commit)]
+
+
+def _fetched_task(
+    repo: GitRepo, remote: str, ref: str, commit: str | None
+) -> dict[str, str | None]:
+    """A task ref only ``remote`` has: its key when its record passes ``sync``'s checks."""
+    from ..records.incoming import tip_problems
+    from ..records.task import read_manifests
+
+    key = None
+    if commit is not None and not tip_problems(repo, ref, commit):
+        key = read_manifests(repo, {ref: commit})[ref].task_key
+    return {"remote": remote, "ref": ref, "taskKey": key}
