@@ -34,6 +34,12 @@ GOAL_MS = 2000
 GOAL_MB = 5
 DEPENDS = {1: [], 2: [], 3: [1, 2], 4: [3]}
 """Each plan's Stage Map."""
+TITLES = {
+    1: "Parse the configuration file",
+    2: "Cache parsed results on disk",
+    3: "Wire the cache into the CLI",
+    4: "Document the cache and its flags",
+}
 
 
 def world(root: Path, count: int) -> Path:
@@ -65,7 +71,12 @@ def world(root: Path, count: int) -> Path:
                 continue
             plan = f"plans/t{n}.md"
             stages = [(s, deps, [f"src/t{n}/s{s}.py"]) for s, deps in DEPENDS.items()]
-            (clone / plan).write_text(plan_text(stages))
+            text = plan_text(stages)
+            for stage, title in TITLES.items():  # titles as long as people write them
+                text = text.replace(f"Part {stage} ", f"{title} ").replace(
+                    f"Part {stage}\n", f"{title}\n"
+                )
+            (clone / plan).write_text(text)
             plans.submit_plan(ctx, key, plan)
             plans.approve_plan(ctx, key)
             if kind == 2:

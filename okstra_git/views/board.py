@@ -178,6 +178,7 @@ def _stage(stage: dict[str, Any], holders: _Holders) -> dict[str, Any]:
     expired = stage["state"] == "expired"
     who = holder_label(holder) if holder else ""
     sub = state if not expired else "lease expired"
+    label = _clip(f"{stage['stage']} · {stage['title']}", TITLE_CHARS)
     if holder:
         sub += " · " + _short_user(holder["user"])
     return {
@@ -186,11 +187,9 @@ def _stage(stage: dict[str, Any], holders: _Holders) -> dict[str, Any]:
         "expired": expired,
         "holder_id": holders.id_of(holder) if holder else "",
         "who": who,
-        "label": _clip(f"{stage['stage']} · {stage['title']}", TITLE_CHARS),
+        "label": label,
         "sub": _clip(sub, TITLE_CHARS + 3),
-        "tip": f"stage {stage['stage']}: {stage['title']} — {state}"
-        + (f" (lease expired), held by {who}" if expired else f", {who}" if who else "")
-        + (f" — {stage['why']}" if stage.get("why") else ""),
+        "tip": label != f"{stage['stage']} · {stage['title']}",
     }
 
 
