@@ -231,10 +231,11 @@ class Gate:
         )
 
 
-def judge_head(repo: GitRepo, head: str, task: str) -> Finding:
+def judge_head(repo: GitRepo, head: str, task: str, config: GateConfig | None = None) -> Finding:
     """The verdicts bearing on task ``task``'s HEAD ``head`` (on it, or on a commit with its
     tree), judged as the pre-push hook judges them: this repository's gate config (match mode,
-    allowed signers), the local and fetched verdict notes. For commands that have the git
-    layer loaded already (``task status``, ``run start``)."""
-    gate = Gate(repo, GateConfig.load(repo.workdir or repo.git_dir))
+    allowed signers; ``config`` when the caller read it already), the local and fetched verdict
+    notes. For commands that have the git layer loaded already (``task status``, ``run
+    start``)."""
+    gate = Gate(repo, config or GateConfig.load(repo.workdir or repo.git_dir))
     return gate.find(head, str(repo.tree_of(head).id), task=task)

@@ -125,11 +125,36 @@ class GitRepo:
         self.common_dir = common_dir_of(self.git_dir)
         self.workdir = Path(repo.workdir) if repo.workdir else None
         self._pinned_signature: pygit2.Signature | None = None
+        self._reads: dict[tuple[str, str], Any] | None = None
+        """While :meth:`reading_once`: each ref question asked so far, with its answer."""
         self.memo: dict[tuple[str, str, str], Any] = {}
         """Records read from this repository's objects, by (kind, ref, commit): git objects
         never change, so an entry is never stale. A claim reads the same task and claims
         before it locks and again under the lock, and an agent claims in one process task after
         task; parsing and checking them once each is a third of a claim. See :meth:`memoized`."""
+
+    @contextlib.contextmanager
+    def reading_once(self) -> Iterator[None]:
+        """Within it, each ref listing, ref read and the list of remotes is read once and then
+        answered from memory. For a read over every task at once (``board``): each task's
+        readers ask for the same refs again (the remotes, the notes refs, the tracking
+        namespaces), which costs more than the tasks' own records. Only for reading: a ref
+        written inside would not be seen."""
+        outer = self._reads
+        if outer is None:
+            self._reads = {}
+        try:
+            yield
+        finally:
+            self._reads = outer
+
+    def _once(self, kind: str, arg: str, read: Callable[[str], T]) -> T:
+        if self._reads is None:
+            return read(arg)
+        found = self._reads.get((kind, arg), _MISSING)
+        if found is _MISSING:
+            found = self._reads[(kind, arg)] = read(arg)
+        return found  # type: ignore[return-value]
 
     def memoized(self, kind: str, ref: str, commit: str, read: Callable[[], T]) -> T:
         """``read()`` (a record at ``commit`` of ``ref``), once per repository; mutable records
@@ -202,11 +227,14 @@ class GitRepo:
 
     def remote_names(self) -> list[str]:
         """The remotes configured here, sorted."""
-        return sorted(self.repo.remotes.names())
+        return list(self._once("remotes", "", lambda _: sorted(self.repo.remotes.names())))
 
     # -- refs ------------------------------------------------------------------------------
 
     def read_ref(self, name: str) -> str | None:
+        return self._once("ref", name, self._read_ref)
+
+    def _read_ref(self, name: str) -> str | None:
         try:
             return str(self.repo.lookup_reference(name).resolve().target)
         except (KeyError, pygit2.InvalidSpecError):
@@ -239,6 +267,9 @@ class GitRepo:
         pygit2 has no prefix iterator and a full iteration costs ~1 s at 100k refs, so read the
         loose refs folder and the ``packed-refs`` file directly (loose wins, as in git).
         """
+        return dict(self._once("list", prefix, self._list_refs))
+
+    def _list_refs(self, prefix: str) -> dict[str, str]:
         found = _packed_refs_under(self.common_dir / "packed-refs", prefix)
         # Loose refs: scandir with plain strings (this runs once per ref on listings).
         base = str(self.common_dir) + os.sep
@@ -264,6 +295,9 @@ class GitRepo:
 
     def has_refs(self, prefix: str) -> bool:
         """Whether any ref lies under ``prefix`` (ending in ``/``), without listing them all."""
+        return self._once("any", prefix, self._has_refs)
+
+    def _has_refs(self, prefix: str) -> bool:
         folder = self.common_dir / prefix
         if folder.is_dir():
             with os.scandir(folder) as entries:

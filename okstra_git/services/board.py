@@ -127,13 +127,19 @@ class Board(Value):
 
 def build_board(ctx: Context, keys: list[TaskKey] | None = None) -> Board:
     """The board of every task here (or of ``keys``, each of which must exist)."""
+    repo = ctx.repo
+    with repo.reading_once():  # every task's readers ask for the same refs again
+        return _board(ctx, keys)
+
+
+def _board(ctx: Context, keys: list[TaskKey] | None) -> Board:
     from ..records.task import now_iso, require_task
     from . import remoteview
     from .tasks import task_list
 
     repo = ctx.repo
     problems: list[str] = []
-    protected = _protected(repo, problems)
+    protected = _protected(ctx, problems)
     if keys is None:
         listing = task_list(ctx, None)
         wanted = [ctx.key(listed.task_key) for listed in listing.tasks]
@@ -186,13 +192,14 @@ def _task_branch(repo: GitRepo, key: TaskKey) -> list[dict[str, str | None]]:
     return found
 
 
-def _protected(repo: GitRepo, problems: list[str]) -> dict[str, str]:
+def _protected(ctx: Context, problems: list[str]) -> dict[str, str]:
     """The protected branches here, by name, and their tips: the local branches a glob of
     ``okstra.protect`` matches, and each remote's copy of them as last fetched."""
-    from ..gate.config import GateConfig, glob_match
+    from ..gate.config import glob_match
 
+    repo = ctx.repo
     try:
-        globs = GateConfig.load(repo.workdir or repo.git_dir).protect
+        globs = ctx.gate_config().protect
     except BadInput as exc:
         problems.append(f"the protected branches are not known: {exc}")
         return {}

@@ -9,19 +9,34 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from ..core.keys import TaskKey, check_project_id, parse_task_key
-from ..core.values import Value, init
+from ..core.values import Value, init, remember
 from ..git.repo import GitRepo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..gate.config import GateConfig
 
 
 class Context(Value):
     """The repository a command works in."""
 
-    __slots__ = ("repo",)
+    __slots__ = ("_gate_config", "repo")
     repo: GitRepo
     """The opened repository (possibly through a linked worktree)."""
 
     def __init__(self, repo: GitRepo) -> None:
         init(self, repo=repo)
+
+    def gate_config(self) -> GateConfig:
+        """The gate's config here (``okstra.protect``, match mode, signers), read once per
+        command (``git config`` is a process: the board judges every task's verdict)."""
+        try:
+            return self._gate_config
+        except AttributeError:
+            from ..gate.config import GateConfig
+
+            found = GateConfig.load(self.repo.workdir or self.repo.git_dir)
+            return remember(self, "_gate_config", found)
 
     @property
     def default_project(self) -> str:

@@ -301,7 +301,7 @@ def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | N
     from ..gate.judge import judge_head
 
     try:
-        finding = judge_head(ctx.repo, head, str(key))
+        finding = judge_head(ctx.repo, head, str(key), ctx.gate_config())
     except BadInput as exc:  # the gate's config fails closed: say so, do not guess
         return {"head": head, "error": str(exc), "opensGate": False}
     seen = [(finding.opening, None)] if finding.opening else []

@@ -3,6 +3,7 @@ S1 finding."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ...core.mdtable import (
@@ -65,11 +66,16 @@ _COLUMNS = {
 }
 
 
+@functools.lru_cache(maxsize=32)
 def parse_plan(text: str, path: str) -> StageMap:
     """Read the Stage Map and the stage sections of a Markdown plan.
 
     Never raises on odd input: an absent section, a table missing columns or an unreadable
     cell becomes an S1 finding in ``parse_findings``, and whatever is readable is kept.
+
+    A function of its arguments alone, and a StageMap is immutable (tuples of values), so one
+    parse is shared: ``task status`` reads the plan twice — its approval, then its stages —
+    and the board does that for every task.
     """
     lines = list(scan_lines(text))
     headings = [
