@@ -31,6 +31,25 @@ def test_list_refs_reads_loose_and_packed(repo: Path) -> None:
     assert "refs/okstra/tasks/a/x" not in GitRepo.open(repo).list_refs("refs/okstra/tasks/")
 
 
+def test_reading_once_answers_each_ref_question_once_and_only_inside(repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-ref", "refs/okstra/tasks/a/x", head)
+    opened = GitRepo.open(repo)
+    with opened.reading_once():
+        listed = opened.list_refs("refs/okstra/tasks/")
+        listed.clear()  # a caller's copy: the next answer is whole
+        assert opened.read_ref("refs/okstra/tasks/a/x") == head
+        assert opened.has_refs("refs/okstra/") and opened.remote_names() == []
+        git(repo, "update-ref", "-d", "refs/okstra/tasks/a/x")  # written by someone else
+        git(repo, "remote", "add", "origin", str(repo))
+        assert opened.list_refs("refs/okstra/tasks/") == {"refs/okstra/tasks/a/x": head}
+        assert opened.read_ref("refs/okstra/tasks/a/x") == head
+        assert opened.has_refs("refs/okstra/") and opened.remote_names() == []
+    assert opened.list_refs("refs/okstra/tasks/") == {}
+    assert opened.read_ref("refs/okstra/tasks/a/x") is None
+    assert not opened.has_refs("refs/okstra/") and opened.remote_names() == ["origin"]
+
+
 def test_transaction_is_all_or_nothing(repo: Path) -> None:
     g = GitRepo.open(repo)
     head = git(repo, "rev-parse", "HEAD")
