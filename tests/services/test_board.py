@@ -137,6 +137,33 @@ def test_a_forged_fetched_claim_is_never_shown(world: Path):
         git(world, "remote", "remove", "origin")
 
 
+def test_a_task_only_a_fetch_brought_is_listed_apart_with_the_sync_that_brings_it(world: Path):
+    assert okstra(world, "task", "new", "p:g:elsewhere", "--type", "error-analysis").returncode == 0
+    commit = git(world, "rev-parse", "refs/okstra/tasks/g/elsewhere")
+    git(world, "update-ref", "refs/okstra-remotes/origin/tasks/g/elsewhere", commit)
+    git(world, "update-ref", "-d", "refs/okstra/tasks/g/elsewhere")
+    git(world, "update-ref", "refs/okstra-remotes/origin/tasks/g/forged", commit)  # not its key
+    git(world, "remote", "add", "origin", str(world))
+    try:
+        data = board_of(world)
+        assert [t["taskKey"] for t in data["tasks"]] == sorted([PLAIN, WORK, MARKUP])
+        assert data["fetchedOnly"] == [
+            {
+                "remote": "origin",
+                "ref": "refs/okstra/tasks/g/elsewhere",
+                "taskKey": "p:g:elsewhere",
+            },
+            {"remote": "origin", "ref": "refs/okstra/tasks/g/forged", "taskKey": None},
+        ]
+        page = render(data)
+        assert "<code>p:g:elsewhere</code> <code>refs/okstra/tasks/g/elsewhere</code>" in page
+        assert page.count("<code>git okstra sync origin</code></li>") == 2
+    finally:
+        for name in ("elsewhere", "forged"):
+            git(world, "update-ref", "-d", f"refs/okstra-remotes/origin/tasks/g/{name}")
+        git(world, "remote", "remove", "origin")
+
+
 @pytest.mark.parametrize(
     ("text", "host", "port"),
     [("127.0.0.1:8765", "127.0.0.1", 8765), (":0", "127.0.0.1", 0), ("9000", "127.0.0.1", 9000),
