@@ -246,14 +246,23 @@ def done(
         metavar="RUN",
     ),
     Arg("--force", "Release another run's claim (recorded).", flag=True),
+    Arg(
+        "--remote",
+        "Publish the release to this shared remote in one leased push (default: the remote "
+        "holding the claim, for a claim taken with --remote).",
+        metavar="REMOTE",
+        complete="remote",
+    ),
 )
-def release(key: str, stage: int, reason: str, run: str | None, force: bool) -> Output:
+def release(
+    key: str, stage: int, reason: str, run: str | None, force: bool, remote: str | None
+) -> Output:
     from ..records.base import to_data
-    from ..services import claims
+    from ..services.claims.remote import release_via_remote
     from ..services.context import open_context
 
     ctx = open_context()
-    result = claims.release(ctx, ctx.key(key), stage, reason, run, force)
+    result = release_via_remote(ctx, remote, ctx.key(key), stage, reason, run, force)
     c = result.claim
     lines = [f"stage {c.stage} released ({c.run_id}) by {c.released_by}: {c.release_reason}"]
     if c.worktree_path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -28,18 +29,26 @@ class ReleaseResult:
 
 
 def release(
-    ctx: Context, key: TaskKey, stage: int, reason: str, run: str | None, force: bool
+    ctx: Context,
+    key: TaskKey,
+    stage: int,
+    reason: str,
+    run: str | None,
+    force: bool,
+    publish: Callable[[list[RefUpdate]], None] | None = None,
 ) -> ReleaseResult:
     """End a started claim without done; another run's claim only with ``force``. Audited.
     The stage's worktree and branch stay as they are: the next claim of the stage continues
-    there, so no commit and no uncommitted file is lost by a release."""
+    there, so no commit and no uncommitted file is lost by a release. ``publish`` (``stage
+    release --remote``, see ``remote.release_via_remote``) gets the claim's change once it
+    landed here, and pushes it or puts it back and raises."""
     if not reason.strip():
         raise BadInput("--reason must say why the claim is released (it is kept for audit)")
     ref = claim_ref(key, stage)
     who = ctx.repo.identity()
     run = run or _only_run_here(ctx, key)
 
-    def attempt() -> Claim:
+    def attempt() -> tuple[Claim, RefUpdate]:
         current = require_claim(ctx, key, stage)
         c = current.claim
         if c.status != "started":
@@ -70,12 +79,13 @@ def release(
             f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
         )
         commit = ctx.repo.commit(tree, [current.head], message)
-        ctx.repo.update_refs(
-            [RefUpdate(ref, commit, current.head)], f"okstra: release stage {stage}"
-        )
-        return c
+        update = RefUpdate(ref, commit, current.head)
+        ctx.repo.update_refs([update], f"okstra: release stage {stage}")
+        return c, update
 
-    stored = cas_retry(ctx.repo, attempt, [ref])
+    stored, update = cas_retry(ctx.repo, attempt, [ref])
+    if publish is not None:
+        publish([update])
     seq = idle_run(ctx, key, stored)
     if seq is None:
         return ReleaseResult(stored, None)

@@ -20,6 +20,7 @@ from ..sync.engine import pull
 from ..sync.transport import FetchFailed, check_remote, push_leased, remote_locks
 from .claim import claim
 from .done import done
+from .release import ReleaseResult, release
 
 if TYPE_CHECKING:
     from datetime import timedelta
@@ -246,6 +247,53 @@ def done_via_remote(
     raise Conflict(
         f"the claim of stage {stage} of {key} or its task kept moving on {remote} during "
         f"{CLAIM_ATTEMPTS} tries; see {okstra('stage', 'list', key)}"
+    )
+
+
+def release_via_remote(
+    ctx: Context,
+    remote: str | None,
+    key: TaskKey,
+    stage: int,
+    reason: str,
+    run: str | None = None,
+    force: bool = False,
+) -> ReleaseResult:
+    """``stage release`` of a claim shared through a remote (``--remote R``, or the one remote
+    holding the claim as this clone does): fetched first, released here, and the claim pushed
+    leased on what the remote held, so another clone sees the stage free at once. When the
+    push loses (the claim was taken over there), the release is put back and the round starts
+    over from a fresh fetch, which then names who holds the stage."""
+    from ...records.claim import claim_ref
+
+    ref = claim_ref(key, stage)
+    remote = remote or shared_through(ctx.repo, ref)
+    if remote is None:
+        return release(ctx, key, stage, reason, run, force)
+    check_remote(ctx.repo, remote)
+
+    def publish(updates: list[RefUpdate]) -> None:
+        if push_claims_atomically(ctx, remote, updates):
+            return
+        _undo_lost(ctx, remote, key, updates, f"the release of stage {stage}")
+
+    for _ in range(CLAIM_ATTEMPTS):
+        pulled = pull(ctx, remote)
+        blocked = pulled.blocking((ref,))
+        if blocked:
+            sync = okstra("sync", remote)
+            raise Refused(
+                f"{', '.join(blocked)} could not be brought in step with {remote}, so the "
+                f"release cannot be published; see why and settle it: {sync}",
+                hint=sync,
+            )
+        try:
+            return release(ctx, key, stage, reason, run, force, publish=publish)
+        except RemoteRaceLost:
+            time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
+    raise Conflict(
+        f"the claim of stage {stage} of {key} kept moving on {remote} during {CLAIM_ATTEMPTS} "
+        f"tries to release it; see {okstra('stage', 'list', key)}"
     )
 
 
