@@ -17,6 +17,7 @@ ENTRY_POINTS = {"okstra_git.entry", "okstra_git.__main__"}
 PROCESS_STARTERS = {
     "okstra_git.gate.signing",  # ssh-keygen -Y sign / verify, as git signs commits
     "okstra_git.services.reports",  # the user's $EDITOR (clarify resume)
+    "okstra_git.services.worker",  # the agent's command (git okstra work)
 }
 """Modules besides ``git/`` that may start a process — never git itself."""
 

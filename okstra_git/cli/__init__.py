@@ -10,6 +10,7 @@ GROUP_MODULES = (
     "clarify",
     "stage",
     "worktree",
+    "work",
     "verify",
     "critic",
     "incremental",

@@ -1,0 +1,75 @@
+"""``git okstra work``: the worker loop an agent runs under (docs/agents.md)."""
+
+from __future__ import annotations
+
+from ..views import Output
+from .declare import KEY, Arg, command, lease
+
+TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
+if TYPE_CHECKING:
+    from datetime import timedelta
+
+
+@command(
+    "work",
+    "Work a task stage after stage: claim the next batch, run CMD in each stage's worktree, "
+    "renew the lease meanwhile, mark the stage done or release it, go on.",
+    KEY,
+    Arg("cmd", "The agent's command and its arguments, after --.", metavar="CMD", repeat=True),
+    Arg(
+        "--remote",
+        "Claim, renew, mark done and release through this shared remote (the team flow).",
+        metavar="REMOTE",
+        complete="remote",
+    ),
+    Arg(
+        "--lease",
+        "The lease of each claim (90s, 30m, 2h, 1d, or none); renewed at a third of it while "
+        "CMD runs. Default: okstra.claim.lease.",
+        metavar="DURATION",
+        convert=lease,
+    ),
+    Arg("--once", "Work one batch, then stop (refused when nothing is ready now).", flag=True),
+    about="CMD runs once per claimed stage, in the stage's worktree, with OKSTRA_TASK, "
+    "OKSTRA_STAGE, OKSTRA_STAGES (the batch), OKSTRA_RUN, OKSTRA_DIRECTIVE (the run directive, "
+    "a file), OKSTRA_REPORT (where to write the stage's report), OKSTRA_BASE, OKSTRA_WORKTREE, "
+    "OKSTRA_TASK_WORKTREE, OKSTRA_REPOSITORY and OKSTRA_REMOTE set; its output goes to stderr. "
+    "When CMD exits 0 with its work committed and the worktree clean, the stage is marked done "
+    "with the report CMD wrote (if any); otherwise it is released, every commit kept on its "
+    "branch, and this loop does not take it again. The loop waits for stages other runs hold "
+    "or that wait on others, takes over a claim whose lease ran out, and ends when every stage "
+    "is done (exit 0) or only stages it gave back are left (exit 1). Ctrl-C or SIGTERM stops "
+    "CMD and releases what the loop holds (exit 130 or 143). Progress: one line per step on "
+    "stderr.",
+)
+def work(
+    key: str,
+    cmd: list[str],
+    remote: str | None,
+    lease: timedelta | str | None,
+    once: bool,
+) -> Output:
+    from ..services.context import open_context
+    from ..services.worker import work as run
+
+    ctx = open_context()
+    done = run(ctx, ctx.key(key), cmd, remote, lease, once)
+    parts = [f"done: {', '.join(map(str, done.done)) or 'none'}"]
+    parts += [f"released stage {n}: {why}" for n, why in sorted(done.released.items())]
+    parts += [f"lost stage {n}: {why}" for n, why in sorted(done.lost.items())]
+    if done.finished:
+        parts.append(f"every stage of {done.key} is done")
+    text = "\n".join(parts)
+    if not done.code:
+        return Output(done.to_data(), text)
+    said = []
+    if done.stopped:
+        said.append(f"stopped by {done.stopped}; released what the loop held")
+    if done.released and not done.stopped:
+        failed = ", ".join(map(str, sorted(done.released)))
+        said.append(f"the command failed on stage(s) {failed}: released, commits kept")
+    if done.lost:
+        lost = ", ".join(map(str, sorted(done.lost)))
+        said.append(f"stage(s) {lost} changed hands while the loop worked on them")
+    error = "; ".join(said)
+    return Output(done.to_data(), text, code=done.code, error=error)

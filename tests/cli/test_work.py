@@ -1,0 +1,217 @@
+"""``git okstra work``: real loops (separate processes) in real clones of one bare remote,
+running a small shell script as the agent; killed with real signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import git, make_repo, okstra
+from plans import plan_text
+from team_world import CLAIMS, FOUR_STAGES, KEY, Team, approve_here
+
+AGENT = """#!/bin/sh
+# The agent: commits its stage's file and writes its report; AGENT_HOLD makes it wait
+# (for ever) instead, AGENT_FAIL=N makes it fail stage N, AGENT_DIRTY=N leave N uncommitted.
+set -e
+test -f "$OKSTRA_DIRECTIVE"
+echo "$OKSTRA_STAGE $OKSTRA_RUN $OKSTRA_WORKTREE" >> "$AGENT_LOG"
+if [ -n "$AGENT_HOLD" ]; then
+    echo $$ > "$AGENT_HOLD"
+    while :; do sleep 0.1; done
+fi
+mkdir -p src
+echo "STAGE = $OKSTRA_STAGE  # $AGENT_NAME" > "src/$OKSTRA_STAGE.py"
+if [ "$AGENT_DIRTY" = "$OKSTRA_STAGE" ]; then exit 0; fi
+git add -A
+git commit -q -m "stage $OKSTRA_STAGE by $AGENT_NAME"
+printf '# Stage %s\\n\\nBy %s.\\n' "$OKSTRA_STAGE" "$AGENT_NAME" > "$OKSTRA_REPORT"
+if [ "$AGENT_FAIL" = "$OKSTRA_STAGE" ]; then exit 3; fi
+"""
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Path:
+    script = tmp_path / "agent.sh"
+    script.write_text(AGENT)
+    script.chmod(0o755)
+    return script
+
+
+def loop(clone: Path, agent: Path, *options: str, **env: str) -> subprocess.Popen[str]:
+    """``git okstra work KEY OPTIONS -- agent`` as its own process in ``clone``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "okstra_git", "work", KEY, *options, "--json", "--", str(agent)],
+        cwd=clone,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={
+            **os.environ,
+            "AGENT_NAME": clone.name,
+            "AGENT_LOG": str(clone.parent / f"{clone.name}.log"),
+            "OKSTRA_DEBUG": "",
+            **env,
+        },
+    )
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 240) -> tuple[int, dict, str]:
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, json.loads(out), err
+
+
+def history(team: Team, stage: int) -> list[str]:
+    """The subjects of the remote's claim ref of ``stage``, oldest first."""
+    out = git(team.remote, "log", "--reverse", "--format=%s", f"{CLAIMS}stage-{stage}")
+    return out.splitlines()
+
+
+def remote_claim(team: Team, stage: int) -> dict:
+    return json.loads(git(team.remote, "show", f"{CLAIMS}stage-{stage}:claim.json"))
+
+
+def wait_for(path: Path, proc: subprocess.Popen[str], seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+def two_clones(tmp_path: Path, plan: str) -> tuple[Team, Path, Path]:
+    team = Team.make(tmp_path)
+    ann = team.clone("ann", "Ann")
+    bob = team.clone("bob", "Bob")
+    approve_here(ann, plan)
+    assert okstra(ann, "sync", "origin").returncode == 0
+    assert okstra(bob, "sync", "origin").returncode == 0
+    return team, ann, bob
+
+
+def test_two_loops_in_two_clones_finish_the_plan_and_no_stage_is_taken_twice(
+    tmp_path: Path, agent: Path
+):
+    team, ann, bob = two_clones(tmp_path, FOUR_STAGES)
+    loops = [loop(clone, agent, "--remote", "origin", "--lease", "1h") for clone in (ann, bob)]
+    results = [finish(proc) for proc in loops]
+    for code, data, err in results:
+        assert code == 0, err
+        assert data["finished"] and not data["released"] and not data["lost"]
+    done = sorted(n for _, data, _ in results for n in data["done"])
+    assert done == [1, 2, 3, 4]  # each stage done by exactly one loop
+    for stage in (1, 2, 3, 4):
+        subjects = history(team, stage)
+        assert len(subjects) == 2, subjects  # one claim, one done: never taken twice
+        assert subjects[0].startswith(f"claim stage {stage} for implementation-")
+        assert subjects[1].startswith(f"done stage {stage} at ")
+        claim = remote_claim(team, stage)
+        assert claim["reportPath"].endswith(f"stage-{stage}-report-{claim['runId']}.md")
+    err = results[0][2]
+    assert (
+        "okstra work: claimed stage" in err and "okstra work: every stage of p:g:i is done" in err
+    )
+    # Stage 3 was based on stage 1's done commit, wherever stage 1 was done.
+    three, one = remote_claim(team, 3), remote_claim(team, 1)
+    assert three["baseCommit"] == one["headCommit"]
+
+
+def test_a_killed_loop_leaves_a_claim_that_expires_and_the_other_loop_takes_over(
+    tmp_path: Path, agent: Path
+):
+    team, ann, bob = two_clones(tmp_path, plan_text([(1, [], ["src/1.py"])], steps=2))
+    hold = tmp_path / "ann-agent.pid"
+    stuck = loop(ann, agent, "--remote", "origin", "--lease", "3s", AGENT_HOLD=str(hold))
+    wait_for(hold, stuck)
+    first = remote_claim(team, 1)
+    # Ann's loop renews the lease while her agent works: well past the first lease, Bob's loop
+    # waits, and the stage stays Ann's.
+    patient = loop(bob, agent, "--remote", "origin", "--lease", "3s")
+    time.sleep(7)
+    assert patient.poll() is None
+    assert remote_claim(team, 1)["runId"] == first["runId"]
+    assert remote_claim(team, 1)["leaseExpiresAt"] > first["leaseExpiresAt"]
+    assert [s for s in history(team, 1) if s.startswith("renew stage 1")]
+
+    stuck.send_signal(signal.SIGKILL)  # no release, no renewal any more
+    os.kill(int(hold.read_text()), signal.SIGKILL)  # the agent it left running (its pipes)
+    stuck.communicate(timeout=30)
+    code, data, err = finish(patient)
+    assert code == 0, err
+    assert data["done"] == [1] and data["finished"]
+    subjects = history(team, 1)
+    assert subjects[0] == f"claim stage 1 for {first['runId']}"
+    taken = [s for s in subjects if s.startswith("take over stage 1")]
+    assert taken == [
+        f"take over stage 1 from {first['runId']} for {remote_claim(team, 1)['runId']}"
+    ]
+    assert subjects[-1].startswith("done stage 1 at ")
+    assert remote_claim(team, 1)["user"].startswith("Bob")
+    assert "taken over from" in err
+
+
+def test_sigterm_releases_at_once_and_stops_the_agent(tmp_path: Path, agent: Path):
+    team, ann, _ = two_clones(tmp_path, plan_text([(1, [], ["src/1.py"])], steps=2))
+    hold = tmp_path / "ann-agent.pid"
+    proc = loop(ann, agent, "--remote", "origin", "--lease", "1h", AGENT_HOLD=str(hold))
+    wait_for(hold, proc)
+    agent_pid = int(hold.read_text())
+    proc.send_signal(signal.SIGTERM)
+    code, data, err = finish(proc, timeout=60)
+    assert code == 143, err
+    assert data["stopped"] == "SIGTERM" and data["released"] == {"1": data["released"]["1"]}
+    claim = remote_claim(team, 1)  # released on the remote, not only here
+    assert claim["status"] == "released"
+    assert claim["releaseReason"] == "git okstra work: the work loop was stopped (SIGTERM)"
+    with pytest.raises(ProcessLookupError):
+        os.kill(agent_pid, 0)  # the agent was stopped with it
+    task = json.loads(git(team.remote, "show", "refs/okstra/tasks/g/i:task.json"))
+    assert task["latestRun"]["status"] == "error"  # the run it started is over, and says so
+
+
+def test_a_failing_or_untidy_agent_gets_its_stage_released_with_its_commits(
+    tmp_path: Path, agent: Path
+):
+    repo = make_repo(tmp_path / "repo")
+    assert okstra(repo, "init").returncode == 0
+    approve_here(repo, plan_text([(n, [], [f"src/{n}.py"]) for n in (1, 2, 3)], steps=5))
+    proc = loop(repo, agent, "--lease", "none", AGENT_FAIL="1", AGENT_DIRTY="2")
+    code, data, err = finish(proc)
+    assert code == 1, err
+    assert data["done"] == [3] and not data["finished"]
+    assert data["released"] == {
+        "1": "the command exited 3",
+        "2": "the command left uncommitted changes: src/",
+    }
+    assert "nothing left for this loop: the command failed on stage(s) 1, 2" in err
+    one = json.loads(git(repo, "show", f"{CLAIMS}stage-1:claim.json"))
+    assert one["status"] == "released"
+    # The commit the failing agent made is kept on the stage's branch.
+    assert git(repo, "log", "-1", "--format=%s", one["branch"]) == "stage 1 by repo"
+    # Each stage ran once: a failed stage is not taken again by the loop.
+    runs = (tmp_path / "repo.log").read_text().splitlines()
+    assert sorted(line.split()[0] for line in runs) == ["1", "2", "3"]
+
+
+def test_once_works_one_batch_and_bad_commands_are_refused_before_any_claim(
+    tmp_path: Path, agent: Path
+):
+    repo = make_repo(tmp_path / "repo")
+    assert okstra(repo, "init").returncode == 0
+    approve_here(repo, plan_text([(1, [], ["src/1.py"]), (2, [], ["src/2.py"])], steps=5))
+    proc = okstra(repo, "work", KEY, "--", str(tmp_path / "no-such-agent"))
+    assert proc.returncode == 2 and "not found" in proc.stderr
+    proc = okstra(repo, "work", KEY)
+    assert proc.returncode == 2
+    assert git(repo, "for-each-ref", CLAIMS) == ""
+    code, data, err = finish(loop(repo, agent, "--once"))
+    assert code == 0, err
+    assert data["done"] == [1] and not data["finished"]
+    env = (tmp_path / "repo.log").read_text().split()
+    assert env[:2] == ["1", "implementation-001"]
