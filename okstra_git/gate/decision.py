@@ -36,6 +36,32 @@ def okstra_data(ref: str, new: str) -> Decision | None:
     return Decision(ref, new, True, "okstra-data") if ref.startswith(_PASS_PREFIXES) else None
 
 
+REPLACE_PREFIX = "refs/replace/"
+
+
+def replace_refused(ref: str, new: str) -> Decision | None:
+    """Server side, the refusal of a replace ref being created or moved (deleting one passes).
+
+    A pushed ``refs/replace/<B>`` makes every git that fetches it show another object where B
+    is, so a protected branch at B would read as content it does not hold. The gate reads
+    objects as stored (``plumbing``), but what people and builds check out is what they see.
+    """
+    if not ref.startswith(REPLACE_PREFIX) or is_zero(new):
+        return None
+    return Decision(
+        ref,
+        new,
+        False,
+        "replace-refused",
+        f"refusing to update {ref}: a server that enforces the verification gate takes no "
+        "replace refs, because every git that fetches one shows another object in place of "
+        f"{ref[len(REPLACE_PREFIX) :][:12] or 'the one named'}, and a protected branch could then "
+        "read as content that was never verified.\n"
+        "Fix: keep replacements in your clone (`git replace` needs no push) and push without "
+        "refs/replace/*; an admin who needs one creates it on the server itself.",
+    )
+
+
 _CHAINS = ("refs/okstra/", "refs/notes/okstra/")
 
 
@@ -130,7 +156,7 @@ class Decision:
         """Pass or refuse."""
         self.reason = reason
         """``okstra-data``, ``unprotected``, ``verdict``, ``delete-allowed``,
-        ``delete-refused``, ``not-a-commit`` or ``no-verdict``."""
+        ``delete-refused``, ``not-a-commit``, ``replace-refused`` or ``no-verdict``."""
         self.message = message
         """For a refusal: the paragraph to show."""
         self.finding = finding

@@ -61,7 +61,9 @@ class Gate:
         if self._notes is None:
             from ..git.notesview import NotesView
 
-            self._notes = NotesView(self.objects, VERDICTS_REF, self._extra_notes)
+            self._notes = NotesView(
+                self.objects, VERDICTS_REF, self._extra_notes, remote_copies=self.side != "server"
+            )
         return self._notes
 
     def peel(self, rev: str) -> tuple[str, str] | None:

@@ -32,6 +32,10 @@ class NotesView:
     an ``ObjectReader`` (git's plumbing, for the hooks and ``ci check``, which must not pay for
     loading pygit2); both give the same answer. ``extra`` adds sources by name (server side:
     the notes commit being pushed in the same push, which is on no ref yet).
+
+    ``remote_copies=False`` reads ``notes_ref`` alone: on a server, any pusher can create
+    ``refs/notes/okstra-remotes/*``, so only the server's own ref (which it can guard) counts
+    there (docs/security.md).
     """
 
     def __init__(
@@ -39,15 +43,19 @@ class NotesView:
         source: GitRepo | ObjectReader,
         notes_ref: str,
         extra: Mapping[str, str] | None = None,
+        remote_copies: bool = True,
     ) -> None:
         from .plumbing import ObjectReader
 
         self.store = _Plumbing(source) if isinstance(source, ObjectReader) else _Pygit2(source)
         name = notes_ref.rsplit("/", 1)[-1]
         heads: dict[str, str | None] = {notes_ref: None}
-        for ref, sha in sorted(self.store.refs(notes_ref, REMOTE_NOTES_PREFIX).items()):
+        prefixes = (REMOTE_NOTES_PREFIX,) if remote_copies else ()
+        for ref, sha in sorted(self.store.refs(notes_ref, *prefixes).items()):
             if ref == notes_ref or (
-                ref.startswith(REMOTE_NOTES_PREFIX) and ref.rsplit("/", 1)[-1] == name
+                remote_copies
+                and ref.startswith(REMOTE_NOTES_PREFIX)
+                and ref.rsplit("/", 1)[-1] == name
             ):
                 heads[ref] = sha
         heads.update(extra or {})
@@ -80,8 +88,11 @@ class _Pygit2:
     def __init__(self, repo: GitRepo) -> None:
         self.repo = repo
 
-    def refs(self, notes_ref: str, prefix: str) -> dict[str, str | None]:
-        return {notes_ref: self.repo.read_ref(notes_ref), **self.repo.list_refs(prefix)}
+    def refs(self, notes_ref: str, *prefixes: str) -> dict[str, str | None]:
+        found: dict[str, str | None] = {notes_ref: self.repo.read_ref(notes_ref)}
+        for prefix in prefixes:
+            found.update(self.repo.list_refs(prefix))
+        return found
 
     def root(self, sha: str, where: str) -> Any:
         return self.repo.tree_of(self.repo.commit_at(sha, where).id)
@@ -98,10 +109,10 @@ class _Plumbing:
     def __init__(self, objects: ObjectReader) -> None:
         self.objects = objects
 
-    def refs(self, notes_ref: str, prefix: str) -> dict[str, str]:
+    def refs(self, notes_ref: str, *prefixes: str) -> dict[str, str]:
         from .plumbing import list_refs
 
-        return list_refs(notes_ref, prefix)
+        return list_refs(notes_ref, *prefixes)
 
     def root(self, sha: str, where: str) -> str:
         from .plumbing import commit_problem, not_a_commit, unreadable

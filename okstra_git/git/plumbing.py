@@ -8,6 +8,10 @@ passes its quarantine in the environment), which libgit2 would have to be told a
 
 Processes start with ``os.posix_spawnp``: importing ``subprocess`` alone costs ~4 ms, on every
 push (``subprocess`` is used where there is no ``posix_spawnp``).
+
+Every git started here reads objects as they are stored: ``GIT_NO_REPLACE_OBJECTS`` is set, as
+libgit2 reads them. Followed, a ``refs/replace/<B>`` ref would make commit B read as the verified
+commit A, and the gate would open for a tree nobody verified (docs/security.md).
 """
 
 from __future__ import annotations
@@ -24,13 +28,18 @@ if TYPE_CHECKING:
 _SPAWN = hasattr(os, "posix_spawnp")
 
 
+def _environ() -> dict[str, str]:
+    """The environment of every git started here: ours, with replace refs never followed."""
+    return {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"}
+
+
 def _spawn(argv: list[str], fds: tuple[int, int, int]) -> int:
     """Start ``argv`` with ``fds`` as its stdin, stdout and stderr: its pid."""
     try:
         return os.posix_spawnp(
             argv[0],
             argv,
-            os.environ,
+            _environ(),
             file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)],
         )
     except OSError as exc:
@@ -47,7 +56,11 @@ class GitProcess:
             import subprocess
 
             self._popen = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=_environ(),
             )
             assert self._popen.stdin and self._popen.stdout and self._popen.stderr
             self.stdin: IO[bytes] = self._popen.stdin
@@ -204,6 +217,35 @@ def list_refs(*patterns: str) -> dict[str, str]:
     return refs
 
 
+def symbolic_targets(refs: Iterable[str]) -> dict[str, str]:
+    """``ref → the ref it finally resolves to``, for each of ``refs`` that is a symbolic ref.
+
+    A push to a symbolic ref moves (or deletes, or creates) the ref it points to, so a server
+    judges that one. ``git for-each-ref`` resolves a whole chain at once but skips a dangling
+    symbolic ref, which a push creates the target of; so each ref it does not list (a new
+    ref, as git reports it) is asked of ``git symbolic-ref``, which follows one as far as it
+    goes."""
+    names = list(dict.fromkeys(refs))
+    if not names:
+        return {}
+    code, out, err = git_output("for-each-ref", "--format=%(refname)%00%(symref)", "--", *names)
+    if code:
+        raise _failed("git for-each-ref", code, err)
+    listed: dict[str, str] = {}
+    for line in out.decode("utf-8", "surrogateescape").splitlines():
+        name, _, target = line.partition("\0")
+        listed[name] = target
+    targets = {name: listed[name] for name in names if listed.get(name)}
+    for name in names:
+        if name in listed:
+            continue
+        code, out, _ = git_output("symbolic-ref", "--quiet", "--", name)
+        target = out.decode("utf-8", "surrogateescape").strip()
+        if code == 0 and target and target != name:
+            targets[name] = target
+    return targets
+
+
 def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | None]:
     """``(type, content)`` of each of ``revs`` in ``git_dir``, or ``None`` where a rev names no
     object: all asked at once of one ``git cat-file --batch --buffer``, for reads of many
@@ -214,8 +256,7 @@ def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | No
     spend on a large read."""
     if any("\n" in rev for rev in revs):
         raise ValueError("a revision on one line each")
-    # Objects as libgit2 reads them: git alone would follow refs/replace/.
-    args = ["--no-replace-objects", "--git-dir", git_dir, "cat-file", "--batch", "--buffer"]
+    args = ["--git-dir", git_dir, "cat-file", "--batch", "--buffer"]
     asked, answers = _scratch(), _scratch()
     try:
         with open(asked, "wb", closefd=False) as questions:
@@ -262,7 +303,9 @@ def _run_on_files(argv: list[str], stdin: int, stdout: int) -> tuple[int, bytes]
     if not _SPAWN:
         import subprocess
 
-        done = subprocess.run(argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE)
+        done = subprocess.run(
+            argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=_environ()
+        )
         return done.returncode, done.stderr
     err_read, err_write = os.pipe()
     try:

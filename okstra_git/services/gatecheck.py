@@ -122,13 +122,39 @@ def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
     """Decide every ``(ref, old, new)``; the repository is read only if a verdict is needed.
 
     okstra's own refs pass before the config is read, so a config the gate refuses (it fails
-    closed) still lets ``sync`` publish the verdicts that will be needed.
+    closed) still lets ``sync`` publish the verdicts that will be needed. A server first
+    resolves each pushed ref through its symbolic refs (a push to one moves the ref it names)
+    and refuses replace refs.
     """
-    data = [okstra_data(ref, new) for ref, _old, new in updates]
-    if all(decision is not None for decision in data):
-        return only_commit_chains([d for d in data if d is not None])
+    if side != "server":
+        return _judge(updates, side, [okstra_data(ref, new) for ref, _old, new in updates])
+    from ..gate.decision import replace_refused
+    from ..git.plumbing import symbolic_targets
+
+    aliases = symbolic_targets(ref for ref, _old, _new in updates)
+    moved = [(aliases.get(ref, ref), old, new) for ref, old, new in updates]
+    first = [replace_refused(ref, new) or okstra_data(ref, new) for ref, _old, new in moved]
+    decisions = _judge(moved, side, first)
+    for (pushed, _old, _new), decision in zip(updates, decisions, strict=True):
+        if pushed != decision.ref and not decision.allowed:
+            decision.message += (
+                f"\n(pushed as {pushed}, a symbolic ref to {decision.ref} on this server: a push "
+                "to it moves that ref, so that ref is what the gate judges)"
+            )
+    return decisions
+
+
+def _judge(
+    updates: list[tuple[str, str, str]], side: str, first: list[Decision | None]
+) -> list[Decision]:
+    """:func:`_decide` once ``first`` holds what was decided before the config is read."""
+    if all(decision is not None for decision in first):
+        return only_commit_chains([d for d in first if d is not None])
     config = GateConfig.load()
-    quick = [config.quick(ref, old, new) for ref, old, new in updates]
+    quick = [
+        done or config.quick(ref, old, new)
+        for done, (ref, old, new) in zip(first, updates, strict=True)
+    ]
     if all(decision is not None for decision in quick):
         return only_commit_chains([d for d in quick if d is not None])
     from ..git.plumbing import ObjectReader
