@@ -71,6 +71,12 @@ def test_a_bare_branch_name_in_okstra_protect_protects_that_branch(served):
     assert okstra(work, "ci", "check").returncode == 1
     # Another branch is not protected by `main`: it passes both hooks.
     assert push(work, "origin", "HEAD:refs/heads/topic").returncode == 0
+    # A ref differing in case only is protected too: a server whose refs live on a
+    # case-insensitive file system moves main for a push to MAIN.
+    for args in (("origin",), ("--no-verify", "origin")):
+        proc = push(work, *args, "HEAD:refs/heads/MAIN")
+        assert proc.returncode != 0 and "refusing to update refs/heads/MAIN" in proc.stderr
+    assert remote_ref(remote, "refs/heads/MAIN") is None
 
 
 BAD_PROTECT = [
@@ -82,6 +88,13 @@ BAD_PROTECT = [
     ("refs/heads/main/", "cannot be in a ref name"),
     ("refs/heads/..x", "no ref name can hold '..'"),
     ("refs/heads/x.lock", "cannot be in a ref name"),
+    # Lists in one value are legal ref names, and would protect none of the refs listed.
+    ("refs/heads/main,refs/heads/master", "git config --add okstra.protect refs/heads/master"),
+    ("refs/heads/{main,master}", "one glob per value"),
+    ("main;master", "git config --add okstra.protect refs/heads/main"),
+    ("main|master", "one glob per value"),
+    ("REFS/HEADS/MAIN", "written in lowercase: refs/heads/main"),
+    ("refs/heads/Release/*", "written in lowercase: refs/heads/release/*"),
 ]
 
 
@@ -205,8 +218,9 @@ def test_the_protect_glob_check_agrees_with_git_check_ref_format(value: str):
     try:
         glob = protect_glob(value)
     except BadInput as exc:
-        if "never closed" in str(exc) or "ambiguous" in str(exc) or "is empty" in str(exc):
-            return
+        said = str(exc)
+        if any(w in said for w in ("never closed", "ambiguous", "is empty", "like a list")):
+            return  # refused for what it means, whatever check-ref-format says
         glob = ("refs/heads/" + value.strip()) if not value.strip().startswith("refs/") else value
         literal = _glob_literal(glob.strip())
         ok = subprocess.run(["git", "check-ref-format", literal], capture_output=True)

@@ -180,8 +180,13 @@ class GateConfig:
         )
 
     def protecting_glob(self, ref: str) -> str | None:
-        """The first ``okstra.protect`` glob that matches ``ref``, or ``None``."""
-        return next((g for g in self.protect if glob_match(g, ref)), None)
+        """The first ``okstra.protect`` glob that matches ``ref`` ignoring case, or ``None``.
+
+        Case is ignored because a server keeping its refs on a case-insensitive file system
+        (macOS, Windows) moves ``refs/heads/main`` for a push to ``refs/heads/MAIN``; the globs
+        are lowercase (:func:`protect_glob`), so this can only protect more."""
+        lowered = ref.lower()
+        return next((g for g in self.protect if glob_match(g, lowered)), None)
 
     def quick(self, ref: str, old: str, new: str) -> Decision | None:
         """Every decision that needs no repository: okstra data, unprotected refs, deletions.
@@ -259,6 +264,17 @@ def protect_glob(value: str) -> str:
     glob = value.strip()
     if not glob:
         raise BadInput("is empty; it must name the refs to protect, e.g. refs/heads/main")
+    listed = _list_like(glob)
+    if listed is not None:
+        raise BadInput(listed)
+    if glob != glob.lower():
+        # refs/heads/main, not REFS/HEADS/MAIN (a branch pattern under refs/heads/REFS/…):
+        # the gate matches ignoring case, so a lowercase glob covers every spelling.
+        raise BadInput(
+            "must be written in lowercase: "
+            f"{protect_glob(glob.lower())} (refs are matched ignoring case, so it also covers "
+            "refs spelt with capitals)"
+        )
     if not glob.startswith("refs/"):
         if glob.startswith(_AMBIGUOUS):
             raise BadInput(f"is ambiguous: write the full ref (refs/{glob} or refs/heads/{glob})")
@@ -278,6 +294,31 @@ def protect_glob(value: str) -> str:
                 "glob would protect nothing"
             )
     return glob
+
+
+_LIST_MARKS = ",;|{}"
+
+
+def _list_like(glob: str) -> str | None:
+    """Why ``glob`` reads as several refs in one value (``a,b``, ``{a,b}``, ``a;b``), or
+    ``None``. Such a value is a legal ref name, so without this it would protect the one ref of
+    that odd name and drop the defaults: nothing the user meant."""
+    marks = [ch for ch in _LIST_MARKS if ch in glob]
+    if not marks:
+        return None
+    from ..core.shell import command
+
+    why = (
+        f"holds {', '.join(repr(m) for m in marks)}, so it looks like a list; okstra.protect "
+        "takes one glob per value (and no {a,b} sets)"
+    )
+    import re
+
+    parts = [p for p in re.split(r"[,;|]", glob) if p.strip()]
+    if "{" in glob or "}" in glob or len(parts) < 2:
+        return why + ": add each ref as its own value with git config --add okstra.protect GLOB"
+    adds = "; ".join(command("git", "config", "--add", "okstra.protect", p.strip()) for p in parts)
+    return f"{why}: add each as its own value: {adds}"
 
 
 def _glob_literal(glob: str) -> str:
