@@ -74,13 +74,16 @@ def uninstall() -> Output:
     "hooks status",
     "Which hook manager is in use, where the gate lives, and whether a push runs it.",
     about="Follows what git runs for a push from this worktree and from every other worktree "
-    "of the repository; also prints the gate's settings. Exits 1 when they cannot be read (the "
-    "gate then refuses every gated push), after saying what is wrong and how to fix it.",
+    "of the repository; also prints the gate's settings. Exits 1, after saying what is wrong "
+    "and how to fix it, whenever a push would not run the gate (from here or another "
+    "worktree), would not upload the LFS objects of a repository that uses git-lfs, or the "
+    "gate's settings cannot be read (the gate then refuses every gated push).",
 )
 def status() -> Output:
     from pathlib import Path
 
     from ..core.errors import BadInput
+    from ..core.shell import okstra as okstra_command
     from ..gate.config import GateConfig
     from ..services import hooks as hookinstall
 
@@ -94,6 +97,8 @@ def status() -> Output:
     except BadInput as exc:  # what is installed still shows; the gate's state is the answer
         config, broken = None, exc
     executable = hookinstall.recorded_exe(_text(runs.via[-1])) if runs.runs else None
+    problems = hookinstall.push_problems(here, where, runs, worktrees)
+    lfs = hookinstall.lfs_problem(here, where, runs)
     data = {
         "manager": where.manager,
         "hooksDir": str(where.hooks_dir),
@@ -103,6 +108,8 @@ def status() -> Output:
         "via": [str(p) for p in runs.via],
         "executable": executable,
         "worktrees": worktrees,
+        "lfs": lfs,
+        "problems": problems,
         "gate": None
         if config is None
         else {
@@ -130,10 +137,18 @@ def status() -> Output:
             f"deleting protected refs: {'allowed' if config.allow_delete else 'refused'}",
         ]
     text = "\n".join(line for line in lines if line is not None)
-    if broken is None:
+    if broken is None and not problems:
         return Output(data, text)
-    err = f"git okstra: {broken}\n"
-    return Output(data, text, err=err, code=1, error=str(broken), hint=broken.hint)
+    said = [*problems, *([str(broken)] if broken is not None else [])]
+    fix = okstra_command("hooks", "install")
+    if problems:
+        said.append(
+            f"Fix: {fix} (it installs the gate, or prints the line for the hook manager in use), "
+            "then check again: " + okstra_command("hooks", "status")
+        )
+    err = "".join(f"git okstra: {line}\n" for line in said)
+    hint = broken.hint if broken is not None and not problems else fix
+    return Output(data, text, err=err, code=1, error="\n".join(said), hint=hint)
 
 
 def _text(path: Path) -> str | None:

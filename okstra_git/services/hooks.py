@@ -410,20 +410,85 @@ def _lefthook_refusal(where: Layout) -> str:
 
 
 def _lfs_unchained(cwd: Path, where: Layout) -> list[str]:
-    """git-lfs is set up for this repository but its pre-push is not in the chain: okstra's
-    hook was there first, so `git lfs install` refused ("Hook already exists") and pushes stop
-    uploading LFS objects. Installing in the other order chains it."""
-    if not git_text(cwd, "config", "--get", "filter.lfs.process", check=False):
-        return []
-    chained = where.hooks_dir / (L.HOOK + L.CHAINED_SUFFIX)
-    if _kind(chained) == L.GIT_LFS:
-        return []
-    steps = (okstra("hooks", "uninstall"), command("git", "lfs", "install"))
-    again = " && ".join((*steps, okstra("hooks", "install")))
-    return [
-        "git-lfs is configured here but its pre-push hook is not chained (okstra's was there "
-        f"first, so git-lfs did not install it): LFS objects are not uploaded. Run: {again}"
-    ]
+    """Install's note when pushes from here would not upload LFS objects (:func:`lfs_problem`)."""
+    problem = lfs_problem(cwd, where, runs_gate(where))
+    return [] if problem is None else [problem]
+
+
+def lfs_problem(cwd: Path, where: Layout, runs: Runs) -> str | None:
+    """Why a push from here would not upload LFS objects although this repository uses LFS
+    (its pre-push is not in the chain git runs: okstra's hook was there first, so `git lfs
+    install` refused with "Hook already exists"), and the fix; ``None`` when it would."""
+    if not _lfs_used(cwd, where) or _lfs_runs(where, runs):
+        return None
+    why = (
+        "this repository uses git-lfs but no hook a push runs calls `git lfs pre-push`, so LFS "
+        "objects are not uploaded"
+    )
+    if _kind(where.hooks_dir / L.HOOK) == L.OKSTRA:
+        steps = (okstra("hooks", "uninstall"), command("git", "lfs", "install"))
+        again = " && ".join((*steps, okstra("hooks", "install")))
+        return f"{why} (okstra's hook was there first, so git-lfs did not install it). Run: {again}"
+    return (
+        f"{why}. The hook that runs the gate must also run git-lfs with the same stdin, e.g. "
+        f"{_LFS_AND_GATE} (`git lfs update --manual` prints git-lfs's own lines)"
+    )
+
+
+# One line for a team's hook: both read the pushed refs on stdin, so it is kept and fed to each.
+_LFS_AND_GATE = (
+    'input=$(cat); printf \'%s\\n\' "$input" | git lfs pre-push "$@" || exit 1; '
+    'printf \'%s\\n\' "$input" | git okstra hooks run pre-push "$@" || exit 1'
+)
+
+
+def _lfs_used(cwd: Path, where: Layout) -> bool:
+    """This repository uses git-lfs: its LFS filter is set in the repository's own config
+    (`git lfs install --local`), or LFS filters files here (``filter=lfs`` in the work tree's
+    ``.gitattributes`` or ``info/attributes``), or it holds LFS objects. A filter set in the
+    global or system config alone does not count: Debian's git-lfs package sets one in
+    /etc/gitconfig for every repository."""
+    scoped = git_text(cwd, "config", "--show-scope", "--get-regexp", r"^filter\.lfs\.", check=False)
+    if not scoped:
+        return False
+    if any(line.split("\t", 1)[0] in ("local", "worktree") for line in scoped.splitlines()):
+        return True
+    attributes = [where.common_dir / "info" / "attributes"]
+    if where.worktree is not None:
+        attributes.append(where.worktree / ".gitattributes")
+    if any("filter=lfs" in (_read(path) or "") for path in attributes):
+        return True
+    return (where.common_dir / "lfs" / "objects").is_dir()
+
+
+def _lfs_runs(where: Layout, runs: Runs) -> bool:
+    """A push from here runs `git lfs pre-push`: a file in the chain git follows (okstra's
+    scripts run the hook they chained) calls it, or lefthook owns the hook (it runs git-lfs
+    itself)."""
+    if where.manager == "lefthook":
+        return True
+    chain = list(runs.via) or [where.hooks_dir / L.HOOK]
+    chain += [p.with_name(L.HOOK + L.CHAINED_SUFFIX) for p in chain if _kind(p) == L.OKSTRA]
+    return any("lfs pre-push" in (_read(path) or "") for path in chain)
+
+
+def push_problems(
+    cwd: Path, where: Layout, runs: Runs, worktrees: list[dict[str, object]]
+) -> list[str]:
+    """Every reason a push from this repository would not do what it should: from here or
+    from another worktree it would not run the gate, or it would not upload LFS objects."""
+    problems = []
+    if not runs.runs:
+        problems.append(f"a push from here does not run the gate: {runs.why}")
+    here = where.worktree
+    for tree in worktrees:
+        path = Path(str(tree["path"]))
+        if not tree["runs"] and (here is None or not _same(path, here)):
+            problems.append(f"a push from the worktree {path} does not run the gate: {tree['why']}")
+    lfs = lfs_problem(cwd, where, runs)
+    if lfs is not None:
+        problems.append(lfs)
+    return problems
 
 
 def _husky_ahead(where: Layout) -> list[str]:

@@ -31,9 +31,14 @@ def run(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> str:
 
 
 def status(repo: Path) -> dict:
+    """`hooks status --json`; it exits 1 exactly when some push would not run the gate (from
+    here or another worktree) or would stop uploading LFS objects."""
     proc = okstra(repo, "hooks", "status", "--json")
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    found = json.loads(proc.stdout)
+    every = found["runs"] and all(w["runs"] for w in found["worktrees"]) and not found["lfs"]
+    assert proc.returncode == (0 if every else 1), (proc.returncode, found, proc.stderr)
+    assert bool(found["problems"]) == (not every), found
+    return found
 
 
 def gated(work: Path, remote: Path, log: Path, ran: Callable[[], int]) -> None:
@@ -404,12 +409,15 @@ def test_okstra_first_then_git_lfs_says_how_to_chain_it(tmp_path: Path):
     lfs = subprocess.run(["git", "lfs", "install", "--local"], cwd=work, capture_output=True)
     assert b"Hook already exists: pre-push" in lfs.stdout + lfs.stderr
     out = install(work)
-    assert "git-lfs is configured here but its pre-push hook is not chained" in out
+    assert "LFS objects are not uploaded" in out and "okstra's hook was there first" in out
+    proc = okstra(work, "hooks", "status")  # the gate runs, but LFS would stop uploading
+    assert proc.returncode == 1 and "LFS objects are not uploaded" in proc.stderr
+    assert status(work)["runs"]
     printed = out.split("Run: ", 1)[1].splitlines()[0]
     assert printed == "git okstra hooks uninstall && git lfs install && git okstra hooks install"
     run(work, "sh", "-c", printed)  # as the user would
     assert "git-lfs" in status(work)["manager"] and status(work)["runs"]
-    assert "not chained" not in install(work)
+    assert "not uploaded" not in install(work) and status(work)["lfs"] is None
     run(work, "git", "lfs", "track", "*.bin")
     (work / "blob.bin").write_bytes(os.urandom(1024))
     git(work, "add", ".gitattributes", "blob.bin")
@@ -418,3 +426,56 @@ def test_okstra_first_then_git_lfs_says_how_to_chain_it(tmp_path: Path):
     proc = push(work, "origin", "main")
     assert proc.returncode == 0, proc.stderr
     assert len(list((remote / "lfs" / "objects").rglob("*"))) >= 1
+
+
+def test_git_lfs_configured_for_every_repository_is_not_a_warning(tmp_path: Path):
+    """Debian's git-lfs package (and `git lfs install`) set filter.lfs.* for every repository;
+    only a repository that uses LFS needs LFS's pre-push in the chain."""
+    work, _ = pair(tmp_path)
+    git(work, "config", "--global", "filter.lfs.process", "git-lfs filter-process")
+    git(work, "config", "--global", "filter.lfs.required", "true")
+    assert "git-lfs" not in install(work)
+    assert status(work)["lfs"] is None
+    (work / ".gitattributes").write_text("*.bin filter=lfs diff=lfs merge=lfs -text\n")
+    assert "LFS objects are not uploaded" in install(work)  # now this repository uses it
+    assert "LFS objects are not uploaded" in status(work)["lfs"]
+
+
+# -- a later change switches the gate off: status says so, exit 1 ----------------------------
+
+
+def test_status_fails_when_a_hook_written_later_replaced_the_gate(tmp_path: Path):
+    work, _ = pair(tmp_path)
+    install(work)
+    assert status(work)["runs"]
+    hook = work / ".git" / "hooks" / "pre-push"
+    hook.write_text("#!/bin/sh\nexit 0\n")  # another tool overwrote it
+    proc = okstra(work, "hooks", "status")
+    assert proc.returncode == 1
+    assert "does NOT run the gate" in proc.stdout
+    assert f"{hook} is a hook that does not run the gate" in proc.stderr
+    assert "git okstra hooks install" in proc.stderr
+    assert not status(work)["runs"]
+
+
+def test_status_fails_when_core_hooks_path_is_set_after_okstra(tmp_path: Path):
+    work, _ = pair(tmp_path)
+    install(work)
+    git(work, "config", "core.hooksPath", str(tmp_path / "elsewhere"))
+    assert not status(work)["runs"]
+    git(work, "config", "--global", "core.hooksPath", str(tmp_path / "shared"))
+    git(work, "config", "--unset", "core.hooksPath")
+    found = status(work)
+    assert not found["runs"] and "global" in found["manager"]
+
+
+def test_status_fails_after_husky_init_repoints_the_hooks(tmp_path: Path, husky_modules: Path):
+    work, _ = pair(tmp_path)
+    install(work)
+    (work / "package.json").write_text(json.dumps({"name": "t", "private": True}))
+    shutil.copytree(husky_modules, work / "node_modules", symlinks=True)
+    run(work, str(work / "node_modules" / ".bin" / "husky"), "init")
+    assert git(work, "config", "core.hooksPath") == ".husky/_"
+    found = status(work)
+    assert found["manager"] == "husky" and not found["runs"]
+    assert any(".husky/pre-push" in p for p in found["problems"])
