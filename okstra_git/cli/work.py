@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     "Work a task stage after stage: claim the next batch, run CMD in each stage's worktree, "
     "renew the lease meanwhile, mark the stage done or release it, go on.",
     KEY,
-    Arg("cmd", "The agent's command and its arguments, after --.", metavar="CMD", repeat=True),
     Arg(
         "--remote",
         "Claim, renew, mark done and release through this shared remote (the team flow).",
@@ -30,6 +29,8 @@ if TYPE_CHECKING:
         convert=lease,
     ),
     Arg("--once", "Work one batch, then stop (refused when nothing is ready now).", flag=True),
+    # Last, so usage reads as the command line does: options, then -- CMD ARGS.
+    Arg("cmd", "The agent's command and its arguments, after --.", metavar="CMD", repeat=True),
     about="CMD runs once per claimed stage, in the stage's worktree, with OKSTRA_TASK, "
     "OKSTRA_STAGE, OKSTRA_STAGES (the batch), OKSTRA_RUN, OKSTRA_DIRECTIVE (the run directive, "
     "a file), OKSTRA_REPORT (where to write the stage's report), OKSTRA_BASE, OKSTRA_WORKTREE, "
@@ -44,10 +45,10 @@ if TYPE_CHECKING:
 )
 def work(
     key: str,
-    cmd: list[str],
     remote: str | None,
     lease: timedelta | str | None,
     once: bool,
+    cmd: list[str],
 ) -> Output:
     from ..services.context import open_context
     from ..services.worker import work as run
