@@ -3,9 +3,13 @@ claim, each one atomic leased push; a lost race is undone here and chosen again.
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import time
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
@@ -32,6 +36,35 @@ if TYPE_CHECKING:
 
 
 CLAIM_ATTEMPTS = 12
+TURN_WAIT = 120.0
+"""Seconds a remote claim, done or release waits for another one of the same task in this
+clone (each holds its turn for one fetch, local write and push)."""
+
+
+@contextmanager
+def _turn(ctx: Context, key: TaskKey) -> Iterator[None]:
+    """This clone's remote claims, dones and releases of one task take turns, each round from
+    its fetch to its push (and the undo of a lost push) one step.
+
+    Without turns, a local racer could move the task ref between another's local write and its
+    undo: that undo's compare-and-swap then fails and the clone keeps a claim the remote gave
+    to another clone, or its fetch finds the other racer's unpublished claim in the way. The
+    kernel frees a killed holder's turn."""
+    from ...git.reflocks import QUEUE_DIR, flock_within
+
+    folder = ctx.repo.common_dir / QUEUE_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    bucket = zlib.crc32(str(key).encode("utf-8", "surrogateescape")) % 64
+    fd = os.open(folder / f"remote-{bucket:02d}", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        if not flock_within(fd, TURN_WAIT)[0]:
+            raise Conflict(
+                f"another claim, done or release of {key} through a remote in this clone has "
+                f"held its turn for {TURN_WAIT:.0f}s (a fetch or push that hangs?); retry"
+            )
+        yield
+    finally:
+        os.close(fd)  # drops the flock
 
 
 def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) -> bool:
@@ -122,25 +155,27 @@ def claim_via_remote(
         _undo_lost(ctx, remote, key, updates, "the claim")
 
     for _ in range(CLAIM_ATTEMPTS):
-        pulled = pull(ctx, remote)  # checks the remote first
-        blocked = pulled.blocking((task_ref(key), claims_prefix(key)))
-        if blocked:
-            raise Refused(
-                f"{', '.join(blocked)} could not be brought in step with {remote}, so a claim "
-                f"cannot be published safely; see why and settle it: {okstra('sync', remote)}",
-                hint=okstra("sync", remote),
-            )
         try:
-            return claim(
-                ctx,
-                key,
-                stage,
-                lease,
-                take_over_expired,
-                worktrees=worktrees,
-                publish=publish,
-                remote=remote,
-            )
+            with _turn(ctx, key):
+                pulled = pull(ctx, remote)  # checks the remote first
+                blocked = pulled.blocking((task_ref(key), claims_prefix(key)))
+                if blocked:
+                    raise Refused(
+                        f"{', '.join(blocked)} could not be brought in step with {remote}, so a "
+                        "claim cannot be published safely; see why and settle it: "
+                        + okstra("sync", remote),
+                        hint=okstra("sync", remote),
+                    )
+                return claim(
+                    ctx,
+                    key,
+                    stage,
+                    lease,
+                    take_over_expired,
+                    worktrees=worktrees,
+                    publish=publish,
+                    remote=remote,
+                )
         except RemoteRaceLost:
             # A progress note, like git's own: the command goes on and may still succeed.
             sys.stderr.write(f"okstra: another clone claimed first on {remote}; choosing again\n")
@@ -223,23 +258,24 @@ def done_via_remote(
 
     for _ in range(CLAIM_ATTEMPTS):
         try:
-            pulled = pull(ctx, remote)
-        except FetchFailed as exc:
-            if asked:
-                raise
-            # Offline work goes on: the done is recorded here and says how to publish it.
-            result = done(ctx, key, stage, report, carry, head)
-            note = f"not published: {exc} — publish it with: {sync_hint}"
-            return replace(result, publish_note=note)
-        blocked = pulled.blocking((ref,))
-        if blocked:
-            raise Refused(
-                f"{', '.join(blocked)} could not be brought in step with {remote}, so the done "
-                f"cannot be published; see why and settle it: {sync_hint}",
-                hint=sync_hint,
-            )
-        try:
-            result = done(ctx, key, stage, report, carry, head, publish=publish)
+            with _turn(ctx, key):
+                try:
+                    pulled = pull(ctx, remote)
+                except FetchFailed as exc:
+                    if asked:
+                        raise
+                    # Offline work goes on: the done is recorded here and says how to publish it.
+                    result = done(ctx, key, stage, report, carry, head)
+                    note = f"not published: {exc} — publish it with: {sync_hint}"
+                    return replace(result, publish_note=note)
+                blocked = pulled.blocking((ref,))
+                if blocked:
+                    raise Refused(
+                        f"{', '.join(blocked)} could not be brought in step with {remote}, so "
+                        f"the done cannot be published; see why and settle it: {sync_hint}",
+                        hint=sync_hint,
+                    )
+                result = done(ctx, key, stage, report, carry, head, publish=publish)
         except RemoteRaceLost:
             time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
             continue
@@ -278,17 +314,18 @@ def release_via_remote(
         _undo_lost(ctx, remote, key, updates, f"the release of stage {stage}")
 
     for _ in range(CLAIM_ATTEMPTS):
-        pulled = pull(ctx, remote)
-        blocked = pulled.blocking((ref,))
-        if blocked:
-            sync = okstra("sync", remote)
-            raise Refused(
-                f"{', '.join(blocked)} could not be brought in step with {remote}, so the "
-                f"release cannot be published; see why and settle it: {sync}",
-                hint=sync,
-            )
         try:
-            return release(ctx, key, stage, reason, run, force, publish=publish)
+            with _turn(ctx, key):
+                pulled = pull(ctx, remote)
+                blocked = pulled.blocking((ref,))
+                if blocked:
+                    sync = okstra("sync", remote)
+                    raise Refused(
+                        f"{', '.join(blocked)} could not be brought in step with {remote}, so "
+                        f"the release cannot be published; see why and settle it: {sync}",
+                        hint=sync,
+                    )
+                return release(ctx, key, stage, reason, run, force, publish=publish)
         except RemoteRaceLost:
             time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
     raise Conflict(
