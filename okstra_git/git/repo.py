@@ -38,6 +38,11 @@ OLD_LOCK_SECONDS = 10.0
 _FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
 _FILEMODE_BLOB = pygit2.enums.FileMode.BLOB
 _FILEMODE_TREE = pygit2.enums.FileMode.TREE
+_ENTRY_KINDS = {
+    pygit2.enums.FileMode.COMMIT: "a submodule (gitlink), not a file",
+    pygit2.enums.FileMode.LINK: "a symbolic link, not a file",
+    pygit2.enums.FileMode.BLOB_EXECUTABLE: "an executable file, which okstra never writes",
+}
 _PLAIN_COMMIT = re.compile(
     rb"tree ([0-9a-f]{40,64})\n(?:parent [0-9a-f]{40,64}\n)*"
     rb"author [^<>\n]*<[^<>\n]*> [0-9]{1,18} [+-][0-9]{4}\n"
@@ -504,8 +509,12 @@ class GitRepo:
         found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         return str(found) if found is not None else None
 
-    def files_of(self, commit: str | None) -> dict[str, str]:
-        """Every blob of ``commit``'s tree: path → blob id (nothing for ``None``)."""
+    def files_of(self, commit: str | None, odd: list[str] | None = None) -> dict[str, str]:
+        """Every blob of ``commit``'s tree: path → blob id (nothing for ``None``).
+
+        With ``odd``, an entry that is not a plain file (mode 100644, all okstra writes) is
+        left out and named there instead, ``"<path>: <what it is>"``: a gitlink names a
+        commit that is not in this repository, which every blob read would fail on."""
         found: dict[str, str] = {}
         if commit is None:
             return found
@@ -515,6 +524,8 @@ class GitRepo:
             for entry in tree:
                 if entry.type_str == "tree":
                     pending.append((self.repo[entry.id], f"{at}{entry.name}/"))
+                elif odd is not None and entry.filemode != _FILEMODE_BLOB:
+                    odd.append(f"{at}{entry.name}: {_ENTRY_KINDS.get(entry.filemode, 'odd')}")
                 else:
                     found[f"{at}{entry.name}"] = str(entry.id)
         return found

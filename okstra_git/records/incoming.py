@@ -57,10 +57,13 @@ def tip_problems(repo: GitRepo, ref: str, commit: str, known: str | None = None)
     problems = ref_problems(ref)
     if problems:
         return problems
+    odd: list[str] = []
     try:
-        files = repo.files_of(commit)
+        files = repo.files_of(commit, odd)
     except (KeyError, ValueError):
         return [f"{ref}: {commit} is not a commit here (the fetch did not bring it)"]
+    if odd:  # entry type by entry type: okstra's records are plain files, nothing else
+        return [f"{ref}:{entry}" for entry in odd]
     if CLAIM_REF.fullmatch(ref):
         return _claim_files_problems(repo, ref, files)
     return _task_files_problems(repo, ref, files, repo.files_of(known))

@@ -38,9 +38,13 @@ CLAIM = {
 }
 
 
-def forge(clone: Path, ref: str, files: dict[str, bytes], parent: str | None = None) -> str:
+def forge(
+    clone: Path, ref: str, files: dict[str, bytes | tuple[str, bytes]], parent: str | None = None
+) -> str:
     """A commit holding ``files`` (paths may have folders), written with plain git, at ``ref``
-    of ``clone``: what anyone with push access can put on a shared remote."""
+    of ``clone``: what anyone with push access can put on a shared remote. A ``(mode, data)``
+    value is an entry of that mode: ``160000`` (a gitlink: ``data`` is the commit id it names),
+    ``120000`` (a symbolic link to ``data``), ``100755``."""
     env = {**os.environ, "GIT_INDEX_FILE": str(clone / ".git" / "forge-index")}
 
     def plumbing(*args: str, data: bytes | None = None) -> str:
@@ -50,9 +54,13 @@ def forge(clone: Path, ref: str, files: dict[str, bytes], parent: str | None = N
         return done.stdout.decode().strip()
 
     plumbing("read-tree", "--empty")
-    for path, data in files.items():
-        blob = plumbing("hash-object", "-w", "--stdin", data=data)
-        plumbing("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}")
+    for path, value in files.items():
+        mode, data = value if isinstance(value, tuple) else ("100644", value)
+        if mode == "160000":
+            oid = data.decode()
+        else:
+            oid = plumbing("hash-object", "-w", "--stdin", data=data)
+        plumbing("update-index", "--add", "--cacheinfo", f"{mode},{oid},{path}")
     tree = plumbing("write-tree")
     commit = plumbing("commit-tree", tree, "-m", "forged", *(["-p", parent] if parent else []))
     git(clone, "update-ref", ref, commit)
@@ -169,6 +177,53 @@ def test_a_forged_task_tree_is_not_adopted(world, files: dict, problem: str):
     assert any(problem in p and p.startswith(TASK_REF) for p in invalid), invalid
     assert git(victim, "rev-parse", TASK_REF) == before
     assert remote_ref(remote, TASK_REF) != before
+
+
+ELSEWHERE = ("160000", b"cd" * 20)  # a gitlink naming a commit nobody has
+
+
+@pytest.mark.parametrize(
+    ("path", "entry", "problem"),
+    [
+        ("plans/plan-001.md", ELSEWHERE, "plans/plan-001.md: a submodule (gitlink)"),
+        ("plans/plan-001.md", ("120000", b"/etc/passwd"), "plans/plan-001.md: a symbolic link"),
+        ("brief.md", ("100755", b"# brief\n"), "brief.md: an executable file"),
+    ],
+)
+def test_a_task_tree_entry_that_is_not_a_plain_file_is_never_adopted(world, path, entry, problem):
+    """With local events to replay (the replay reads the remote's files) and without them (the
+    tip would be adopted as it is): named, not adopted, and the rest of the sync goes on."""
+    victim, mallory, remote = world
+    before = git(victim, "rev-parse", TASK_REF)
+    manifest = json.dumps(task_json(victim)).encode()
+    forge(mallory, TASK_REF, {"task.json": manifest, path: entry}, parent=before)
+    new_task(mallory, "p:g:other")
+    git(mallory, "push", "-q", "origin", TASK_REF, "refs/okstra/tasks/g/other")
+    for local_event in (False, True):
+        if local_event:
+            assert okstra(victim, "run", "start", KEY, "--type", "error-analysis").returncode == 0
+        mine = git(victim, "rev-parse", TASK_REF)
+        proc = okstra(victim, "sync", "--json")
+        assert "internal error" not in proc.stderr, proc.stderr
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        said = proc.stdout + proc.stderr
+        assert f"{TASK_REF}:{problem}" in said, said
+        assert git(victim, "rev-parse", TASK_REF) == mine  # nothing adopted
+        assert refs(victim, "refs/okstra/tasks/g/other")  # the rest of the sync went on
+    assert remote_ref(remote, TASK_REF) != before
+
+
+def test_a_claim_whose_record_is_a_gitlink_is_never_adopted(world):
+    victim, mallory, _remote = world
+    forge(mallory, STAGE1, {"claim.json": ELSEWHERE})
+    git(mallory, "push", "-q", "origin", STAGE1)
+    proc = okstra(victim, "sync", "--json")
+    assert "internal error" not in proc.stderr and proc.returncode == 1, proc.stderr
+    assert f"{STAGE1}:claim.json: a submodule (gitlink)" in proc.stdout
+    assert not refs(victim, STAGE1)
+    for command in (("task", "status", KEY), ("stage", "list", KEY), ("task", "list")):
+        proc = okstra(victim, *command)  # readers of what the fetch brought, too
+        assert "internal error" not in proc.stderr, (command, proc.stderr)
 
 
 def test_a_run_record_pointing_outside_its_workspace_is_not_adopted(world):
