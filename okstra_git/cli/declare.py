@@ -263,8 +263,8 @@ def number(text: str) -> int:
     return stage_number(text)
 
 
-def auto_or_number(text: str) -> str | int:
-    """``auto`` or a stage number."""
+def auto_or_number(text: str) -> int | None:
+    """``auto`` (``None``) or a stage number."""
     from ..core.strict import stage_choice
 
     return stage_choice(text)
@@ -441,18 +441,18 @@ def quick_parse(cmd: Command, rest: list[str]) -> dict[str, Any] | None:
             continue
         in_run = False
         name, equals, value = word.partition("=")
-        arg = options.get(name)
-        if arg is None or (equals and arg.flag):
+        opt = options.get(name)
+        if opt is None or (equals and opt.flag):
             return None
-        if arg.flag:
-            given[arg.key] = True
+        if opt.flag:
+            given[opt.key] = True
             continue
         if not equals:
             if index == len(rest) or rest[index].startswith("-"):
                 return None
             value = rest[index]
             index += 1
-        given[arg.key] = [*(given[arg.key] or ()), value] if arg.repeat else value
+        given[opt.key] = [*(given[opt.key] or ()), value] if opt.repeat else value
     if runs > 1:  # argparse may fill an optional positional from the first run: its call
         return None
     if any(arg.required and given[arg.key] is None for arg in options.values()):

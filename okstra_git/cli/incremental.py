@@ -68,7 +68,7 @@ def scope(
         data = decide_for_task(ctx, ctx.key(key), stages, ratio, task_type, seq).to_data()
     else:
         missing = [name for name, value in pure.items() if value is None]
-        if missing:
+        if prev_data is None or cur_base_sha is None or prev_base_sha is None:
             raise BadInput(
                 f"incremental scope: give KEY, or all of --prev-data, --cur-base-sha and "
                 f"--prev-base-sha (missing {', '.join(missing)})"

@@ -48,7 +48,9 @@ def validate(data: str, no_task: bool) -> Output:
 
         found, note = records_check(report)
         problems += found
-    header = report.get("header") if isinstance(report.get("header"), dict) else {}
+    header = report.get("header")
+    if not isinstance(header, dict):
+        header = {}
     what = f"{header.get('taskType')} {header.get('seq')} of {header.get('taskKey')}"
     lines = [p.render(data) for p in problems]
     summary = f"{data}: {len(problems)} problem(s)" if problems else f"{data}: valid — {what}"
@@ -145,6 +147,8 @@ def render(data: str, md: str | None, html: str | None, lang: str | None) -> Out
             + "\n".join(f"  - {p.line()}" for p in problems),
             hint=okstra("report", "validate", data),
         )
+    markdown: Path | None
+    page: Path | None
     if md is None and html is None:
         markdown, page = default_outputs(data)
     else:

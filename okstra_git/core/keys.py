@@ -62,7 +62,7 @@ class TaskKey(Value):
     def ref_suffix(self) -> str:
         """``<group>/<id>``: the slug path of task refs, claim refs and `.okstra/` folders."""
         try:
-            return self._ref_suffix
+            return self._ref_suffix  # type: ignore[attr-defined]  # a slot, not a field
         except AttributeError:  # worked out once: every ref and path of the task needs it
             return remember(self, "_ref_suffix", f"{self.group_slug}/{self.id_slug}")
 

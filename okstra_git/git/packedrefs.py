@@ -121,7 +121,7 @@ def _clashing(names: list[str], taken: set[str]) -> set[str]:
     return found
 
 
-def _first_line_at_or_after(data: bytes, key: bytes) -> int:
+def _first_line_at_or_after(data: bytes | mmap.mmap, key: bytes) -> int:
     """Offset of the first ref line of sorted ``packed-refs`` whose name is >= ``key``.
 
     A ``^<peeled>`` line belongs to the ref line above it and the header sorts first.

@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pygit2
 
@@ -188,7 +188,7 @@ class GitRepo:
 
     def config_get_all(self, name: str) -> list[str]:
         try:
-            return list(self.repo.config.get_multivar(name))
+            return [value for value in self.repo.config.get_multivar(name) if value is not None]
         except KeyError:
             return []
 
@@ -232,7 +232,9 @@ class GitRepo:
 
     def remote_names(self) -> list[str]:
         """The remotes configured here, sorted."""
-        return list(self._once("remotes", "", lambda _: sorted(self.repo.remotes.names())))
+        return list(
+            self._once("remotes", "", lambda _: sorted(n for n in self.repo.remotes.names() if n))
+        )
 
     # -- refs ------------------------------------------------------------------------------
 
@@ -462,7 +464,7 @@ class GitRepo:
             existing = base[name] if base is not None and name in base else None
             sub_base = existing if isinstance(existing, pygit2.Tree) else None
             sub_id = self.tree_with(sub_base, sub_changes)
-            if len(self.repo[sub_id]) == 0:
+            if len(cast(pygit2.Tree, self.repo[sub_id])) == 0:
                 if builder.get(name) is not None:
                     builder.remove(name)
             else:
@@ -490,7 +492,7 @@ class GitRepo:
         """Who made ``commit``, when, and its message."""
         from datetime import datetime, timedelta, timezone  # only here: most commands skip it
 
-        found = self.repo[commit]
+        found = cast(pygit2.Commit, self.repo[commit])
         who = found.author
         when = datetime.fromtimestamp(who.time, timezone(timedelta(minutes=who.offset)))
         return CommitInfo(commit, found.message, f"{who.name} <{who.email}>", when.isoformat())
@@ -523,7 +525,7 @@ class GitRepo:
             tree, at = pending.pop()
             for entry in tree:
                 if entry.type_str == "tree":
-                    pending.append((self.repo[entry.id], f"{at}{entry.name}/"))
+                    pending.append((cast(pygit2.Tree, self.repo[entry.id]), f"{at}{entry.name}/"))
                 elif odd is not None and entry.filemode != _FILEMODE_BLOB:
                     odd.append(f"{at}{entry.name}: {_ENTRY_KINDS.get(entry.filemode, 'odd')}")
                 else:
@@ -531,7 +533,7 @@ class GitRepo:
         return found
 
     def blob(self, blob_id: str) -> bytes:
-        return self.repo[blob_id].data
+        return cast(pygit2.Blob, self.repo[blob_id]).data
 
     def head_commit(self) -> str | None:
         """The commit this work tree (or bare repository) has checked out; None when unborn."""
@@ -594,7 +596,9 @@ class GitRepo:
         except KeyError:
             return {}
         obj = self.repo[entry.id]
-        return {e.name: str(e.id) for e in obj} if isinstance(obj, pygit2.Tree) else {}
+        if not isinstance(obj, pygit2.Tree):
+            return {}
+        return {e.name: str(e.id) for e in obj if e.name is not None}
 
     def introduced_by(self, head: str, path: str, blob: str, limit: int = 1000) -> str | None:
         """The oldest commit of ``head``'s first-parent line, back from ``head``, through which
@@ -617,7 +621,7 @@ class GitRepo:
         except KeyError:
             return []
         obj = self.repo[entry.id]
-        return [e.name for e in obj] if isinstance(obj, pygit2.Tree) else []
+        return [e.name for e in obj if e.name is not None] if isinstance(obj, pygit2.Tree) else []
 
     def walk_first_parent(self, head: str, where: str) -> Iterable[pygit2.Commit]:
         """``head`` and its first parents, newest first; BadInput naming ``where`` (the ref) at
@@ -769,7 +773,8 @@ class GitRepo:
 
     def diff_stat(self, base: str, head: str) -> list[DiffStatEntry]:
         """What ``git diff --stat base head`` lists (renames detected), one entry per file."""
-        diff = self.repo.diff(self.tree_of(base), self.tree_of(head))
+        # pygit2's stubs leave out the two-tree form its Repository.diff takes
+        diff = self.repo.diff(self.tree_of(base), self.tree_of(head))  # type: ignore[call-overload]
         diff.find_similar()
         entries = []
         for patch in diff:

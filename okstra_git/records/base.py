@@ -54,11 +54,16 @@ def _is_record(cls: type) -> bool:
     )
 
 
-@functools.cache
 def _fields(cls: type) -> list[tuple[str, str, Any, bool, type | None]]:
     """(attribute, JSON key, type hint, required, the scalar type taken as it comes) per field;
     cached, readers call this a lot."""
-    return [(*field, _exact(field[2])) for field in _declared(cls)]
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = [(*field, _exact(field[2])) for field in _declared(cls)]
+    return found
+
+
+_FIELDS: dict[type, list[tuple[str, str, Any, bool, type | None]]] = {}
 
 
 def _declared(cls: type) -> list[tuple[str, str, Any, bool]]:
@@ -78,9 +83,10 @@ def _declared(cls: type) -> list[tuple[str, str, Any, bool]]:
         ]
     # A plain record: its annotations (builtins and PEP 604 unions, evaluated in its module)
     # and the parameters of its __init__ that have no default.
-    init = cls.__init__.__code__
+    constructor: Any = cls.__init__  # type: ignore[misc]  # the class's own, read not called
+    init = constructor.__code__
     params = init.co_varnames[1 : init.co_argcount + init.co_kwonlyargcount]
-    optional = len(cls.__init__.__defaults__ or ())
+    optional = len(constructor.__defaults__ or ())
     required = set(params[: len(params) - optional])
     scope = vars(sys.modules[cls.__module__])
     return [
@@ -133,7 +139,7 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
     # typing's objects exist only once typing is loaded: a plain record never loads it.
     typing = sys.modules.get("typing")
     origin = getattr(hint, "__origin__", None)
-    args = getattr(hint, "__args__", ())
+    args: tuple[Any, ...] = getattr(hint, "__args__", ())
     members = _union_args(hint)
     if members:
         options = [a for a in members if a is not type(None)]

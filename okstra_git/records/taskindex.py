@@ -99,8 +99,9 @@ def _load(path: os.PathLike[str]) -> dict[str, tuple[str | None, ...]]:
         return {}
     if type(data) is not dict or data.get("format") != FORMAT:
         return {}
-    columns = [data.get(name) for name in _COLUMNS]
-    if any(type(column) is not list for column in columns):
+    found = [data.get(name) for name in _COLUMNS]
+    columns: list[list[str]] = [column for column in found if type(column) is list]
+    if len(columns) != len(_COLUMNS):
         return {}
     *texts, last = columns
     if len(set(map(len, columns))) != 1 or not all(set(map(type, c)) <= {str} for c in texts):

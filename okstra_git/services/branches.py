@@ -87,10 +87,10 @@ def branch_states(
     read = read or repo.read_ref
     wanted: dict[str, str] = {}  # task branches: the local head
     stage_claims = set(claim_refs)
-    for name, head in repo.list_refs(LOCAL_BRANCHES).items():
+    for name, tip in repo.list_refs(LOCAL_BRANCHES).items():
         shared = BRANCHES + name[len(LOCAL_BRANCHES) :]
         if shared.endswith("/task"):
-            wanted[shared] = head
+            wanted[shared] = tip
         elif shared.rsplit("/", 1)[-1].startswith("stage-"):
             stage_claims.add(CLAIMS_PREFIX + shared[len(BRANCHES) :])
     states = []

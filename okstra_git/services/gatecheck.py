@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..gate.decision import Finding
     from ..gate.judge import Gate
     from ..git.plumbing import ObjectReader
+    from ..git.repo import GitRepo
     from ..records.verdict import Verdict
 
 ZERO = "0" * 40
@@ -347,7 +348,7 @@ def _where() -> str:
     return str(common_dir())
 
 
-def _task_filter(repo: object, text: str) -> str:
+def _task_filter(repo: GitRepo, text: str) -> str:
     from .context import Context
 
     return str(Context(repo).key(text))

@@ -229,11 +229,11 @@ def finish_run(
             task_type == FINAL_VERIFICATION and flow.phase_states.get(task_type) == "completed"
         )
         if task_type == FINAL_VERIFICATION and status == "completed" and not routed_by_verdict:
-            record = okstra("verify", "record", key, "--verdict", "V", "--report", "DATA.json")
+            fix = okstra("verify", "record", key, "--verdict", "V", "--report", "DATA.json")
             raise Refused(
                 f"final-verification run {seq} of {key} has no verdict yet: record it first "
-                f"({record}), which also decides where the task goes next",
-                hint=record,
+                f"({fix}), which also decides where the task goes next",
+                hint=fix,
             )
         flow.phase_states[task_type] = status
         if task.latest_run and (task.latest_run.task_type, task.latest_run.seq) == (task_type, seq):

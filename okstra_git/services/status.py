@@ -11,7 +11,7 @@ newer records. No jsonschema and no Jinja here: it is a read agents call often.
 from __future__ import annotations
 
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
@@ -26,6 +26,9 @@ from ..records.claim import Claim, claim_holder, load_claims
 from ..records.task import TaskState, require_task
 from . import remoteview
 from .context import Context
+
+if TYPE_CHECKING:
+    from ..records.verdict import Verdict
 
 
 class StageStatus(Value):
@@ -304,7 +307,7 @@ def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | N
         finding = judge_head(ctx.repo, head, str(key), ctx.gate_config())
     except BadInput as exc:  # the gate's config fails closed: say so, do not guess
         return {"head": head, "error": str(exc), "opensGate": False}
-    seen = [(finding.opening, None)] if finding.opening else []
+    seen: list[tuple[Verdict, str | None]] = [(finding.opening, None)] if finding.opening else []
     seen += [(r.verdict, r.why) for r in finding.rejected]
     if not seen:
         return None

@@ -120,9 +120,9 @@ def _verified_stages(data: dict[str, Any], facts: TaskFacts) -> list[Problem]:
         problems.append(Problem(pointer(*base, j), "task-claims", message))
     listed: dict[int, tuple[int, Any]] = {}
     for i, row in object_rows(verification, "sourceImplementationReports"):
-        stage = row.get("stage")
-        if isinstance(stage, int) and stage in stages:
-            listed.setdefault(stage, (i, row.get("path")))
+        number = row.get("stage")
+        if isinstance(number, int) and number in stages:
+            listed.setdefault(number, (i, row.get("path")))
     for stage in stages:
         claim = facts.stages.get(stage)
         recorded = claim.report_path if claim is not None else None

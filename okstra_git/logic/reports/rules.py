@@ -169,7 +169,8 @@ def _json_kind(value: Any) -> str:
         return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), "a value")
+    kinds: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return kinds.get(type(value), "a value")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -600,7 +601,7 @@ def _stage_map(data: dict[str, Any]) -> list[Problem]:
         stage_map = stage_map_from_data(items)
     except BadInput:
         return []  # not a list of objects: the schema said so
-    index = {}
+    index: dict[int, int] = {}
     for i, row in rows:
         number = _int(row.get("stage"))
         if number is not None:
@@ -722,14 +723,14 @@ def _incremental(data: dict[str, Any]) -> list[Problem]:
                 )
             )
         for i, row in carried:
-            stage = _int(row.get("stage"))
-            if stage is not None and stage in reverify:
+            number = _int(row.get("stage"))
+            if number is not None and number in reverify:
                 problems.append(
                     Problem(
                         pointer(*_PLAN_ITEMS, i, "stage"),
                         "incremental",
                         f"plan item {row.get('id')} is carried from run "
-                        f"{row.get('carriedForwardFromSeq')} but its stage {stage} is "
+                        f"{row.get('carriedForwardFromSeq')} but its stage {number} is "
                         f"re-verified in this run; a removed item means the answer's reach is "
                         f"not local — re-verify in full",
                     )

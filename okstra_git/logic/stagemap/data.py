@@ -91,7 +91,8 @@ def stage_map_from_data(
 
 
 def _json_type(value: object) -> str:
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), repr(value))
+    kinds: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return kinds.get(type(value), repr(value))
 
 
 def _data_int(value: object) -> int | None:

@@ -133,13 +133,13 @@ def parse_plan(text: str, path: str) -> StageMap:
                 )
     stages = tuple(
         row.replace(
-            steps=section.steps,
-            predicted_files=section.files,
-            section_line=section.line,
-            contract_line=section.contract_line,
-            files_line=section.files_line,
+            steps=own.steps,
+            predicted_files=own.files,
+            section_line=own.line,
+            contract_line=own.contract_line,
+            files_line=own.files_line,
         )
-        if (section := first_section.get(row.number))
+        if (own := first_section.get(row.number))
         else row
         for row in rows
     )

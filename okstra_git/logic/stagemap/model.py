@@ -172,7 +172,7 @@ class StageMap(Value):
     @property
     def graph(self) -> Graph:
         try:
-            return self._graph_cache
+            return self._graph_cache  # type: ignore[attr-defined]  # a slot, not a field
         except AttributeError:
             return remember(self, "_graph_cache", Graph(self.stages))
 

@@ -14,7 +14,7 @@ from .world import Demo
 KEY = "demo:calc:div"
 IP = "implementation-planning"
 # Stage 3 formats the output; stage 4 (the CLI) depends on it.
-STAGES = (
+STAGES: tuple[tuple[int, str, list[int], str, str], ...] = (
     (1, "Division", [], "calc/div.py", "Add `div(a, b)` to `calc/div.py`."),
     (2, "Zero divisor", [], "calc/errors.py", "Raise `DivisionByZero` from `calc/errors.py`."),
     (3, "Output format", [1], "calc/fmt.py", "Format quotients in `calc/fmt.py`."),
