@@ -126,3 +126,66 @@ def test_only_the_git_layer_loads_pygit2_or_starts_git():
     for name in PROCESS_STARTERS:
         text = modules()[name].read_text("utf-8")
         assert '"git"' not in text, f"{name} starts git: go through okstra_git.git.process"
+
+
+PYGIT2_VOCABULARY = {
+    # pygit2's objects: a Commit's, a Tree's, an Object's, a Repository's and its Config's
+    "commit_time", "commit_time_offset", "parent_ids", "type_str", "read_raw",
+    "revparse_single", "lookup_reference", "references", "head_is_unborn",
+    "TreeBuilder", "create_blob", "create_commit", "descendant_of", "merge_base_many",
+    "get_multivar", "set_multivar", "delete_multivar", "get_bool", "Oid", "Signature",
+}  # fmt: skip
+"""Attributes that only a pygit2 object has: code outside ``git/`` touching one holds a pygit2
+object the git layer should have turned into an okstra value (an id, ``CommitInfo``, bytes)."""
+
+
+def _pygit2_leaks(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        inner = node.value
+        # A GitRepo is held as `repo`, `ctx.repo`, `self.repo`: its `.repo` is the pygit2
+        # Repository itself.
+        holds_repo = (isinstance(inner, ast.Name) and inner.id == "repo") or (
+            isinstance(inner, ast.Attribute) and inner.attr == "repo"
+        )
+        if node.attr == "repo" and holds_repo:
+            found.append(f"line {node.lineno}: .repo of a GitRepo (pygit2's Repository)")
+        elif node.attr in PYGIT2_VOCABULARY:
+            found.append(f"line {node.lineno}: .{node.attr} (a pygit2 object's)")
+        elif (
+            node.attr in ("name", "email")
+            and isinstance(inner, ast.Attribute)
+            and inner.attr in ("author", "committer")
+        ):
+            found.append(f"line {node.lineno}: .{inner.attr}.{node.attr} (a Signature's)")
+    return found
+
+
+def test_only_the_git_layer_holds_pygit2_objects():
+    """The git facade hands out okstra values, never pygit2's objects: nothing above ``git/``
+    reaches a GitRepo's pygit2 Repository or reads a Commit's, Tree's or Signature's
+    attributes (docs/architecture.md)."""
+    leaks = [
+        f"{name} {leak}"
+        for name, path in modules().items()
+        if layer_of(name) != LAYERS.index("git")
+        for leak in _pygit2_leaks(ast.parse(path.read_text("utf-8")))
+    ]
+    assert not leaks, "\n".join(leaks)
+
+
+def test_the_pygit2_rule_catches_what_it_names():
+    """The rule above fails on each kind of leak it names (so it cannot pass by matching
+    nothing), and passes the facade's own vocabulary."""
+    leaky = (
+        "ctx.repo.repo.config['x'] = 1\n"
+        "repo.repo.remotes.names()\n"
+        "c.commit_time\n"
+        "c.author.name\n"
+        "found.type_str\n"
+    )
+    assert len(_pygit2_leaks(ast.parse(leaky))) == 5
+    clean = "repo.tree_id(head)\nctx.repo.commit_info(c).author\nrepo.history(h, r)\n"
+    assert _pygit2_leaks(ast.parse(clean)) == []

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..git.notesview import NotesView
-    from ..git.plumbing import ObjectReader
+    from ..git.objects import ObjectSource
     from ..git.repo import GitRepo
     from ..records.verdict import Verdict
 
@@ -33,16 +33,16 @@ class Gate:
 
     def __init__(
         self,
-        objects: ObjectReader | GitRepo,
+        objects: ObjectSource,
         config: GateConfig | None = None,
         extra_notes: Mapping[str, str] | None = None,
         side: str = "client",
     ) -> None:
         self.objects = objects
-        """The repository the verdict notes are read from: git's plumbing (``git cat-file
-        --batch``: the hooks and ``ci check``, which must not load pygit2), or a ``GitRepo``
-        for a command that has it loaded already (``task status``, ``run start``), which then
-        judges with :meth:`find` alone (:meth:`peel` needs the plumbing)."""
+        """The repository the verdict notes are read from, through its one read interface:
+        git's plumbing (``ObjectReader``: the hooks and ``ci check``, which must not load
+        pygit2), or a ``GitRepo`` for a command that has it loaded already (``task status``,
+        ``run start``)."""
         self.config = config or GateConfig.load()
         self._extra_notes = extra_notes
         self._notes: NotesView | None = None
@@ -240,4 +240,4 @@ def judge_head(repo: GitRepo, head: str, task: str, config: GateConfig | None = 
     notes. For commands that have the git layer loaded already (``task status``, ``run
     start``)."""
     gate = Gate(repo, config or GateConfig.load(repo.workdir or repo.git_dir))
-    return gate.find(head, str(repo.tree_of(head).id), task=task)
+    return gate.find(head, repo.tree_id(head), task=task)

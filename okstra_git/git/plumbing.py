@@ -201,10 +201,13 @@ def not_a_commit(where: str, sha: str, kind: str | None) -> BadInput:
     )
 
 
-def list_refs(*patterns: str) -> dict[str, str]:
+def list_refs(*patterns: str, where: str | None = None) -> dict[str, str]:
     """``refname → object id`` of the refs matching ``patterns`` (``git for-each-ref``: a
-    pattern matches from the start up to a ``/``, or as a glob)."""
-    proc = GitProcess(["for-each-ref", "--format=%(objectname) %(refname)", "--", *patterns])
+    pattern matches from the start up to a ``/``, or as a glob), in the repository at
+    ``where`` (default: the one git finds from here). git reads tens of thousands of loose refs
+    faster than a file-by-file read: sync compares such lists oid by oid."""
+    at = ["-C", where] if where is not None else []
+    proc = GitProcess([*at, "for-each-ref", "--format=%(objectname) %(refname)", "--", *patterns])
     proc.stdin.close()
     out = proc.stdout.read()
     code, err = proc.wait()
@@ -322,7 +325,8 @@ def _run_on_files(argv: list[str], stdin: int, stdout: int) -> tuple[int, bytes]
 
 class ObjectReader:
     """Objects by any revision git understands (``<sha>^{commit}``, ``<commit>:<path>``),
-    from one ``git cat-file --batch`` asked one object at a time."""
+    from one ``git cat-file --batch`` asked one object at a time: the plumbing backend of
+    ``objects.ObjectSource``."""
 
     def __init__(self) -> None:
         self._git = GitProcess(["cat-file", "--batch"])
@@ -347,6 +351,25 @@ class ObjectReader:
         size = int(fields[2])
         data = self._git.stdout.read(size + 1)[:size]  # the content, then a newline
         return fields[0].decode("ascii"), fields[1].decode("ascii"), data
+
+    def refs(self, *patterns: str) -> dict[str, str]:
+        return list_refs(*patterns)
+
+    def check_commit(self, sha: str, where: str) -> str:
+        found = self.read(sha)
+        if found is None or found[1] != "commit":
+            raise not_a_commit(where, sha, found[1] if found is not None else None)
+        problem = commit_problem(found[2])
+        if problem is not None:
+            raise unreadable(where, f"points at commit {sha[:12]}", problem)
+        return sha
+
+    def note(self, notes_commit: str, target: str) -> bytes | None:
+        for path in note_paths(target):
+            entry = self.read(f"{notes_commit}:{path}")
+            if entry is not None:
+                return entry[2] if entry[1] == "blob" else None
+        return None
 
     def close(self) -> None:
         if not self._closed:

@@ -99,18 +99,38 @@ class DiffStatEntry(Value):
 class CommitInfo(Value):
     """A commit as a message names it."""
 
-    __slots__ = ("author", "commit", "message", "when")
+    __slots__ = ("author", "commit", "committed", "message", "parents", "when")
     commit: str
     """Its id."""
+    parents: tuple[str, ...]
+    """Its parents' ids, the first parent first."""
     message: str
     """Its message."""
     author: str
     """``Name <email>``."""
     when: str
-    """Author date, ISO 8601."""
+    """Author date, ISO 8601 in the author's offset."""
+    committed: str
+    """Committer date, ISO 8601 in UTC."""
 
-    def __init__(self, commit: str, message: str, author: str, when: str) -> None:
-        init(self, commit=commit, message=message, author=author, when=when)
+    def __init__(
+        self,
+        commit: str,
+        parents: tuple[str, ...],
+        message: str,
+        author: str,
+        when: str,
+        committed: str,
+    ) -> None:
+        init(
+            self,
+            commit=commit,
+            parents=parents,
+            message=message,
+            author=author,
+            when=when,
+            committed=committed,
+        )
 
     @property
     def subject(self) -> str:
@@ -169,7 +189,7 @@ class GitRepo:
             if len(self.memo) >= MEMO_LIMIT:
                 self.memo.clear()  # an agent's long run: start over rather than grow
             found = self.memo[(kind, ref, commit)] = read()
-        return found  # type: ignore[return-value]
+        return found
 
     @classmethod
     def open(cls, start: str | os.PathLike[str] = ".") -> GitRepo:
@@ -191,6 +211,16 @@ class GitRepo:
             return [value for value in self.repo.config.get_multivar(name) if value is not None]
         except KeyError:
             return []
+
+    def config_set(self, name: str, value: str) -> None:
+        self.repo.config[name] = value
+
+    def config_add(self, name: str, value: str) -> None:
+        """Add ``value`` to the multi-valued ``name`` (``git config --add``)."""
+        self.repo.config.set_multivar(name, "^$", value)
+
+    def config_unset_all(self, name: str) -> None:
+        self.repo.config.delete_multivar(name, ".*")
 
     def config_get_bool(self, name: str) -> bool:
         try:
@@ -230,11 +260,19 @@ class GitRepo:
         who = self.signature()
         return f"{who.name} <{who.email}>"
 
-    def remote_names(self) -> list[str]:
-        """The remotes configured here, sorted."""
-        return list(
-            self._once("remotes", "", lambda _: sorted(n for n in self.repo.remotes.names() if n))
+    def remote_names(self, sort: bool = True) -> list[str]:
+        """The remotes configured here, sorted (else in the config's order)."""
+        names = self._once(
+            "remotes", "", lambda _: tuple(n for n in self.repo.remotes.names() if n)
         )
+        return sorted(names) if sort else list(names)
+
+    def head_branch(self) -> str | None:
+        """The branch (``refs/heads/…``) this work tree's HEAD names, born or not; None when
+        HEAD is detached."""
+        head = self.repo.references.get("HEAD")
+        target = head.target if head is not None else None
+        return target if isinstance(target, str) and target.startswith("refs/heads/") else None
 
     # -- refs ------------------------------------------------------------------------------
 
@@ -252,12 +290,17 @@ class GitRepo:
         ref when it holds another kind of object or a commit libgit2 cannot parse."""
         sha = self.read_ref(name)
         if sha is not None:
-            self.commit_at(sha, name)
+            self._commit_at(sha, name)
         return sha
 
-    def commit_at(self, sha: str, where: str) -> pygit2.Commit:
-        """The commit ``sha`` that ``where`` (a ref) points at, or BadInput saying what is
-        there instead and how to get rid of it."""
+    def check_commit(self, sha: str, where: str) -> str:
+        """``sha`` when it is a commit libgit2 reads; else BadInput naming ``where`` (a ref that
+        points at it), what is there instead and how to get rid of it."""
+        self._commit_at(sha, where)
+        return sha
+
+    def _commit_at(self, sha: str, where: str) -> pygit2.Commit:
+        """The commit of :meth:`check_commit`."""
         try:
             found = self.repo[sha]
         except KeyError:
@@ -447,8 +490,12 @@ class GitRepo:
 
     # -- objects ---------------------------------------------------------------------------
 
-    def tree_with(self, base: pygit2.Tree | None, changes: Mapping[str, bytes | None]) -> str:
-        """Write ``base`` with ``changes`` (path → content, ``None`` removes); returns tree id."""
+    def tree_with(self, base: str | None, changes: Mapping[str, bytes | None]) -> str:
+        """Write the tree of ``base`` (a commit or tree id; ``None``: the empty tree) with
+        ``changes`` (path → content, ``None`` removes); returns the new tree's id."""
+        return self._tree_with(self._tree_of(base) if base is not None else None, changes)
+
+    def _tree_with(self, base: pygit2.Tree | None, changes: Mapping[str, bytes | None]) -> str:
         builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
         nested: dict[str, dict[str, bytes | None]] = {}
         for path, content in changes.items():
@@ -463,7 +510,7 @@ class GitRepo:
         for name, sub_changes in nested.items():
             existing = base[name] if base is not None and name in base else None
             sub_base = existing if isinstance(existing, pygit2.Tree) else None
-            sub_id = self.tree_with(sub_base, sub_changes)
+            sub_id = self._tree_with(sub_base, sub_changes)
             if len(cast(pygit2.Tree, self.repo[sub_id])) == 0:
                 if builder.get(name) is not None:
                     builder.remove(name)
@@ -489,19 +536,20 @@ class GitRepo:
         return str(oid)
 
     def commit_info(self, commit: str) -> CommitInfo:
-        """Who made ``commit``, when, and its message."""
-        from datetime import datetime, timedelta, timezone  # only here: most commands skip it
+        """Who made ``commit``, when, its parents and its message."""
+        return _commit_info(commit, cast(pygit2.Commit, self.repo[commit]))
 
-        found = cast(pygit2.Commit, self.repo[commit])
-        who = found.author
-        when = datetime.fromtimestamp(who.time, timezone(timedelta(minutes=who.offset)))
-        return CommitInfo(commit, found.message, f"{who.name} <{who.email}>", when.isoformat())
+    def history(self, head: str, where: str) -> Iterator[CommitInfo]:
+        """``head`` and its first parents, newest first; BadInput naming ``where`` (the ref) at
+        a commit that cannot be read."""
+        for found in self._first_parent_line(head, where):
+            yield _commit_info(str(found.id), found)
 
     def first_parents(self, tip: str, stop: str | None, where: str) -> list[str]:
         """The commits from ``tip`` back along first parents, ``stop`` excluded; oldest first.
         BadInput naming ``where`` (the ref) at a commit that cannot be read."""
         found = []
-        for commit in self.walk_first_parent(tip, where):
+        for commit in self._first_parent_line(tip, where):
             if str(commit.id) == stop:
                 break
             found.append(str(commit.id))
@@ -520,7 +568,7 @@ class GitRepo:
         found: dict[str, str] = {}
         if commit is None:
             return found
-        pending = [(self.tree_of(commit), "")]
+        pending = [(self._tree_of(commit), "")]
         while pending:
             tree, at = pending.pop()
             for entry in tree:
@@ -551,13 +599,38 @@ class GitRepo:
         never fetched here)."""
         return oid in self.repo
 
-    def tree_of(self, commit: str) -> pygit2.Tree:
+    # -- objects.ObjectSource: what the gate and the notes view read ----------------------
+
+    def read(self, rev: str) -> tuple[str, str, bytes] | None:
+        try:
+            found = self.repo.revparse_single(rev)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+            return None
+        return str(found.id), found.type_str, found.read_raw()
+
+    def refs(self, *patterns: str) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for pattern in patterns:
+            sha = self.read_ref(pattern) if not pattern.endswith("/") else None
+            if sha is not None:
+                found[pattern] = sha
+            found.update(self.list_refs(pattern.rstrip("/") + "/"))
+        return found
+
+    def note(self, notes_commit: str, target: str) -> bytes | None:
+        return note_in(self, self._tree_of(notes_commit), target)
+
+    def tree_id(self, commit: str) -> str:
+        """The id of ``commit``'s tree (what ``okstra.gate.match=tree`` compares)."""
+        return str(self._tree_of(commit).id)
+
+    def _tree_of(self, commit: str) -> pygit2.Tree:
         return self.repo[commit].peel(pygit2.Tree)
 
     def read_path(self, commit: str, path: str) -> bytes | None:
         """The blob at ``path`` in ``commit``'s tree, or ``None``."""
         try:
-            entry = self.tree_of(commit)[path]
+            entry = self._tree_of(commit)[path]
             obj = self.repo[entry.id]  # a submodule's commit is not here: KeyError too
         except KeyError:
             return None
@@ -592,7 +665,7 @@ class GitRepo:
         """Name → object id of the entries of the folder ``path`` in ``commit``'s tree (a
         blob's id is its content's: equal ids, equal files)."""
         try:
-            entry = self.tree_of(commit)[path]
+            entry = self._tree_of(commit)[path]
         except KeyError:
             return {}
         obj = self.repo[entry.id]
@@ -605,7 +678,7 @@ class GitRepo:
         ``path`` holds ``blob`` without a break: where that content arrived. None when ``head``
         does not hold it there."""
         found = None
-        for count, commit in enumerate(self.walk_first_parent(head, f"{path} in {head[:12]}")):
+        for count, commit in enumerate(self._first_parent_line(head, f"{path} in {head[:12]}")):
             try:
                 here = str(commit.tree[path].id)
             except KeyError:
@@ -617,19 +690,18 @@ class GitRepo:
 
     def list_dir(self, commit: str, path: str) -> list[str]:
         try:
-            entry = self.tree_of(commit)[path]
+            entry = self._tree_of(commit)[path]
         except KeyError:
             return []
         obj = self.repo[entry.id]
         return [e.name for e in obj if e.name is not None] if isinstance(obj, pygit2.Tree) else []
 
-    def walk_first_parent(self, head: str, where: str) -> Iterable[pygit2.Commit]:
-        """``head`` and its first parents, newest first; BadInput naming ``where`` (the ref) at
-        a commit that cannot be read."""
-        commit = self.commit_at(head, where)
+    def _first_parent_line(self, head: str, where: str) -> Iterator[pygit2.Commit]:
+        """:meth:`history`, as libgit2's commits (for this module's own walks)."""
+        commit = self._commit_at(head, where)
         while commit.parent_ids:
             yield commit
-            commit = self.commit_at(str(commit.parent_ids[0]), f"{where} (history)")
+            commit = self._commit_at(str(commit.parent_ids[0]), f"{where} (history)")
         yield commit
 
     def resolve_commit(self, rev: str) -> str:
@@ -646,7 +718,7 @@ class GitRepo:
         head = self.ref_commit(notes_ref)
         if head is None:
             return None
-        return note_in(self, self.tree_of(head), target)
+        return note_in(self, self._tree_of(head), target)
 
     def add_note_lines(
         self, notes_ref: str, target: str, lines: Iterable[str], message: str
@@ -687,19 +759,45 @@ class GitRepo:
         old = self.ref_commit(notes_ref)
         changes: dict[str, bytes | None] = {}
         for target, lines in lines_by_target.items():
-            # Bytes split at "\n" only, as cat_sort_uniq does: JSON written with
-            # ensure_ascii=False may hold U+2028 or U+0085, which str.splitlines() splits at.
-            existing = self.read_note(notes_ref, target) or b""
-            have = [ln for ln in existing.split(b"\n") if ln]
-            merged = sorted(set(have) | {ln.encode("utf-8") for ln in lines})
+            have = note_lines(self.read_note(notes_ref, target) or b"")
+            merged = note_union(have, [ln.encode("utf-8") for ln in lines])
             if merged != have:
                 changes.update(dict.fromkeys(note_paths(target)))  # drop any old fanout
-                changes[f"{target[:2]}/{target[2:]}"] = b"\n".join(merged) + b"\n"
+                changes[f"{target[:2]}/{target[2:]}"] = note_text(merged)
         if not changes:
             return None
-        base = self.tree_of(old) if old else None
-        tree = self.tree_with(base, changes)
+        tree = self.tree_with(old, changes)
         return RefUpdate(notes_ref, self.commit(tree, [old] if old else [], message), old)
+
+    def merge_notes(self, local: str, remote: str, message: str) -> str:
+        """A merge commit of two notes commits: per object, the union of their lines (as
+        ``git notes merge -s cat_sort_uniq``).
+
+        Starts from the local tree and rewrites only the notes that differ, so the cost follows
+        the number of changed notes, not the size of the notes tree.
+        """
+        mine = self._note_entries(local)
+        changes: dict[str, bytes | None] = {}
+        for target, (_path, blob) in self._note_entries(remote).items():
+            have = mine.get(target)
+            if have is not None and have[1] == blob:
+                continue
+            lines = note_lines(self.blob(blob))
+            if have is not None:
+                lines += note_lines(self.blob(have[1]))
+                changes[have[0]] = None
+            changes[f"{target[:2]}/{target[2:]}"] = note_text(note_union(lines))
+        tree = self.tree_with(local, changes)
+        return self.commit(tree, [local, remote], message)
+
+    def _note_entries(self, notes_commit: str) -> dict[str, tuple[str, str]]:
+        """Annotated object → (path in the notes tree, blob id), whatever the fanout."""
+        found: dict[str, tuple[str, str]] = {}
+        for path, blob in self.files_of(notes_commit).items():
+            target = path.replace("/", "")
+            if len(target) == 40:
+                found[target] = (path, blob)
+        return found
 
     # -- ancestry and cleanliness ------------------------------------------------------------
 
@@ -774,7 +872,7 @@ class GitRepo:
     def diff_stat(self, base: str, head: str) -> list[DiffStatEntry]:
         """What ``git diff --stat base head`` lists (renames detected), one entry per file."""
         # pygit2's stubs leave out the two-tree form its Repository.diff takes
-        diff = self.repo.diff(self.tree_of(base), self.tree_of(head))  # type: ignore[call-overload]
+        diff = self.repo.diff(self._tree_of(base), self._tree_of(head))  # type: ignore[call-overload]
         diff.find_similar()
         entries = []
         for patch in diff:
@@ -838,6 +936,38 @@ def clean_message(message: str) -> str:
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def note_lines(note: bytes) -> list[bytes]:
+    """A JSON-Lines note's non-empty lines, as bytes split at ``\\n`` only, like
+    ``cat_sort_uniq``: no decoding that could alter a byte, no split inside a JSON string
+    holding U+2028 or U+0085 (which ``str.splitlines()`` splits at)."""
+    return [line for line in note.split(b"\n") if line]
+
+
+def note_union(*notes: Iterable[bytes]) -> list[bytes]:
+    """Every line of ``notes``, sorted, each once: how ``cat_sort_uniq`` merges two clones'
+    notes. Write them with :func:`note_text`."""
+    return sorted(set().union(*notes))
+
+
+def note_text(lines: list[bytes]) -> bytes:
+    return b"\n".join(lines) + b"\n"
+
+
+def _commit_info(commit: str, found: pygit2.Commit) -> CommitInfo:
+    from datetime import UTC, datetime, timedelta, timezone  # only here: most commands skip it
+
+    who = found.author
+    when = datetime.fromtimestamp(who.time, timezone(timedelta(minutes=who.offset)))
+    return CommitInfo(
+        commit,
+        tuple(str(parent) for parent in found.parent_ids),
+        found.message,
+        f"{who.name} <{who.email}>",
+        when.isoformat(),
+        datetime.fromtimestamp(found.commit_time, UTC).isoformat(),
+    )
 
 
 def note_in(repo: GitRepo, tree: pygit2.Tree, target: str) -> bytes | None:

@@ -203,7 +203,7 @@ def stored_json(repo: GitRepo, commit: str, ref: str, path: str, missing: str) -
     naming the ref when it points at no sound commit (forged to a blob, corrupt) or the commit
     holds no such file (``missing`` says what the ref should hold)."""
     where = f"{ref}:{path}"
-    repo.commit_at(commit, ref)
+    repo.check_commit(commit, ref)
     raw = repo.read_path(commit, path)
     if raw is None:
         raise BadInput(f"{where} is missing: {missing}")

@@ -355,6 +355,5 @@ def event_commit(
     task.updated_at = now_iso()
     data = to_data(task)
     check_own(data, "task", f"{task_ref(key)}:{MANIFEST_PATH}")
-    base = repo.tree_of(head) if head else None
-    tree = repo.tree_with(base, {**files, MANIFEST_PATH: dumps_pretty(data)})
+    tree = repo.tree_with(head or None, {**files, MANIFEST_PATH: dumps_pretty(data)})
     return repo.commit(tree, [head] if head else [], f"{event}\n\nOkstra-Task: {key}\n")

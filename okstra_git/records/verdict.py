@@ -110,7 +110,7 @@ class Verdict:
     def replace(self, **changes: object) -> Verdict:
         """A copy with ``changes``."""
         values = {name: getattr(self, name) for name in self.__annotations__}
-        return Verdict(**{**values, **changes})  # type: ignore[arg-type]
+        return Verdict(**{**values, **changes})
 
     @property
     def opens_gate(self) -> bool:

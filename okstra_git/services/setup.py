@@ -55,32 +55,37 @@ def init(
     if remote is not None and ctx.repo.config_get(f"remote.{remote}.url") is None:
         raise BadInput(f"--remote {remote!r}: no such remote (see git remote -v)")
 
-    config = ctx.repo.repo.config
+    repo = ctx.repo
     changes: dict[str, str] = {}
     if project_id is not None:
-        config["okstra.projectId"] = changes["okstra.projectId"] = project_id
+        repo.config_set("okstra.projectId", project_id)
+        changes["okstra.projectId"] = project_id
     if worktree_root is not None:
-        config["okstra.worktreeRoot"] = changes["okstra.worktreeRoot"] = worktree_root
+        repo.config_set("okstra.worktreeRoot", worktree_root)
+        changes["okstra.worktreeRoot"] = worktree_root
     if globs:
-        if ctx.repo.config_get_all("okstra.protect"):
-            config.delete_multivar("okstra.protect", ".*")
+        if repo.config_get_all("okstra.protect"):
+            repo.config_unset_all("okstra.protect")
         for glob in globs:
-            config.set_multivar("okstra.protect", "^$", glob)
+            repo.config_add("okstra.protect", glob)
         changes["okstra.protect"] = ", ".join(globs)
     if remote is not None:
         have = ctx.repo.config_get_all(f"remote.{remote}.fetch")
         added = [spec for spec in fetch_refspecs(remote) if spec not in have]
         for spec in added:
-            config.set_multivar(f"remote.{remote}.fetch", "^$", spec)
+            repo.config_add(f"remote.{remote}.fetch", spec)
         if added:
             changes[f"remote.{remote}.fetch"] = ", ".join(added)
-    if lease is not None or ctx.repo.config_get(LEASE_KEY) is None:
-        config[LEASE_KEY] = changes[LEASE_KEY] = _lease_text(lease)
+    if lease is not None or repo.config_get(LEASE_KEY) is None:
+        text = _lease_text(lease)
+        repo.config_set(LEASE_KEY, text)
+        changes[LEASE_KEY] = text
     for ref in NOTES_REFS:
         # git reads notes.<name>.mergeStrategy for the exact name merged into; no globs.
         key = f"notes.{ref.removeprefix('refs/notes/')}.mergeStrategy"
-        if ctx.repo.config_get(key) is None:
-            config[key] = changes[key] = "cat_sort_uniq"
+        if repo.config_get(key) is None:
+            repo.config_set(key, "cat_sort_uniq")
+            changes[key] = "cat_sort_uniq"
     if _exclude_workspace(ctx):
         changes["info/exclude"] = WORKSPACE_EXCLUDE
     if hooks:

@@ -113,18 +113,12 @@ class Event:
 
 def task_log(ctx: Context, key: TaskKey, limit: int | None = None) -> list[Event]:
     """The task's timeline, newest first; only its ``limit`` newest events when given."""
-    from datetime import UTC, datetime
     from itertools import islice
 
     state = require_task(ctx.repo, key)
     return [
-        Event(
-            commit=str(c.id),
-            time=datetime.fromtimestamp(c.commit_time, UTC).isoformat(),
-            author=f"{c.author.name} <{c.author.email}>",
-            summary=c.message.split("\n", 1)[0],
-        )
-        for c in islice(ctx.repo.walk_first_parent(state.head, task_ref(state.key)), limit)
+        Event(commit=c.commit, time=c.committed, author=c.author, summary=c.subject)
+        for c in islice(ctx.repo.history(state.head, task_ref(state.key)), limit)
     ]
 
 

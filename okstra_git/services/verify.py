@@ -240,7 +240,7 @@ def _whole_task(
         worktree=str(worktree),
         base=base,
         head=head,
-        head_tree=str(ctx.repo.tree_of(head).id),
+        head_tree=ctx.repo.tree_id(head),
         stages=tuple(_target_stage(n, claims.get(n)) for n in numbers),
         all_stages_done=all_done,
     )
@@ -272,7 +272,7 @@ def _single_stage(
         worktree=str(worktree),
         base=claim.base_commit,
         head=head,
-        head_tree=str(ctx.repo.tree_of(head).id),
+        head_tree=ctx.repo.tree_id(head),
         stages=(_target_stage(stage, claim),),
         all_stages_done=all_done,
     )
@@ -539,7 +539,7 @@ class Shown(Value):
 
 def show_verdicts(ctx: Context, rev: str) -> Shown:
     commit = ctx.repo.resolve_commit(rev)
-    tree = str(ctx.repo.tree_of(commit).id)
+    tree = ctx.repo.tree_id(commit)
     view = NotesView(ctx.repo, VERDICTS_REF)  # local and fetched copies: the hook's view
     own, problems = read_verdicts(ctx.repo, commit, view)
     by_tree, tree_problems = read_verdicts(ctx.repo, tree, view)

@@ -308,7 +308,7 @@ def test_notes_written_by_git_at_any_fanout_are_read_and_rewritten(repo: Path):
     assert g.read_note(VERDICTS_REF, head) == f'{{"n":"{head[:4]}"}}\n'.encode()
     assert g.add_note_lines(VERDICTS_REF, head, ['{"n":"new"}'], "add")
     assert g.read_note(VERDICTS_REF, head) == f'{{"n":"{head[:4]}"}}\n{{"n":"new"}}\n'.encode()
-    notes = g.tree_of(g.read_ref(VERDICTS_REF))
+    notes = g.files_of(g.read_ref(VERDICTS_REF))  # path → blob
     assert f"{head[:2]}/{head[2:4]}/{head[4:]}" not in notes  # moved, not duplicated
     assert git(repo, "notes", "--ref", "okstra/verdicts", "show", head).splitlines() == [
         f'{{"n":"{head[:4]}"}}',

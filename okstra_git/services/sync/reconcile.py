@@ -27,6 +27,7 @@ from ...core.jsontext import dumps_pretty
 from ...core.keys import TaskKey
 from ...core.shell import okstra
 from ...core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_notes, tracking_refs
+from ...git import plumbing
 from ...git.repo import BULK_REFS, CommitInfo, GitRepo, RefUpdate, cas_retry
 from ...logic import replay as rp
 from ...records.base import loads
@@ -137,7 +138,8 @@ def list_refs(repo: GitRepo, remote: str) -> Listing:
     track = {tracking_refs(remote): LOCAL_REFS, tracking_notes(remote): LOCAL_NOTES}
     here: dict[str, str] = {}
     there: dict[str, str] = {}
-    for name, oid in _for_each_ref(repo, (LOCAL_REFS, LOCAL_NOTES, *track)).items():
+    where = str(repo.workdir or repo.git_dir)
+    for name, oid in plumbing.list_refs(LOCAL_REFS, LOCAL_NOTES, *track, where=where).items():
         if name.startswith((LOCAL_REFS, LOCAL_NOTES)):
             here[name] = oid
             continue
@@ -145,23 +147,6 @@ def list_refs(repo: GitRepo, remote: str) -> Listing:
             if name.startswith(prefix):
                 there[local + name[len(prefix) :]] = oid
     return Listing(here, there)
-
-
-def _for_each_ref(repo: GitRepo, prefixes: tuple[str, ...]) -> dict[str, str]:
-    """Refs under ``prefixes`` → id, from one ``git for-each-ref``: git reads tens of thousands
-    of loose refs faster than a file-by-file read, and sync compares such lists oid by oid."""
-    from ...git.plumbing import git_output
-
-    where = str(repo.workdir or repo.git_dir)
-    fmt = "--format=%(objectname) %(refname)"
-    code, out, err = git_output("-C", where, "for-each-ref", fmt, "--", *prefixes)
-    if code:
-        raise BadInput(f"git for-each-ref failed in {where}: {err.decode(errors='replace')}")
-    found: dict[str, str] = {}
-    for line in out.decode("utf-8", "surrogateescape").splitlines():
-        oid, _, name = line.partition(" ")
-        found[name] = oid
-    return found
 
 
 @dataclass
@@ -278,10 +263,12 @@ def _task(repo: GitRepo, remote: str, task: _Task, choice: Choice | None, done: 
     for ref, (local, theirs) in sorted(task.refs.items()):
         state = _classify(repo, ref, local, theirs, done)
         if state.state == "diverged" and ref == task.ref:
+            assert local is not None and theirs is not None  # diverged: both sides moved
             state = _replay(
                 repo, remote, task, local, theirs, choice, done.renumbered, conflicts, updates
             )
         elif state.state == "diverged":
+            assert local is not None and theirs is not None
             conflicts.append(_claim_conflict(repo, remote, task, ref, local, theirs))
             state = RefState(ref, local, theirs, "conflict")
         elif state.state in ("fetched", "fast-forwarded"):
@@ -310,13 +297,13 @@ def _unreadable(
     if local == theirs:
         return None
     if local is not None:
-        repo.commit_at(local, ref)
+        repo.check_commit(local, ref)
     if theirs is None:
         return None
     fetched = f"{ref} as fetched"
     unreadable = RefState(ref, local, theirs, "invalid")
     try:
-        repo.commit_at(theirs, fetched)
+        repo.check_commit(theirs, fetched)
     except BadInput:
         done.invalid.append(f"{ref}: the fetched {theirs[:12]} is not a commit okstra can read")
         return unreadable
@@ -423,7 +410,7 @@ def _replay(
     outcome = rp.replay(manifest, read, events)
     if outcome.clash is not None:
         clash = outcome.clash
-        there = _introduced(repo, theirs, base, clash.what)
+        introduced = _introduced(repo, theirs, base, clash.what)
         conflicts.append(
             _conflict(
                 remote,
@@ -431,7 +418,7 @@ def _replay(
                 clash.summary,
                 clash.unit,
                 repo.commit_info(clash.event.commit),
-                there,
+                introduced,
                 clash.renumberable and not _claimed_on_both(repo, task),
             )
         )
@@ -456,7 +443,7 @@ def _replay(
             )
             return RefState(ref, local, theirs, "conflict")
         changes = {**step.files, MANIFEST_PATH: dumps_pretty(step.manifest)}
-        tree = repo.tree_with(repo.tree_of(tip), changes)
+        tree = repo.tree_with(tip, changes)
         tip = repo.commit(tree, [tip], step.event.message, author_of=step.event.commit)
     if tip != local:
         updates.append(RefUpdate(ref, tip, local))
@@ -464,8 +451,8 @@ def _replay(
 
 
 def _event(repo: GitRepo, commit: str) -> rp.Event:
-    found = repo.repo[commit]
-    parent = str(found.parents[0].id) if found.parents else None
+    found = repo.commit_info(commit)
+    parent = found.parents[0] if found.parents else None
     before, after = repo.files_of(parent), repo.files_of(commit)
     files = {}
     for path in sorted(before.keys() | after.keys()):
@@ -493,8 +480,8 @@ def _introduced(repo: GitRepo, tip: str, base: str | None, what: str) -> CommitI
     since ``base`` touching that file (or ``task.json`` field)."""
     path, _, leaf = what.partition(" ")
     for commit in repo.first_parents(tip, base, "the remote's chain"):
-        info = repo.repo[commit]
-        parent = str(info.parents[0].id) if info.parents else None
+        parents = repo.commit_info(commit).parents
+        parent = parents[0] if parents else None
         if leaf:
             if _field(repo, parent, leaf) != _field(repo, commit, leaf):
                 return repo.commit_info(commit)
@@ -709,44 +696,6 @@ def _notes(repo: GitRepo, remote: str, done: Reconciled, listing: Listing) -> No
         elif _contains(repo, local, theirs):
             done.states.append(RefState(ref, local, theirs, "ahead", local))
         else:
-            merged = merge_notes(repo, local, theirs, f"okstra sync: merge {ref}")
+            merged = repo.merge_notes(local, theirs, f"okstra sync: merge {ref}")
             done.states.append(RefState(ref, local, theirs, "merged", merged))
             done.updates.append(RefUpdate(ref, merged, local))
-
-
-def note_entries(repo: GitRepo, notes_commit: str) -> dict[str, tuple[str, str]]:
-    """Annotated object → (path in the notes tree, blob id), whatever the fanout."""
-    found: dict[str, tuple[str, str]] = {}
-    for path, blob in repo.files_of(notes_commit).items():
-        target = path.replace("/", "")
-        if len(target) == 40:
-            found[target] = (path, blob)
-    return found
-
-
-def merge_notes(repo: GitRepo, local: str, remote: str, message: str) -> str:
-    """A merge commit of two notes commits: per object, the sorted union of their lines.
-
-    Starts from the local tree and rewrites only the notes that differ, so the cost follows
-    the number of changed notes, not the size of the notes tree.
-    """
-    mine = note_entries(repo, local)
-    theirs = note_entries(repo, remote)
-    changes: dict[str, bytes | None] = {}
-    for target, (_path, blob) in theirs.items():
-        have = mine.get(target)
-        if have is not None and have[1] == blob:
-            continue
-        lines = _lines(repo, blob)
-        if have is not None:
-            lines |= _lines(repo, have[1])
-            changes[have[0]] = None
-        changes[f"{target[:2]}/{target[2:]}"] = b"\n".join(sorted(lines)) + b"\n"
-    tree = repo.tree_with(repo.tree_of(local), changes)
-    return repo.commit(tree, [local, remote], message)
-
-
-def _lines(repo: GitRepo, blob: str) -> set[bytes]:
-    """A note's non-empty lines, as bytes split at ``\\n`` only, like ``cat_sort_uniq``: no
-    decoding that could alter a byte, no split inside a JSON string holding U+2028."""
-    return {ln for ln in repo.blob(blob).split(b"\n") if ln}

@@ -67,13 +67,12 @@ _RACE_REASONS = (
 
 def default_remote(repo: GitRepo) -> str:
     """The current branch's remote, else ``origin``, else the only remote."""
-    head = repo.repo.references.get("HEAD")
-    branch = head.target if head is not None and isinstance(head.target, str) else ""
-    if branch.startswith("refs/heads/"):
+    branch = repo.head_branch()
+    if branch is not None:
         upstream = repo.config_get(f"branch.{branch[len('refs/heads/') :]}.remote")
         if upstream and upstream != ".":
             return upstream
-    names = list(repo.repo.remotes.names())
+    names = repo.remote_names(sort=False)
     if "origin" in names:
         return "origin"
     if len(names) == 1:
