@@ -179,7 +179,7 @@ class GitRepo:
         found = self._reads.get((kind, arg), _MISSING)
         if found is _MISSING:
             found = self._reads[(kind, arg)] = read(arg)
-        return found  # type: ignore[return-value]
+        return found
 
     def memoized(self, kind: str, ref: str, commit: str, read: Callable[[], T]) -> T:
         """``read()`` (a record at ``commit`` of ``ref``), once per repository; mutable records

@@ -120,8 +120,8 @@ class BoardServer:
                 "give another ADDR:PORT (port 0 takes any free port)"
             ) from None
         self.httpd.daemon_threads = True
-        host, port = self.httpd.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        host, port = str(self.httpd.server_address[0]), self.httpd.server_address[1]
+        shown = f"[{host}]" if ":" in host else host
         self.url = f"http://{shown}:{port}/"
 
     # -- building ----------------------------------------------------------------------------

@@ -31,7 +31,7 @@ class Context(Value):
         """The gate's config here (``okstra.protect``, match mode, signers), read once per
         command (``git config`` is a process: the board judges every task's verdict)."""
         try:
-            return self._gate_config
+            return self._gate_config  # type: ignore[attr-defined]  # a slot, not a field
         except AttributeError:
             from ..gate.config import GateConfig
 
