@@ -13,11 +13,12 @@ import re
 import shlex
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from claims_world import approved_task
-from conftest import git, okstra
+from conftest import git, make_repo, okstra
 from hooks_world import add_verdict, commit, pair, push, remote_ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -269,6 +270,8 @@ def test_a_project_id_no_key_can_hold_is_refused_before_anything_is_written(repo
         ("/proc/okstra-no-such/wt", "cannot make the worktree folder"),
         ("~nosuchuser/wt", "no user 'nosuchuser'"),
         ("", "is empty"),
+        pytest.param("/tmp/" + "x" * 5000, "File name too long", id="a-5000-char-part"),
+        pytest.param("/tmp/" + "/y" * 2100, "File name too long", id="beyond-PATH_MAX"),
     ],
 )
 def test_a_worktree_root_that_cannot_hold_folders_is_refused_before_the_claim(
@@ -282,11 +285,54 @@ def test_a_worktree_root_that_cannot_hold_folders_is_refused_before_the_claim(
     proc = okstra(repo, "stage", "claim", "p:g:i")
     assert proc.returncode == 2, proc.stderr
     assert why in proc.stderr and "git config okstra.worktreeRoot PATH" in proc.stderr
+    assert "internal error" not in proc.stderr and len(proc.stderr) < 1000  # said briefly
     assert everything(repo) == before  # no claim, no task event, no branch
     if "proc" not in root:  # a root that is readable, only not writable, lists fine
         assert "okstra.worktreeRoot" in okstra(repo, "worktree", "list", "p:g:i").stderr
         proc = okstra(repo, "init", "--worktree-root", root.format(file=afile))
         assert proc.returncode == 2 and "--worktree-root" in proc.stderr
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MiB tmpfs (mounting needs root: skipped otherwise), unmounted afterwards."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs to fill: {mounted.stderr.decode().strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=True)
+
+
+def test_a_full_disk_during_a_claim_is_said_and_keeps_no_claim(small_disk: Path):
+    """The disk fills at each point of a claim (branch, worktree files, objects, refs): every
+    time exit 2 saying what failed and where, and no claim or stage worktree is left."""
+    failed = 0
+    for room in (0, 4096, 16_000, 40_000, 100_000):
+        for leftover in small_disk.iterdir():
+            shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+        repo = make_repo(small_disk / "repo")
+        approved_task(repo)  # worktrees under small_disk/wt
+        free = os.statvfs(small_disk)
+        with (small_disk / "fill").open("wb") as fill:
+            fill.write(b"\0" * max(free.f_bavail * free.f_frsize - room, 0))
+        claims_before = git(repo, "for-each-ref", "refs/okstra/claims/")
+        proc = okstra(repo, "stage", "claim", "p:g:i")
+        if proc.returncode == 0:
+            continue  # room enough
+        failed += 1
+        assert proc.returncode == 2, (room, proc.stderr)
+        assert "internal error" not in proc.stderr, (room, proc.stderr)
+        assert "No space left on device" in proc.stderr, (room, proc.stderr)
+        assert str(small_disk) in proc.stderr, (room, proc.stderr)  # where
+        assert git(repo, "for-each-ref", "refs/okstra/claims/") == claims_before, room
+        assert "stage-1" not in git(repo, "worktree", "list"), room
+    assert failed >= 3
 
 
 # ---------------------------------------------------------------------------------------------

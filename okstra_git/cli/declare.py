@@ -550,8 +550,18 @@ def json_data(out: Output) -> dict[str, Any]:
 
 
 def describe_failure(exc: Exception) -> tuple[str, int]:
-    """What to say (and the exit code) for an exception no command named: libgit2 meeting
-    damage, or an internal error."""
+    """What to say (and the exit code) for an exception no command named: the operating
+    system refusing (a full disk, a name too long), libgit2 meeting damage, or an internal
+    error."""
+    from ..core.errors import system_problem
+
+    system = system_problem(exc)
+    if system is not None:
+        return (
+            f"stopped by the system: {system}. okstra writes each record atomically, so none "
+            "was left half-written",
+            2,
+        )
     if type(exc).__module__ == "_pygit2":
         return (
             f"git could not read this repository ({exc}); `git fsck` names damaged or missing "

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from ..core.crashpoints import crash_point
-from ..core.errors import BadInput, Conflict, Refused
+from ..core.errors import BadInput, Conflict, OkstraError, Refused, system_problem
 from ..core.shell import command
 from ..core.values import Value, init
 from ..logic.workspace import OKSTRA_DIR
@@ -266,8 +266,8 @@ def _add_worktree_locked(
             pass  # made meanwhile by plain git: same name, we use it
         except (pygit2.GitError, OSError, ValueError) as exc:
             locked = repo.lock_report([refname])
-            raise Refused(
-                f"cannot create branch {branch} at {start}: {exc}"
+            raise _failure(exc)(
+                f"cannot create branch {branch} at {start} in {repo.common_dir}: {exc}"
                 + (f"; {locked.text}" if locked else ""),
                 hint=locked.command if locked else None,
             ) from exc
@@ -290,8 +290,14 @@ def _add_worktree_locked(
             repo.repo.lookup_worktree(name).prune(True)
         if made_branch:
             delete_branch(repo, branch, start)
-        raise Refused(f"cannot make worktree {name!r} at {path} on {branch}: {exc}") from exc
+        failure = _failure(exc)
+        raise failure(f"cannot make worktree {name!r} at {path} on {branch}: {exc}") from exc
     return True, made_branch
+
+
+def _failure(exc: BaseException) -> type[OkstraError]:
+    """A full disk or a name too long is the system's error (exit 2), not okstra's "no"."""
+    return BadInput if system_problem(exc) is not None else Refused
 
 
 def _discard(repo: GitRepo, aside: Path) -> None:

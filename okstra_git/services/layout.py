@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..core.errors import BadInput
+from ..core.errors import BadInput, brief
 from ..core.keys import TaskKey, slug
 from ..core.strict import unknown_home
 from ..core.values import Value, init
@@ -100,7 +100,13 @@ def checked_root(ctx: Context, value: str, where: str) -> Path:
     root = Path(os.path.expanduser(value))
     if not root.is_absolute():
         root = main_worktree(ctx.repo)[0] / root
-    existing = next((p for p in (root, *root.parents) if p.exists()), None)
+    try:
+        existing = next((p for p in (root, *root.parents) if p.exists()), None)
+    except OSError as exc:  # a name too long for the file system (ENAMETOOLONG)
+        raise BadInput(
+            f"{where} = {brief(value)!r}: {exc.strerror}, so no worktree can be made under it. "
+            f"{fix}"
+        ) from exc
     if existing is not None and not existing.is_dir():
         raise BadInput(
             f"{where} = {value!r}: {existing} is a file, not a folder, so no worktree can be "

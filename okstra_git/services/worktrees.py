@@ -19,7 +19,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.errors import BadInput, Conflict, Refused
+from ..core.errors import BadInput, Conflict, Refused, brief
 from ..core.keys import TaskKey
 from ..core.shell import command
 from ..core.shell import okstra as shell_okstra
@@ -48,7 +48,7 @@ def make_task_folder(lay: Layout) -> None:
         lay.folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise BadInput(
-            f"cannot make the worktree folder {lay.folder} ({exc.strerror}); point "
+            f"cannot make the worktree folder {brief(str(lay.folder))} ({exc.strerror}); point "
             "okstra.worktreeRoot at a folder you can write: git config okstra.worktreeRoot PATH"
         ) from exc
 
