@@ -50,6 +50,28 @@ def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -
     return str(repo.head.target)
 
 
+PER_WORKTREE = ("refs/worktree/", "refs/bisect/", "refs/rewritten/")
+"""Refs git keeps for one worktree alone (gitrepository-layout): removing the worktree
+removes them, and with them the only hold on any commit nothing else reaches."""
+
+
+def worktree_own_refs(worktree: Path) -> dict[str, str]:
+    """``ref → commit`` of the worktree's own refs (:data:`PER_WORKTREE`); empty when the
+    folder is not a work tree. A ref that names no commit holds none."""
+    try:
+        repo = pygit2.Repository(str(worktree))
+    except pygit2.GitError:
+        return {}
+    found = {}
+    for name in repo.references:
+        if name.startswith(PER_WORKTREE):
+            try:
+                found[name] = str(repo.references[name].peel(pygit2.Commit).id)
+            except (KeyError, ValueError, pygit2.GitError):
+                continue
+    return found
+
+
 def worktree_owner(path: Path) -> Path | None:
     """The git dir of the repository whose work tree (main or linked) ``path`` is, if it is
     one: says whose a folder in our way is."""

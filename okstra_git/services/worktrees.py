@@ -35,6 +35,7 @@ from ..git.worktrees import (
     require_intact,
     worktree_at,
     worktree_head,
+    worktree_own_refs,
 )
 from ..records.claim import ClaimState, load_claims
 from .context import Context
@@ -373,6 +374,8 @@ def _check_stage(
         labelled.setdefault(worktree_head_now, f"worktree HEAD {worktree_head_now[:12]}")
     if claim.head_commit and ctx.repo.has_commit(claim.head_commit):  # else not ours to lose
         labelled.setdefault(claim.head_commit, f"done commit {claim.head_commit[:12]}")
+    for ref, commit in sorted(worktree_own_refs(path).items()) if present else ():
+        labelled.setdefault(commit, f"{ref} (the worktree's own ref) at {commit[:12]}")
     kept = list(ctx.repo.list_refs(kept_prefix(key, number)).values())
     keep, lines = _unmerged(ctx, task, kept, labelled)
     problems += [f"stage {number}: {line}" for line in lines]

@@ -196,3 +196,22 @@ def test_a_done_commit_this_clone_lacks_does_not_break_prune(repo: Path) -> None
     proc = okstra(repo, "worktree", "prune", KEY, "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["removed"] == [1]
+
+
+def test_a_commit_held_only_by_the_worktrees_own_refs_is_never_pruned_away(repo: Path) -> None:
+    """refs/worktree/* (and refs/bisect/*) belong to one worktree and go with it: a commit only
+    they hold would be lost with the worktree."""
+    folder, _ = done_stage_one(repo)
+    stage = folder / "stage-1"
+    git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
+    tried = commit_in(stage, "experiment.py")
+    git(stage, "update-ref", "refs/worktree/experiment", tried)
+    git(stage, "reset", "-q", "--hard", "HEAD~1")  # the branch is merged; only the ref holds it
+    refused = okstra(repo, "worktree", "prune", KEY)
+    assert refused.returncode == 1, refused.stderr
+    assert "refs/worktree/experiment" in refused.stderr and tried[:12] in refused.stderr
+    assert stage.is_dir()
+    forced = okstra(repo, "worktree", "prune", KEY, "--force", "--json")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(forced.stdout)["kept"] == [KEPT + tried]
+    assert not stage.exists() and reachable(repo, tried)
