@@ -293,6 +293,27 @@ def test_a_worktree_root_that_cannot_hold_folders_is_refused_before_the_claim(
         assert proc.returncode == 2 and "--worktree-root" in proc.stderr
 
 
+@pytest.mark.parametrize("root", ["wt", "{repo}/deep/[wt]*", "."])
+def test_a_worktree_root_inside_the_work_tree_is_excluded(repo: Path, root: str):
+    """Task and stage worktrees made inside the main work tree would show as `?? wt/`, and
+    `git add -A` would add them as embedded repositories."""
+    approved_task(repo)
+    git(repo, "config", "okstra.worktreeRoot", root.format(repo=repo))
+    before = git(repo, "status", "--porcelain", "--untracked-files=all")
+    proc = okstra(repo, "--json", "stage", "claim", "p:g:i")
+    assert proc.returncode == 0, proc.stderr
+    stage = Path(json.loads(proc.stdout)["placements"][0]["worktreePath"])
+    assert stage.is_dir() and repo in stage.parents
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == before
+    added = git(repo, "add", "-A", "--dry-run")
+    assert "stage-1" not in added and "task" not in added, added
+    git(repo, "worktree", "remove", str(stage.parent / "task"))
+    assert okstra(repo, "worktree", "task", "p:g:i").returncode == 0  # made again
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == before
+    excludes = (repo / ".git" / "info" / "exclude").read_text()
+    assert excludes.count("okstra worktrees of p:g:i") == 1  # one line per task, once
+
+
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 4 MiB tmpfs (mounting needs root: skipped otherwise), unmounted afterwards."""

@@ -42,9 +42,11 @@ from .context import Context
 from .layout import Layout, layout, task_worktree_path
 
 
-def make_task_folder(lay: Layout) -> None:
+def make_task_folder(ctx: Context, lay: Layout) -> None:
     """Make the folder every worktree of the task goes in; refuse clearly when the root
-    cannot hold it (``/proc/…``, a read-only disk), before any claim or branch is written."""
+    cannot hold it (``/proc/…``, a read-only disk), before any claim or branch is written.
+    Inside the main work tree it is excluded first (:func:`_exclude_task_folder`)."""
+    _exclude_task_folder(ctx, lay)
     try:
         lay.folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -52,6 +54,43 @@ def make_task_folder(lay: Layout) -> None:
             f"cannot make the worktree folder {brief(str(lay.folder))} ({exc.strerror}); point "
             "okstra.worktreeRoot at a folder you can write: git config okstra.worktreeRoot PATH"
         ) from exc
+
+
+def _exclude_task_folder(ctx: Context, lay: Layout) -> None:
+    """A worktree root inside the main work tree (``okstra.worktreeRoot=wt``) puts the task's
+    worktrees there: untracked (``?? wt/``), and ``git add -A`` would add each one as an
+    embedded repository. So the task's folder goes into the common ``info/exclude`` (every
+    worktree reads it), once, as an exact path."""
+    main = ctx.repo.workdir and main_worktree(ctx.repo)[0]
+    if not main:
+        return
+    try:
+        relative = lay.folder.resolve().relative_to(Path(main).resolve())
+    except ValueError:
+        return  # outside the work tree: nothing to hide
+    exclude = ctx.repo.common_dir / "info" / "exclude"
+    text = exclude.read_text("utf-8") if exclude.is_file() else ""
+    line = "/" + _ignore_escaped(relative.as_posix()) + "/"
+    if line in text.splitlines():
+        return
+    lead = "" if not text or text.endswith("\n") else "\n"
+    added = f"{lead}# okstra worktrees of {lay.key} (okstra.worktreeRoot is inside the work tree)\n"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(exclude, (text + added + line + "\n").encode("utf-8"), "info/exclude")
+
+
+def _ignore_escaped(path: str) -> str:
+    """``path`` as a gitignore pattern that matches it alone (gitignore(5): ``\\`` escapes
+    the wildcards; trailing spaces are kept only escaped). No pattern holds a line break."""
+    if "\n" in path or "\r" in path:
+        raise BadInput(
+            f"the worktree folder {brief(path)!r} is inside the work tree and holds a line "
+            "break, so it cannot be kept out of git status; point okstra.worktreeRoot "
+            "elsewhere: git config okstra.worktreeRoot PATH"
+        )
+    out = "".join("\\" + ch if ch in "\\*?[" else ch for ch in path)
+    stripped = out.rstrip(" ")
+    return stripped + "\\ " * (len(out) - len(stripped))
 
 
 def task_head(ctx: Context, lay: Layout) -> str:
@@ -86,7 +125,7 @@ def ensure_task_worktree(ctx: Context, lay: Layout) -> Path:
     found = ctx.repo.worktree_for_branch(lay.task_branch)
     if found is not None and found.exists():
         return found
-    make_task_folder(lay)
+    make_task_folder(ctx, lay)
     add_worktree(ctx.repo, lay.task_name, lay.task_path, lay.task_branch, task_head(ctx, lay))
     return lay.task_path
 
