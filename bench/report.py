@@ -1,4 +1,4 @@
-"""Every bench in one run, and every goal of issue 14 in one table.
+"""Every bench in one run, and every goal of issues 14 and 25 in one table.
 
 Columns: what is measured, ours, the baseline measured in the same run, their ratio, the goal
 and whether it is met. Each bench also prints its details above the table. Timings are CPU
@@ -76,6 +76,12 @@ def _board(short: bool):
     return bench_board.measure(*((50, 1) if short else (1000, 3)))
 
 
+def _worktrees(short: bool):
+    import bench_worktrees
+
+    return bench_worktrees.measure(1 if short else 5, short)
+
+
 BENCHES = {
     "push": _push,
     "cli": _cli,
@@ -86,6 +92,7 @@ BENCHES = {
     "branches": _branches,
     "team": _team,
     "board": _board,
+    "worktrees": _worktrees,
 }
 
 

@@ -33,6 +33,7 @@ GOALS = (
     "task status --json, 200 tasks",
     "board (whole process), 50 tasks",
     "board page size, 50 tasks",
+    "stage worktree, 200 files (whole process)",
 )
 
 

@@ -1,5 +1,6 @@
 """Starting ``git`` as a child process, for what needs the git CLI itself: fetch and push (the
-user's credentials and transports), hook installation asking git where hooks run, completion
+user's credentials and transports), checking out a new worktree (git's checkout is several
+times libgit2's on a large tree), hook installation asking git where hooks run, completion
 listing refs, and the demo running commands as a user types them.
 
 The pre-push hook and ``ci check`` do not come here: ``plumbing`` starts git without loading
@@ -8,8 +9,10 @@ The pre-push hook and ``ci check`` do not come here: ``plumbing`` starts git wit
 
 from __future__ import annotations
 
+import os
 import subprocess
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..core.errors import BadInput
@@ -43,3 +46,64 @@ def git_text(cwd: Path, *args: str, check: bool = True) -> str:
     if check and proc.returncode != 0:
         raise BadInput(f"{cwd}: git {args[0]} failed: {proc.stderr.strip()}")
     return proc.stdout.strip()
+
+
+REPOSITORY_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_PREFIX",
+    "GIT_IMPLICIT_WORK_TREE",
+)
+"""Variables that choose the repository, work tree or index a git process works on: a child
+given its own (``repository_env``) must not mix them with ones inherited from whoever ran
+okstra (a hook, an alias)."""
+
+
+def repository_env(**chosen: str) -> dict[str, str]:
+    """This process's environment without :data:`REPOSITORY_ENV`, plus ``chosen``."""
+    env = {k: v for k, v in os.environ.items() if k not in REPOSITORY_ENV}
+    return {**env, **chosen}
+
+
+def shows_progress() -> bool:
+    """Whether progress meters are shown: only when stderr is a terminal, as git does."""
+    return sys.stderr.isatty()
+
+
+def run_showing_progress(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    keep_fds: Sequence[int] = (),
+    title: str = "",
+) -> tuple[int, str]:
+    """Run ``argv`` with ``env`` and no stdin or stdout, and return its exit code and what it
+    wrote on stderr. When :func:`shows_progress`, the child's stderr (git's progress meter,
+    ``\r``-updated) is passed on as it comes, after ``title`` on a line of its own; otherwise
+    it is only collected (the caller asks git for no meter then: ``-q``).
+
+    ``keep_fds`` stay open in the child: a lock held on one is held until the child exits too,
+    so a process that outlives this one (this one killed) still holds it."""
+    shown = shows_progress()
+    proc = subprocess.Popen(
+        list(argv),
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        pass_fds=tuple(keep_fds),
+    )
+    assert proc.stderr is not None
+    said = bytearray()
+    while chunk := os.read(proc.stderr.fileno(), 65536):
+        if shown:
+            if not said and title:
+                sys.stderr.write(title + "\n")
+            sys.stderr.flush()
+            sys.stderr.buffer.write(chunk)
+            sys.stderr.buffer.flush()
+        said += chunk
+    proc.stderr.close()
+    return proc.wait(), said.decode("utf-8", "replace")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -22,9 +21,6 @@ from .repo import (
     common_dir_of,
     same_path,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -> str | None:
@@ -228,41 +224,40 @@ def add_worktree(
     same name), a suffix from the path keeps both. Returns ``(made_worktree, made_branch)`` so
     a caller rolling back removes only what it made.
 
-    All or nothing, even under kill -9: the checkout is made at a hidden sibling
-    (``.<leaf>.okstra-new``), then the worktree's admin entry is pointed at ``path`` and the
-    folder renamed there. libgit2 checks out after registering the worktree, so a kill
-    mid-checkout leaves only the hidden sibling, which the next call discards and redoes;
-    ``path`` itself only ever holds a complete checkout.
+    All or nothing, even under kill -9: the worktree is registered and checked out at a hidden
+    sibling (``.<leaf>.okstra-new``), then its admin entry is pointed at ``path`` and the
+    folder renamed there. A kill mid-checkout leaves only the hidden sibling, which the next
+    call discards and redoes; ``path`` itself only ever holds a complete checkout.
 
     Makers of one branch's worktree queue on a lock file: racing claims of one task all make
     the task worktree, and without it the second fails inside the first one's half-made branch
-    or admin folder. The kernel drops the lock when its holder dies, so it never goes stale.
+    or admin folder. The kernel drops the lock when its holders die (the checkout's git process
+    holds it too, so a maker killed mid-checkout frees it only once its git is gone), so it
+    never goes stale.
     """
     existing = worktree_at(repo, path)
     if existing is not None and not existing.prunable:
         require_intact(repo, path)
         return False, False
-    import filelock
+    from .reflocks import flock_within
 
     lock_path = repo.common_dir / "okstra-locks" / "worktrees" / f"{branch}.lock"
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    lock = filelock.FileLock(str(lock_path))
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        lock.acquire(timeout=WORKTREE_LOCK_TIMEOUT)
-    except filelock.Timeout as exc:
-        raise Conflict(
-            f"another process has been making the worktree of {branch} at {path} for "
-            f"{WORKTREE_LOCK_TIMEOUT:.0f}s (lock {lock_path}); wait for it and run the command "
-            "again"
-        ) from exc
-    try:
-        return _add_worktree_locked(repo, name, path, branch, start)
+        if not flock_within(fd, WORKTREE_LOCK_TIMEOUT)[0]:
+            raise Conflict(
+                f"another process has been making the worktree of {branch} at {path} for "
+                f"{WORKTREE_LOCK_TIMEOUT:.0f}s (lock {lock_path}); wait for it and run the "
+                "command again"
+            )
+        return _add_worktree_locked(repo, name, path, branch, start, fd)
     finally:
-        lock.release()
+        os.close(fd)  # the lock goes with it
 
 
 def _add_worktree_locked(
-    repo: GitRepo, name: str, path: Path, branch: str, start: str
+    repo: GitRepo, name: str, path: Path, branch: str, start: str, lock_fd: int
 ) -> tuple[bool, bool]:
     staging = _aside(path, ASIDE_MAKING)
     _discard(repo, staging)  # a maker killed half-way: its checkout is redone, never reused
@@ -274,7 +269,7 @@ def _add_worktree_locked(
         repo.repo.lookup_worktree(existing.name).prune(True)
     if path.exists() and any(path.iterdir()):
         raise Refused(occupied(path, f"a worktree of branch {branch}", "run the command"))
-    if _name_taken(repo, name):
+    if _name_taken(repo, name) or (repo.common_dir / "worktrees" / name).exists():
         import hashlib
 
         name = f"{name}-{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
@@ -294,15 +289,16 @@ def _add_worktree_locked(
                 hint=locked.command if locked else None,
             ) from exc
     path.parent.mkdir(parents=True, exist_ok=True)
+    admin = repo.common_dir / "worktrees" / name
     try:
-        repo.repo.add_worktree(name, str(staging), repo.repo.lookup_reference(refname))
+        _register(repo, admin, staging, refname)
+        _check_out(admin, staging, path, lock_fd)
         crash_point("worktree-checked-out")
         # The commit point: the admin entry names the final place, then the folder goes there.
         # Killed between the two, the entry is prunable (its folder is missing) and the next
         # call redoes the worktree.
         from ..core.userfiles import write_atomic
 
-        admin = repo.common_dir / "worktrees" / name
         write_atomic(admin / "gitdir", f"{path / '.git'}\n".encode(), "worktree admin file")
         crash_point("worktree-registered")
         os.rename(staging, path)  # replaces an empty folder; fails on a non-empty one
@@ -320,6 +316,40 @@ def _add_worktree_locked(
 def _failure(exc: BaseException) -> type[OkstraError]:
     """A full disk or a name too long is the system's error (exit 2), not okstra's "no"."""
     return BadInput if system_problem(exc) is not None else Refused
+
+
+def _register(repo: GitRepo, admin: Path, staging: Path, refname: str) -> None:
+    """Register ``staging`` as a linked worktree on ``refname`` with no files checked out yet,
+    writing what ``git worktree add --no-checkout`` writes (gitrepository-layout(5),
+    ``worktrees/<id>``), under the name okstra chose (git's CLI takes it from the folder).
+
+    The folder and its ``.git`` file come first: an admin entry never names a folder that was
+    not there, so a ``git worktree prune`` meanwhile cannot take it."""
+    staging.mkdir()
+    (staging / ".git").write_text(f"gitdir: {admin}\n", "utf-8")
+    admin.parent.mkdir(exist_ok=True)
+    admin.mkdir()
+    (admin / "commondir").write_text(f"{os.path.relpath(repo.common_dir, admin)}\n", "utf-8")
+    (admin / "HEAD").write_text(f"ref: {refname}\n", "utf-8")
+    (admin / "gitdir").write_text(f"{staging / '.git'}\n", "utf-8")
+
+
+def _check_out(admin: Path, staging: Path, path: Path, lock_fd: int) -> None:
+    """Fill the new worktree's files and index from its HEAD, as ``git worktree add`` does
+    (``git reset --hard``): git's checkout, several times libgit2's on a large tree. Its
+    progress meter shows on a terminal. The worktree lock's fd goes with it, so a maker killed
+    meanwhile leaves the lock held until this git is gone too."""
+    from .process import repository_env, run_showing_progress, shows_progress
+
+    argv = ["git", "reset", "--hard", "--no-recurse-submodules"]
+    if not shows_progress():
+        argv.append("--quiet")
+    env = repository_env(GIT_DIR=str(admin), GIT_WORK_TREE=str(staging))
+    code, said = run_showing_progress(
+        argv, env, keep_fds=[lock_fd], title=f"okstra: checking out {path}"
+    )
+    if code != 0:
+        raise BadInput(f"git reset --hard in {staging} failed (exit {code}): {said.strip()}")
 
 
 def _discard(repo: GitRepo, aside: Path) -> None:

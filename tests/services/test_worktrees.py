@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from claims_world import KEY, approved_task, commit_in, done_stage_one, stored
 from conftest import git, make_repo, okstra
+from plans import plan_text
 
 from okstra_git.core.errors import Refused
 from okstra_git.services import claims, layout, worktrees
@@ -153,3 +154,41 @@ def test_tasks_whose_names_join_alike_get_their_own_worktrees(repo: Path) -> Non
     names = sorted(p.name for p in (repo / ".git" / "worktrees").iterdir())
     assert "okstra-a-b-c-stage-1" in names
     assert [n for n in names if n.startswith("okstra-a-b-c-stage-1-")]
+
+
+def test_a_checkout_shows_git_progress_on_a_terminal_only(repo: Path) -> None:
+    """On a terminal the checkout's progress meter (git's own) comes after a line naming the
+    worktree; with stderr not a terminal nothing is said. GIT_PROGRESS_DELAY=0: git shows its
+    meter at once instead of after two seconds."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    for n in range(50):
+        (repo / f"f{n:02}.txt").write_text(f"{n}\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "50 files")
+    folder = approved_task(repo, plan=plan_text([(1, [], ["a.py"]), (2, [], ["b.py"])], 2))
+    env = {**os.environ, "GIT_PROGRESS_DELAY": "0"}
+    quiet = okstra(repo, "stage", "claim", KEY, "--stage", "1", env=env)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    main, side = pty.openpty()
+    claim = [sys.executable, "-m", "okstra_git", "stage", "claim", KEY, "--stage", "2"]
+    proc = subprocess.Popen(claim, cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=side)
+    os.close(side)
+    said = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        said += chunk
+    os.close(main)
+    assert proc.wait() == 0, said
+    text = said.decode()
+    assert text.startswith(f"okstra: checking out {folder / 'stage-2'}\r\n"), text
+    assert "Updating files: 100% (" in text and "), done." in text, text
+    assert len(list((folder / "stage-2").glob("f*.txt"))) == 50
