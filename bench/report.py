@@ -82,6 +82,12 @@ def _worktrees(short: bool):
     return bench_worktrees.measure(1 if short else 5, short)
 
 
+def _completion(short: bool):
+    import bench_completion
+
+    return bench_completion.measure(1 if short else 15, short)
+
+
 BENCHES = {
     "push": _push,
     "cli": _cli,
@@ -93,6 +99,7 @@ BENCHES = {
     "team": _team,
     "board": _board,
     "worktrees": _worktrees,
+    "completion": _completion,
 }
 
 

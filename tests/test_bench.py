@@ -34,6 +34,8 @@ GOALS = (
     "board (whole process), 50 tasks",
     "board page size, 50 tasks",
     "stage worktree, 200 files (whole process)",
+    "completion of a task key, 200 tasks (whole process)",
+    "--version (whole process)",
 )
 
 

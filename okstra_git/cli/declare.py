@@ -413,10 +413,11 @@ def quick_parse(cmd: Command, rest: list[str]) -> dict[str, Any] | None:
     line; ``None`` leaves the line to argparse.
 
     Plain: every word starting with ``-`` is exactly one of the command's options (or
-    ``--option=value``), no value starts with ``-``, no ``--``, and the positional words are one
-    run that fills the positionals. Nearly every line agents and hooks type is plain, and
-    parsing it costs no argparse import (~3 ms, on every push). Anything else, a usage error
-    above all, goes to argparse; a property test holds this parser to argparse's answers.
+    ``--option=value``), no value starts with ``-``, and the positional words are one run that
+    fills the positionals: all of them after one ``--`` (what the completion scripts send on
+    every TAB), or none of them before it. Nearly every line agents and hooks type is plain,
+    and parsing it costs no argparse import (~3 ms, on every push). Anything else, a usage
+    error above all, goes to argparse; a property test holds this parser to argparse's answers.
     """
     options = {arg.name: arg for arg in cmd.all_args if not arg.positional}
     given: dict[str, Any] = {}
@@ -434,6 +435,12 @@ def quick_parse(cmd: Command, rest: list[str]) -> dict[str, Any] | None:
     while index < len(rest):
         word = rest[index]
         index += 1
+        if word == "--":
+            after = rest[index:]
+            if runs or not after or "--" in after:  # argparse's answers differ by version
+                return None
+            words, runs = after, 1
+            break
         if not word.startswith("-"):
             runs += not in_run
             in_run = True
@@ -581,16 +588,12 @@ def failure_json(message: str, code: int, hint: str | None) -> str:
 
 
 def version() -> str:
-    """The installed distribution's version (metadata), else the source tree's."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
+    """This installation's version: the package's own ``__version__``, which its metadata is
+    built from (pyproject.toml, ``tool.hatch.version``). Reading the metadata instead loads
+    ``importlib.metadata``, which cost ``--version`` more than all of ``-h``."""
+    from .. import __version__
 
-    try:
-        return dist_version("okstra-git")
-    except PackageNotFoundError:
-        from .. import __version__
-
-        return __version__
+    return __version__
 
 
 def _print_version(as_json: bool) -> int:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 LOCAL_REFS = "refs/okstra/"
 LOCAL_NOTES = "refs/notes/okstra/"
+TASKS_PREFIX = f"{LOCAL_REFS}tasks/"
+"""Where each task's event chain lives: ``<prefix><group slug>/<id slug>``."""
 BRANCHES = f"{LOCAL_REFS}branches/"
 """Where a remote keeps okstra's task and stage branches (``services/branches.py``): fetched into
 the tracking namespace with the rest, published by ``stage done`` and ``sync``, never made

@@ -201,6 +201,27 @@ def not_a_commit(where: str, sha: str, kind: str | None) -> BadInput:
     )
 
 
+def common_dir() -> str:
+    """The common git dir of the repository around the current folder, as an absolute path
+    (``git rev-parse --git-common-dir``)."""
+    code, out, err = git_output("rev-parse", "--git-common-dir")
+    if code:
+        raise _failed("git rev-parse", code, err)
+    return os.path.abspath(out.decode("utf-8", "surrogateescape").strip())
+
+
+def ref_names(*patterns: str) -> bytes:
+    """The names of the refs matching ``patterns``, one a line, as ``git for-each-ref`` sorts
+    them: the raw output, for a caller that only compares it."""
+    proc = GitProcess(["for-each-ref", "--format=%(refname)", "--", *patterns])
+    proc.stdin.close()
+    out = proc.stdout.read()
+    code, err = proc.wait()
+    if code:
+        raise proc.failed(code, err)
+    return out
+
+
 def list_refs(*patterns: str, where: str | None = None) -> dict[str, str]:
     """``refname → object id`` of the refs matching ``patterns`` (``git for-each-ref``: a
     pattern matches from the start up to a ``/``, or as a glob), in the repository at

@@ -13,14 +13,13 @@ from ..core.errors import BadInput, Refused
 from ..core.jsontext import dumps_pretty
 from ..core.keys import TaskKey
 from ..core.shell import okstra
-from ..core.tracking import tracking_name
+from ..core.tracking import TASKS_PREFIX, tracking_name
 from ..core.values import Record, Value, init
 from ..git.repo import GitRepo, RefUpdate, cas_retry
 from .base import check_own, from_data, loads, stored_json, to_data
 
 SCHEMA_VERSION = 1
 MANIFEST_PATH = "task.json"
-TASKS_PREFIX = "refs/okstra/tasks/"
 
 
 def now_iso() -> str:

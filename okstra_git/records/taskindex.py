@@ -12,14 +12,16 @@ again, whole, by an atomic rename.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Mapping
 from operator import itemgetter
 
 from .. import __version__
-from ..git.repo import GitRepo
-from .task import Task, read_manifests
+
+TYPE_CHECKING = False  # completion reads the index without loading pygit2 (git/repo)
+if TYPE_CHECKING:
+    from ..git.repo import GitRepo
+    from .task import Task
 
 INDEX_PATH = "okstra-cache/task-list.json"
 """In the common git dir: one index for every worktree of the repository."""
@@ -76,6 +78,8 @@ def listed_at(repo: GitRepo, heads: Mapping[str, str], every: bool) -> list[List
     known = _load(path)
     unknown = {ref: head for ref, head in heads.items() if head not in known}
     if unknown:
+        from .task import read_manifests
+
         for ref, task in read_manifests(repo, unknown).items():
             known[unknown[ref]] = _fields_of(task)
     found = [Listed((ref, *known[head])) for ref, head in heads.items()]
@@ -87,11 +91,69 @@ def listed_at(repo: GitRepo, heads: Mapping[str, str], every: bool) -> list[List
     return found
 
 
-def _load(path: os.PathLike[str]) -> dict[str, tuple[str | None, ...]]:
+def indexed_keys(common_dir: str, heads: Mapping[str, str]) -> list[str] | None:
+    """The task keys of the task refs in ``heads`` (ref → commit) as the index knows them, or
+    ``None`` when it lacks one of the commits (:func:`listed_at` reads and remembers them).
+    Neither pygit2 nor a manifest is read."""
+    known = _load(os.path.join(common_dir, INDEX_PATH))
+    try:
+        keys = [known[head][0] for head in heads.values()]
+    except KeyError:
+        return None
+    return [key for key in keys if key is not None]
+
+
+KEYS_PATH = "okstra-cache/task-keys.txt"
+"""In the common git dir: every task key, for completion, beside the task refs' names it was
+made for. A task's key never changes and tasks are never deleted, so the names alone say
+whether it is current; task events (new commits) leave it so."""
+_KEYS_FORMAT = b"okstra-git task-keys 1"
+
+
+def remembered_keys(common_dir: str, names: bytes) -> list[str] | None:
+    """The task keys :func:`remember_keys` kept for exactly the task refs ``names`` (``git
+    for-each-ref --format=%(refname)``'s output), else ``None``. The names are compared whole:
+    no digest to compute (loading ``hashlib`` alone costs a TAB ~8 ms)."""
+    try:
+        with open(os.path.join(common_dir, KEYS_PATH), "rb") as kept:
+            data = kept.read()
+    except OSError:
+        return None
+    start = len(_KEYS_FORMAT) + 1
+    if not data.startswith(_KEYS_FORMAT + b"\n") or data[start : start + len(names)] != names:
+        return None
+    keys = data[start + len(names) :]
+    if not keys.startswith(b"\n"):  # the names kept are longer than the ones given
+        return None
+    try:
+        return keys[1:].decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+
+
+def remember_keys(common_dir: str, names: bytes, keys: list[str]) -> None:
+    """Keep ``keys`` for the task refs ``names``: written whole, renamed into place; a
+    repository this user may not write to only costs the next TAB its speed."""
+    path = os.path.join(common_dir, KEYS_PATH)
+    text = b"".join([_KEYS_FORMAT, b"\n", names, b"\n", "".join(f"{k}\n" for k in keys).encode()])
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _load(path: os.PathLike[str] | str) -> dict[str, tuple[str | None, ...]]:
     """commit → the fields of :class:`Listed`, or nothing from a file that is not sound.
 
     Stored by column, so that each column is checked in one pass (a text column holds only
     strings, the last strings or null) and the rows are rebuilt with one ``zip``."""
+    import json  # not at import: a TAB reads only the kept keys, never this index
+
     try:
         with open(path, "rb") as index:
             data = json.loads(index.read())
@@ -118,6 +180,8 @@ def _save(path: os.PathLike[str], known: Mapping[str, tuple[str | None, ...]]) -
     rows = [(commit, *fields) for commit, fields in known.items()]
     columns = list(zip(*rows, strict=True)) or [()] * len(_COLUMNS)
     data = {"format": FORMAT, **dict(zip(_COLUMNS, columns, strict=True))}
+    import json
+
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     folder = os.path.dirname(path)
     temporary = f"{path}.{os.getpid()}.tmp"

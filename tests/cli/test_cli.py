@@ -113,8 +113,12 @@ def test_root_and_group_help_list_the_commands(capsys):
     assert run(capsys=capsys)[0] == 2
 
 
-def test_version_comes_from_the_package_metadata(capsys):
+def test_version_is_the_package_version_its_metadata_carries(capsys):
     from importlib.metadata import version
+
+    from okstra_git import __version__
+
+    assert version("okstra-git") == __version__  # pyproject.toml takes it from the package
 
     for flag in ("--version", "-V"):
         assert run(flag, capsys=capsys) == (0, f"okstra-git {version('okstra-git')}\n", "")

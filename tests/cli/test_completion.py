@@ -58,6 +58,52 @@ def test_paths_remotes_and_task_keys(repo: Path, monkeypatch):
     assert words("git okstra stage claim p:grp:t") == ["p:grp:two"]
 
 
+def test_task_keys_are_kept_for_the_task_refs_names_and_offered_without_pygit2(repo: Path):
+    """On every TAB the task refs' names are listed (git for-each-ref) and, while they are the
+    ones the kept keys were made for, the keys come without loading pygit2: a task event
+    changes no name; a new task does, and the keys are made again (from the task-list index
+    when it knows every task's commit, else by the full listing) and kept."""
+    from plans import plan_text
+
+    loads = (
+        "import sys; from okstra_git.entry import main; main(sys.argv[1:]); "
+        "print('pygit2' in sys.modules, file=sys.stderr)"
+    )
+    line = ["completion", "words", "--", "git-okstra", "task", "show", "p:"]
+
+    def complete() -> tuple[list[str], bool]:
+        proc = subprocess.run(
+            [sys.executable, "-c", loads, *line], cwd=repo, capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stderr
+        return [row.split("\t")[0] for row in proc.stdout.splitlines()], "True" in proc.stderr
+
+    def ok(*args: str) -> None:
+        proc = okstra(repo, *args)
+        assert proc.returncode == 0, proc.stderr
+
+    for key in ("p:G:one", "p:g:two"):
+        ok("task", "new", key, "--type", "implementation-planning")
+    two = ["p:G:one", "p:g:two"]
+    assert complete() == (two, True)  # nothing kept yet: the full listing
+    cache = repo / ".git" / "okstra-cache"
+    assert (cache / "task-keys.txt").is_file() and (cache / "task-list.json").is_file()
+    assert complete() == (two, False)
+    (repo / "plan.md").write_text(plan_text([(1, [], ["src/a.py"])], 2))
+    ok("plan", "submit", "p:g:two", "plan.md")  # a new commit on a task ref: same names
+    assert complete() == (two, False)
+    ok("task", "new", "p:h:three", "--type", "implementation-planning")
+    three = [*two, "p:h:three"]
+    assert complete() == (three, True)  # new names, and commits the index lacks
+    assert complete() == (three, False)
+    (cache / "task-keys.txt").write_text("damaged")
+    assert complete() == (three, False)  # the index knows every commit
+    (cache / "task-keys.txt").unlink()
+    (cache / "task-list.json").write_text("{not json")
+    assert complete() == (three, True)  # a damaged cache only costs a TAB its speed
+    assert complete() == (three, False)
+
+
 def test_completion_words_is_a_command_with_json(repo: Path):
     proc = okstra(repo, "completion", "words", "--", "git-okstra", "stage", "cl")
     assert proc.returncode == 0

@@ -1,0 +1,78 @@
+"""What a TAB and ``--version`` cost, as whole processes.
+
+A repository of N tasks (default 20,000, ``bench_tasks.build``), listed once (``task list``
+makes the task-list index, as any listing does). Interleaved round by round:
+- ``git okstra completion words -- git-okstra stage claim bench:g1`` (what the shell scripts run
+  on ``git okstra stage claim bench:g1<TAB>``), against its absolute goal, beside
+  ``git for-each-ref refs/okstra/tasks/`` (the refs alone, for scale);
+- ``git okstra --version`` beside ``git okstra -h``.
+CPU medians (``_proc.py``).
+
+Usage: python bench/bench_completion.py [--tasks N] [--rounds R] [--short]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _proc import ENV, Row, absolute_row, git, interleaved, okstra, ratio_row, run, table
+from bench_tasks import build
+
+LIMIT_MS = 30
+"""Completing a task key: at most this many CPU ms."""
+
+
+def measure(rounds: int, short: bool, tasks: int | None = None) -> tuple[list[Row], str]:
+    tasks = tasks or (200 if short else 20_000)
+    exe = okstra()
+    with tempfile.TemporaryDirectory(prefix="okstra-bench-completion-") as tmp:
+        repo = Path(tmp) / "repo"
+        build(repo, tasks)
+        git(repo, "config", "okstra.projectId", "bench")
+        run([*exe, "task", "list"], repo)
+        tab = [*exe, "completion", "words", "--", "git-okstra", "stage", "claim", "bench:g1"]
+        offered = subprocess.run(tab, cwd=repo, env=ENV, capture_output=True, text=True)
+        assert offered.stdout.startswith("bench:g1"), offered.stderr  # keys, not a failure
+        commands = {
+            "completion of a task key": tab,
+            "git for-each-ref refs/okstra/tasks/": ["git", "for-each-ref", "refs/okstra/tasks/"],
+            "--version": [*exe, "--version"],
+            "-h": [*exe, "-h"],
+        }
+        medians = interleaved(
+            {name: (lambda argv=argv: run(argv, repo)) for name, argv in commands.items()}, rounds
+        )
+    rows = [
+        absolute_row(
+            f"completion of a task key, {tasks} tasks (whole process)",
+            medians["completion of a task key"],
+            LIMIT_MS,
+            medians["git for-each-ref refs/okstra/tasks/"],
+        ),
+        ratio_row("--version (whole process)", medians["--version"], medians["-h"], 1.0, "-h"),
+    ]
+    details = [f"{tasks} tasks, CPU medians of {rounds} rounds, ms"]
+    details += [f"  {name:<38} {ms:7.1f}" for name, ms in medians.items()]
+    return rows, "\n".join(details)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--short", action="store_true", help="small and once: CI's smoke run")
+    args = parser.parse_args()
+    rounds = 1 if args.short else args.rounds
+    rows, details = measure(rounds, args.short, None if args.short else args.tasks)
+    print(details + "\n\n" + table(rows))
+
+
+if __name__ == "__main__":
+    main()
