@@ -1,7 +1,8 @@
 """What a TAB and ``--version`` cost, as whole processes.
 
-A repository of N tasks (default 20,000, ``bench_tasks.build``), listed once (``task list``
-makes the task-list index, as any listing does). Interleaved round by round:
+A repository of N tasks (default 20,000, ``bench_tasks.build``, refs packed), listed once
+(``task list`` makes the task-list index, as any listing does) and completed once (the keys
+are kept for the next TAB). Interleaved round by round:
 - ``git okstra completion words -- git-okstra stage claim bench:g1`` (what the shell scripts run
   on ``git okstra stage claim bench:g1<TAB>``), against its absolute goal, beside
   ``git for-each-ref refs/okstra/tasks/`` (the refs alone, for scale);
@@ -35,6 +36,7 @@ def measure(rounds: int, short: bool, tasks: int | None = None) -> tuple[list[Ro
     with tempfile.TemporaryDirectory(prefix="okstra-bench-completion-") as tmp:
         repo = Path(tmp) / "repo"
         build(repo, tasks)
+        git(repo, "pack-refs", "--all")  # as git gc leaves them
         git(repo, "config", "okstra.projectId", "bench")
         run([*exe, "task", "list"], repo)
         tab = [*exe, "completion", "words", "--", "git-okstra", "stage", "claim", "bench:g1"]
