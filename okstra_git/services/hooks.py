@@ -245,13 +245,18 @@ def uninstall(cwd: Path) -> Outcome:
             path = folder / slot
             if _kind(path) != L.OKSTRA:
                 continue
+            said = str(path)
+            if not _as_written(_read(path) or ""):
+                aside = _free_name(folder / f"{slot}{MODIFIED_SUFFIX}")
+                os.replace(path, aside)
+                said += f" (it holds changes of yours, or another okstra's script: kept as {aside})"
             chained = folder / (L.HOOK + L.CHAINED_SUFFIX)
             if chained.exists() or chained.is_symlink():
                 os.replace(chained, path)  # no moment without a hook
-                removed.append(f"{path} (restored the hook it chained)")
-            else:
+                said += " (restored the hook it chained)"
+            elif path.exists():
                 path.unlink()
-                removed.append(str(path))
+            removed.append(said)
     notes = []
     after = runs_gate(layout(cwd))
     if after.runs:
@@ -259,6 +264,29 @@ def uninstall(cwd: Path) -> Outcome:
     if not removed:
         return Outcome("not installed", where.manager, None, notes)
     return Outcome("removed " + ", ".join(removed), where.manager, None, notes)
+
+
+MODIFIED_SUFFIX = ".okstra-modified"
+"""Where uninstall moves an okstra script that is not as okstra wrote it (lines a user added):
+kept, never deleted."""
+
+
+def _as_written(text: str) -> bool:
+    """``text`` is the pre-push script this okstra writes, whatever installation it records
+    (the ``OKSTRA_*=`` lines hold paths)."""
+    recorded = ("OKSTRA_EXE=", "OKSTRA_PYTHON=", "OKSTRA_PATH=")
+
+    def plain(script: str) -> list[str]:
+        return [line for line in script.splitlines() if not line.startswith(recorded)]
+
+    return plain(text) == plain((data_dir("hooks") / L.HOOK).read_text("utf-8"))
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path.<time>`` when something is there already: nothing is overwritten."""
+    if not (path.exists() or path.is_symlink()):
+        return path
+    return path.with_name(f"{path.name}.{time.time_ns()}")
 
 
 def install_server(bare: Path, with_update: bool = False, force: bool = False) -> Outcome:

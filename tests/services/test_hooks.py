@@ -216,6 +216,30 @@ def test_foreign_hook_is_chained_first_and_restored_byte_identical(tmp_path: Pat
     assert restored.read_bytes() == original
 
 
+def test_uninstall_keeps_an_okstra_hook_the_user_added_lines_to(tmp_path: Path):
+    work, _ = pair(tmp_path)
+    install(work)
+    hook = work / ".git" / "hooks" / "pre-push"
+    mine = hook.read_bytes().replace(b"\nchained=", b'\necho "my own check"\nchained=', 1)
+    hook.write_bytes(mine)
+    proc = okstra(work, "hooks", "uninstall")
+    assert proc.returncode == 0, proc.stderr
+    kept = hook.with_name("pre-push.okstra-modified")
+    assert kept.read_bytes() == mine and not hook.exists()
+    assert str(kept) in proc.stdout and "changes" in proc.stdout
+    # A second one is never overwritten; an unmodified script is simply removed.
+    install(work)
+    hook.write_bytes(mine + b"# more\n")
+    assert okstra(work, "hooks", "uninstall").returncode == 0
+    assert kept.read_bytes() == mine
+    (again,) = [p for p in hook.parent.iterdir() if p.name.startswith(kept.name + ".")]
+    assert again.read_bytes() == mine + b"# more\n"
+    install(work)
+    out = okstra(work, "hooks", "uninstall").stdout
+    assert not hook.exists() and "modified" not in out
+    assert len([p for p in hook.parent.iterdir() if "okstra-modified" in p.name]) == 2
+
+
 def test_install_refuses_to_choose_between_two_foreign_hooks_unless_forced(tmp_path: Path):
     work, _ = pair(tmp_path)
     install(work)
