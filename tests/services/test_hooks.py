@@ -335,6 +335,58 @@ def test_hook_falls_back_to_git_okstra_on_path_and_fails_closed_without_it(tmp_p
     assert missing.returncode != 0 and "git-okstra is not installed" in missing.stderr
 
 
+@pytest.mark.parametrize(("chained", "left"), [(False, "shim"), (True, "shim"), (False, "exe")])
+def test_a_hook_left_by_an_uninstalled_okstra_says_exactly_what_to_do(
+    tmp_path: Path, chained: bool, left: str
+):
+    """`pip uninstall okstra-git` removes the recorded executable; a version manager's shim
+    may still answer to `git-okstra` (exit 127), or the executable stays while its Python
+    cannot load okstra_git. The hook stops the push and prints both ways out: reinstall, or
+    the one command that removes the gate (putting back what it chained)."""
+    work, _ = pair(tmp_path)
+    hooks = work / ".git" / "hooks"
+    theirs = b"#!/bin/sh\necho theirs ran >&2\n"
+    if chained:
+        hooks.mkdir(exist_ok=True)
+        (hooks / "pre-push").write_bytes(theirs)
+        (hooks / "pre-push").chmod(0o755)
+    install(work)
+    hook = hooks / "pre-push"
+    lines = hook.read_text().splitlines()
+    python = tmp_path / "python-without-okstra"  # what ENTRY says and does then
+    python.write_text(
+        '#!/bin/sh\necho "okstra pre-push: okstra-git cannot be loaded (No module named '
+        "'okstra_git')\" >&2\nexit 127\n"
+    )
+    python.chmod(0o755)
+    swap = {"OKSTRA_EXE=": "OKSTRA_EXE='/nonexistent/git-okstra'"}
+    if left == "exe":
+        swap = {"OKSTRA_PYTHON=": f"OKSTRA_PYTHON='{python}'"}
+    gone = [next((new for old, new in swap.items() if ln.startswith(old)), ln) for ln in lines]
+    hook.write_text("\n".join(gone) + "\n")
+    bin_dir = tmp_path / "shims"
+    bin_dir.mkdir()
+    shim = bin_dir / "git-okstra"
+    shim.write_text("#!/bin/sh\necho 'pyenv: git-okstra: command not found' >&2\nexit 127\n")
+    shim.chmod(0o755)
+    git_dir = Path(os.popen("command -v git").read().strip()).parent
+    env = {"PATH": f"{bin_dir}:{git_dir}:/usr/bin:/bin"}
+    proc = push(work, "origin", "HEAD:refs/heads/topic", env=env)
+    assert proc.returncode != 0 and "the push is stopped" in proc.stderr
+    assert left != "exe" or "cannot be loaded (No module named 'okstra_git')" in proc.stderr
+    assert "install okstra-git again, then run: git okstra hooks install" in proc.stderr
+    removal = proc.stderr.split("to remove the gate instead, run: ", 1)[1].splitlines()[0]
+    sub = work / "sub"
+    sub.mkdir()
+    subprocess.run(["sh", "-c", removal], cwd=sub, check=True)  # as the user would, anywhere
+    if chained:
+        assert hook.read_bytes() == theirs and not (hooks / "pre-push.okstra-chained").exists()
+    else:
+        assert not hook.exists()
+    proc = push(work, "origin", "HEAD:refs/heads/topic", env=env)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_the_hook_runs_the_recorded_python_and_nothing_in_the_pushed_repository(
     tmp_path: Path,
 ):

@@ -86,6 +86,7 @@ def test_pre_receive_without_okstra_installed_fails_closed(server, monkeypatch):
     monkeypatch.setenv("OKSTRA_EXE", "/nonexistent/git-okstra")
     proc = push(work, "--no-verify", "origin", "HEAD:refs/heads/topic")
     assert proc.returncode != 0 and "not installed on this server" in proc.stderr
+    assert f"or remove the gate: rm -f -- '{remote.resolve()}/hooks/pre-receive'" in proc.stderr
     assert remote_ref(remote, "topic") is None
 
 
