@@ -11,8 +11,7 @@ there, by one leased push, so no other clone can be taking it over at the same m
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -213,37 +212,6 @@ def _changed_hands(ctx: Context, key: TaskKey, stage: int, run: str) -> Refused:
     )
 
 
-RENEW_WAIT = 120.0
-"""Seconds a renewal through a remote waits for another renewal of the same task in this clone
-(one fetch and one push) before it gives up."""
-
-
-@contextmanager
-def _one_renewal(ctx: Context, key: TaskKey) -> Iterator[None]:
-    """Renewals of one task's claims through a remote take turns within this clone (the work
-    loop's renewer and the agent's own ``stage renew``): each one's fetch, local write and push
-    is then one step, so neither pushes a lease the other just moved. The kernel frees a killed
-    renewer's turn."""
-    import os
-    import zlib
-
-    from ...git.reflocks import QUEUE_DIR, flock_within
-
-    folder = ctx.repo.common_dir / QUEUE_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    bucket = zlib.crc32(str(key).encode("utf-8", "surrogateescape")) % 64
-    fd = os.open(folder / f"renew-{bucket:02d}", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        if not flock_within(fd, RENEW_WAIT)[0]:
-            raise Conflict(
-                f"another renewal of {key} in this clone has held its turn for {RENEW_WAIT:.0f}s "
-                f"(a fetch or push that hangs?); retry: {okstra('stage', 'renew', key)}"
-            )
-        yield
-    finally:
-        os.close(fd)  # drops the flock
-
-
 def renew_via_remote(
     ctx: Context,
     remote: str | None,
@@ -269,7 +237,7 @@ def renew_via_remote(
     from ...core.tracking import tracking_name
     from ..sync.engine import pull
     from ..sync.transport import check_remote, push_leased, remote_locks
-    from .remote import CLAIM_ATTEMPTS, RemoteRaceLost, shared_through
+    from .remote import CLAIM_ATTEMPTS, RemoteRaceLost, shared_through, turn
 
     runs = {c.stage: c.run_id for c in renewable(ctx, key, stage)}  # before any fetch
     if remote is None:
@@ -300,24 +268,25 @@ def renew_via_remote(
             ctx.repo.update_refs(undo, f"okstra: undo the renewal {remote} did not take")
         raise RemoteRaceLost(f"the renewal lost the race on {remote}")
 
-    with _one_renewal(ctx, key):
-        for _ in range(CLAIM_ATTEMPTS):
-            pulled = pull(ctx, remote)
-            blocked = pulled.blocking(refs)
-            if blocked:
-                sync = okstra("sync", remote)
-                raise Refused(
-                    f"{', '.join(blocked)} could not be brought in step with {remote}, so the "
-                    f"renewal cannot be published; see why and settle it: {sync}",
-                    hint=sync,
-                )
-            seen.update((ref, ctx.repo.read_ref(tracking_name(remote, ref))) for ref in refs)
-            try:
+    for _ in range(CLAIM_ATTEMPTS):
+        try:
+            # In turn with this clone's other remote writes of the task (claims/remote.py).
+            with turn(ctx, key):
+                pulled = pull(ctx, remote)
+                blocked = pulled.blocking(refs)
+                if blocked:
+                    sync = okstra("sync", remote)
+                    raise Refused(
+                        f"{', '.join(blocked)} could not be brought in step with {remote}, so "
+                        f"the renewal cannot be published; see why and settle it: {sync}",
+                        hint=sync,
+                    )
+                seen.update((ref, ctx.repo.read_ref(tracking_name(remote, ref))) for ref in refs)
                 result = renew(ctx, key, stage, lease, publish=publish, runs=runs)
-            except RemoteRaceLost:
-                time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
-                continue
-            return RenewResult(result.key, result.renewed, published=remote)
+        except RemoteRaceLost:
+            time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
+            continue
+        return RenewResult(result.key, result.renewed, published=remote)
     raise Conflict(
         f"the claims of {key} kept moving on {remote} during {CLAIM_ATTEMPTS} tries to renew "
         f"them; see {okstra('stage', 'list', key)}"

@@ -42,9 +42,9 @@ clone (each holds its turn for one fetch, local write and push)."""
 
 
 @contextmanager
-def _turn(ctx: Context, key: TaskKey) -> Iterator[None]:
-    """This clone's remote claims, dones and releases of one task take turns, each round from
-    its fetch to its push (and the undo of a lost push) one step.
+def turn(ctx: Context, key: TaskKey) -> Iterator[None]:
+    """This clone's remote claims, dones, releases and renewals (claims/leases.py) of one task
+    take turns, each round from its fetch to its push (and the undo of a lost push) one step.
 
     Without turns, a local racer could move the task ref between another's local write and its
     undo: that undo's compare-and-swap then fails and the clone keeps a claim the remote gave
@@ -156,7 +156,7 @@ def claim_via_remote(
 
     for _ in range(CLAIM_ATTEMPTS):
         try:
-            with _turn(ctx, key):
+            with turn(ctx, key):
                 pulled = pull(ctx, remote)  # checks the remote first
                 blocked = pulled.blocking((task_ref(key), claims_prefix(key)))
                 if blocked:
@@ -258,7 +258,7 @@ def done_via_remote(
 
     for _ in range(CLAIM_ATTEMPTS):
         try:
-            with _turn(ctx, key):
+            with turn(ctx, key):
                 try:
                     pulled = pull(ctx, remote)
                 except FetchFailed as exc:
@@ -315,7 +315,7 @@ def release_via_remote(
 
     for _ in range(CLAIM_ATTEMPTS):
         try:
-            with _turn(ctx, key):
+            with turn(ctx, key):
                 pulled = pull(ctx, remote)
                 blocked = pulled.blocking((ref,))
                 if blocked:
