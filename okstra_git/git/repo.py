@@ -810,6 +810,10 @@ class GitRepo:
         pending = set(commits) - {head}
         if not pending:
             return set()
+        if base is not None and not self.has_commit(base):
+            # A base another clone recorded (its task worktree's HEAD) may be a commit this one
+            # never fetched: the walk goes without it — longer, the same answer.
+            base = None
         walker = self.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
         if base is not None:
             walker.hide(pygit2.Oid(hex=base))

@@ -110,7 +110,10 @@ class Worker:
             raise BadInput("work: give the command to run after --, e.g. -- ./agent.sh")
         if shutil.which(argv[0]) is None:
             raise BadInput(f"work: command {argv[0]!r} not found (not on PATH, or not executable)")
-        self.ctx = ctx
+        if ctx.workdir is None:
+            raise BadInput("work needs a clone with a work tree (this one is bare)")
+        self.root = ctx.workdir
+        """The clone's work tree: each step opens the repository afresh from it (``ctx``)."""
         self.key = key
         self.argv = argv
         self.remote = remote
@@ -126,6 +129,13 @@ class Worker:
         self.interruptible = False
         self.child: subprocess.Popen[bytes] | None = None
         self.last_note = ""
+
+    @property
+    def ctx(self) -> Context:
+        """The repository, opened afresh for each step as each command opens its own: a loop
+        outlives many fetches and pushes made by git itself, and an opened repository keeps
+        the view of refs and packs it started with."""
+        return open_context(self.root)
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -278,10 +288,7 @@ class Worker:
         write_atomic(path, result.directive().encode("utf-8"), "the run directive")
 
     def _file(self, relative: str) -> Path:
-        root = self.ctx.workdir
-        if root is None:
-            raise BadInput("work needs a clone with a work tree (this one is bare)")
-        return root / relative
+        return self.root / relative
 
     # -- one stage --------------------------------------------------------------------------
 
@@ -301,7 +308,7 @@ class Worker:
             "OKSTRA_BASE": place.base_commit,
             "OKSTRA_WORKTREE": worktree,
             "OKSTRA_TASK_WORKTREE": batch.task_worktree,
-            "OKSTRA_REPOSITORY": str(self.ctx.workdir),
+            "OKSTRA_REPOSITORY": str(self.root),
             "OKSTRA_REMOTE": self.remote or "",
         }
         self.say(f"running {command(*self.argv)} in {worktree} (stage {stage})")
@@ -448,10 +455,9 @@ class _Renewer(threading.Thread):
         worker = self.worker
         assert worker.lease is not None
         every = max(1.0, worker.lease.total_seconds() / 3)
-        ctx = open_context(str(worker.ctx.workdir))  # a repository of this thread's own
         while not self.stopping.wait(every):
-            try:
-                done = renew_via_remote(ctx, worker.remote, worker.key, self.stage)
+            try:  # a repository of this thread's own, opened afresh each time
+                done = renew_via_remote(worker.ctx, worker.remote, worker.key, self.stage)
             except Refused as exc:
                 self.lost = str(exc).splitlines()[0]
                 if worker.child is not None:  # its work is not this loop's any more

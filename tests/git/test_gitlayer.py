@@ -105,6 +105,10 @@ def test_not_contained_walks_once_and_handles_merges(repo: Path) -> None:
     assert g.not_contained(head, [side, lonely], base) == {lonely}
     assert g.not_contained(head, [lonely]) == {lonely}
     assert g.contains(head, head) and not g.contains(head, lonely)
+    # A base this clone does not have (another clone's implementation base): the same answers.
+    elsewhere = "1" * 40
+    assert g.not_contained(head, [side, main_commit, base], elsewhere) == set()
+    assert g.not_contained(head, [side, lonely], elsewhere) == {lonely}
 
 
 def test_dirty_paths_ignore_okstra_and_ignored_files(repo: Path) -> None:
