@@ -608,6 +608,47 @@ def test_the_directive_command_reaches_okstra_intact(repo: Path, on_path):
     assert not list(repo.parent.rglob("PWNED*"))
 
 
+@pytest.mark.parametrize("key", ["-p:g:i", "--stage:g:i", "--json:g:i", "-h:g:j"])
+def test_a_key_starting_with_a_dash_is_never_taken_for_an_option(repo: Path, on_path, key: str):
+    """A key is typed (and printed) where a positional goes; one starting with `-` must still
+    be that argument, not an option, in every command okstra prints for it."""
+    approved_task(repo, key=key, name="dash")
+    proc = okstra(repo, "stage", "claim", key, "--no-worktree", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["taskKey"] == key
+    done = okstra_command("stage", "done", key, "--stage", "N", "--report", "PATH")
+    assert done in json.loads(proc.stdout)["directive"]
+    ran = subprocess.run(["sh", "-c", done], cwd=repo, capture_output=True, text=True)
+    assert ran.returncode == 2 and "--stage 'N'" in ran.stderr, ran.stderr  # the key parsed
+    status = okstra(repo, "--json", "task", "status", key)
+    assert status.returncode == 0, status.stderr
+    line = json.loads(status.stdout)["next"]["command"]  # stage done KEY … --report REPORT
+    assert key in shlex.split(line)
+    ran = subprocess.run(["sh", "-c", line], cwd=repo, capture_output=True, text=True)
+    assert "REPORT" in ran.stderr and "required: KEY" not in ran.stderr, ran.stderr
+
+
+@settings(max_examples=200, deadline=None)
+@given(hostile_keys.map(lambda k: k.replace("~", "`")) | st.sampled_from(["`p`:g:i", "p:``g:i`"]))
+def test_a_code_span_in_the_directive_holds_any_key(key: str):
+    """Read by a CommonMark parser, the directive's code spans give back the key exactly, and
+    the shell lines in them stay whole: a backtick in a key must not end a span early."""
+    reader = pytest.importorskip("markdown_it").MarkdownIt("commonmark")
+    text = run_directive(key=key, run_id="implementation-001", stages=[], task_worktree="",
+                         task_branch="", implementation_base="abc", plan_path="p.md",
+                         plan_blob="")  # fmt: skip
+    spans = [
+        child.content
+        for token in reader.parse(text)
+        if token.type == "inline"
+        for child in token.children or []
+        if child.type == "code_inline"
+    ]
+    assert spans[0] == key, (key, spans)
+    done = command("git", "okstra", "stage", "done", key, "--stage", "N", "--report", "PATH")
+    assert done in spans, (done, spans)
+
+
 @pytest.mark.parametrize("name", ["a\nb.md", "a\rb.md", "a\u2028b.md"])
 def test_a_plan_file_name_with_a_line_break_is_refused_at_input(repo: Path, name: str):
     assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0

@@ -495,6 +495,16 @@ def _parser(cmd: Command) -> argparse.ArgumentParser:
         def error(self, message: str) -> Any:  # one line, exit 2 (argparse would exit itself)
             raise usage_error(cmd.name, message)
 
+        def _parse_optional(self, arg_string: str) -> Any:
+            # No option name holds ':', and every task key does: a word with a ':' before any
+            # '=' that names no option is the KEY, however it starts (`-p:g:i`), so a key
+            # never lands where an option goes in a printed command.
+            found = super()._parse_optional(arg_string)
+            head = arg_string.split("=", 1)[0]
+            if found is not None and found[0] is None and ":" in head:
+                return None
+            return found
+
     parser = Parser(prog=f"{PROG} {cmd.name}", add_help=False, allow_abbrev=False)
     for arg in cmd.all_args:
         if arg.positional:

@@ -29,6 +29,20 @@ def _v(value: Any) -> str:
     return value.translate(_BREAKS) if isinstance(value, str) else str(value)
 
 
+def _code(value: Any) -> str:
+    """``value`` (as one line) as one Markdown code span, fenced past any run of backticks in
+    it (CommonMark): a key or path holding a backtick would otherwise end the span early and
+    leave the rest, a printed command too, outside it."""
+    text = _v(value)
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -36,7 +50,7 @@ def _plural(count: int, word: str) -> str:
 def verification_target(target: dict[str, Any]) -> str:
     """``verify target``'s block: scope, worktree, base, head, diff stat and stages."""
     base, head, worktree = target["base"], target["head"], target["worktree"]
-    scope = f"- **Verification scope:** `{_v(target['scope'])}`"
+    scope = f"- **Verification scope:** {_code(target['scope'])}"
     if target["scope"] == "single-stage":
         scope += (
             " — a partial verification: even an `accepted` verdict does not open `release-handoff`"
@@ -50,19 +64,20 @@ def verification_target(target: dict[str, Any]) -> str:
     ]
     stages = [
         f"| {_v(s['stage'])} | {_v(s['status'])} | "
-        f"{_v('`' + s['headCommit'][:12] + '`') if s.get('headCommit') else '—'} | "
-        f"{_v('`' + s['reportPath'] + '`') if s.get('reportPath') else '—'} |"
+        f"{_code(s['headCommit'][:12]) if s.get('headCommit') else '—'} | "
+        f"{_code(s['reportPath']) if s.get('reportPath') else '—'} |"
         for s in target["stages"]
     ]
+    review = command("git", "-C", worktree, "diff", f"{base[:12]}..{head[:12]}")
     lines = [
         "## VERIFICATION_TARGET",
         "",
-        f"- **Task:** `{_v(target['taskKey'])}`",
+        f"- **Task:** {_code(target['taskKey'])}",
         scope,
-        f"- **Worktree:** `{_v(worktree)}`",
-        f"- **Base:** `{_v(base)}`",
-        f"- **HEAD:** `{_v(head)}` (tree `{_v(target['headTree'])}`)",
-        f"- **Review:** `{command('git', '-C', worktree, 'diff', f'{base[:12]}..{head[:12]}')}`",
+        f"- **Worktree:** {_code(worktree)}",
+        f"- **Base:** {_code(base)}",
+        f"- **HEAD:** {_code(head)} (tree {_code(target['headTree'])})",
+        f"- **Review:** {_code(review)}",
         "",
         f"### Diff stat ({_v(base[:12])}..{_v(head[:12])})",
         "",
@@ -96,9 +111,11 @@ def task_index(task: dict[str, Any], ref: str) -> str:
     run = task.get("latestRun")
     plan = task.get("latestPlan")
     latest_run = f"{run['taskType']} {run['seq']} ({run['status']})" if run else "—"
-    plan_cell = f"plan-{plan['seq']} (`{plan['path']}`, blob {plan['blob'][:12]})" if plan else "—"
+    plan_cell = (
+        f"plan-{plan['seq']} ({_code(plan['path'])}, blob {plan['blob'][:12]})" if plan else "—"
+    )
     rows = [
-        ("task key", f"`{task['taskKey']}`"),
+        ("task key", _code(task["taskKey"])),
         ("task type", task["taskType"]),
         ("work category", task.get("workCategory", "")),
         ("status", task.get("currentStatus", "")),
@@ -120,13 +137,14 @@ def task_index(task: dict[str, Any], ref: str) -> str:
     lines = [
         f"# Task {task['taskKey']}",
         "",
-        f"> Quick summary rendered from `{ref}:task.json`; the ref is the source of truth.",
+        f"> Quick summary rendered from {_code(ref + ':task.json')}; the ref is the source of "
+        "truth.",
         "",
         "| field | value |",
         "|---|---|",
         *(f"| {name} | {_v(value)} |" for name, value in rows),
         "",
-        f"Resume: `{okstra('run', 'start', task['taskKey'], '--type', phase)}`",
+        f"Resume: {_code(okstra('run', 'start', task['taskKey'], '--type', phase))}",
     ]
     return "".join(_v(line) + "\n" for line in lines)
 
@@ -145,30 +163,30 @@ def run_directive(
     csv = ",".join(str(s["stage"]) for s in stages)
     scope = "this Stage Map stage" if len(stages) == 1 else "these Stage Map stages"
     lines = [
-        f"## Implementation run {run_id} — `{key}`",
+        f"## Implementation run {run_id} — {_code(key)}",
         "",
-        f"- **Stage for this implementation run:** `{csv}`. Execute exactly {scope} — this is "
+        f"- **Stage for this implementation run:** {_code(csv)}. Execute exactly {scope} — this is "
         "the authoritative scope.",
     ]
     if plan_path:
-        approved = f" (approved blob `{plan_blob[:12]}`)" if plan_blob else ""
-        lines.append(f"- Plan: `{plan_path}`{approved}")
-    lines.append(f"- Implementation base: `{implementation_base}`")
+        approved = f" (approved blob {_code(plan_blob[:12])})" if plan_blob else ""
+        lines.append(f"- Plan: {_code(plan_path)}{approved}")
+    lines.append(f"- Implementation base: {_code(implementation_base)}")
     if task_worktree:
         lines.append(
-            f"- Task worktree: `{task_worktree}` (branch `{task_branch}`) — merge each "
+            f"- Task worktree: {_code(task_worktree)} (branch {_code(task_branch)}) — merge each "
             "finished stage here."
         )
     for s in stages:
         title = f" — {s['title']}" if s.get("title") else ""
         lines += ["", f"### Stage {s['stage']}{title}"]
         if s.get("worktreePath"):
-            lines += [f"- Worktree: `{s['worktreePath']}`", f"- Branch: `{s['branch']}`"]
+            lines += [f"- Worktree: {_code(s['worktreePath'])}", f"- Branch: {_code(s['branch'])}"]
         else:
             lines.append("- Worktree: none (claimed with `--no-worktree`)")
         stacked = s.get("stackedOn")
         lines.append(
-            f"- Base: `{s['baseCommit']}`"
+            f"- Base: {_code(s['baseCommit'])}"
             + (
                 f" (stacked on stage {stacked}'s done head: merge stage {stacked} into the "
                 "task worktree before this one)"
@@ -178,12 +196,12 @@ def run_directive(
         )
         if s["startedHeadCommit"] != s["baseCommit"]:
             lines.append(
-                f"- Continues from: `{s['startedHeadCommit']}` (commits left on the branch by "
+                f"- Continues from: {_code(s['startedHeadCommit'])} (commits left on the branch by "
                 "an earlier claim)"
             )
         left = s.get("leftUncommitted") or []
         if left:
-            shown = ", ".join(f"`{path}`" for path in left[:10])
+            shown = ", ".join(_code(path) for path in left[:10])
             more = f" and {len(left) - 10} more" if len(left) > 10 else ""
             lines.append(
                 "- **Uncommitted changes already in this worktree**, left by an earlier run — "
@@ -191,7 +209,7 @@ def run_directive(
                 f"uncommitted changes): {shown}{more}"
             )
         if s.get("takeOverOf"):
-            lines.append(f"- Taken over from run `{s['takeOverOf']}` (its lease expired)")
+            lines.append(f"- Taken over from run {_code(s['takeOverOf'])} (its lease expired)")
         if s.get("leaseExpiresAt"):
             lines.append(f"- Lease expires: {s['leaseExpiresAt']}")
     done = okstra("stage", "done", key, "--stage", "N", "--report", "PATH")
@@ -199,13 +217,13 @@ def run_directive(
         "",
         "Work stage by stage in number order. When a stage is finished, commit in its worktree, "
         "then:",
-        f"`{done}` (add `--carry carry/stage-N.json` to hand the next stage a summary)",
+        f"{_code(done)} (add `--carry carry/stage-N.json` to hand the next stage a summary)",
     ]
     if any(s.get("leaseExpiresAt") for s in stages):
         renew = okstra("stage", "renew", key)
         lines.append(
             f"Renew the lease while you work — once it runs out another run may take the stage "
-            f"over: `{renew}`"
+            f"over: {_code(renew)}"
         )
     # Each line's values are escaped as one: its literal text holds no line break.
     return "".join(_v(line) + "\n" for line in lines)
