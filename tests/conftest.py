@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import locale
 import os
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,6 +46,13 @@ def isolate_git(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("GIT_DIR", raising=False)
     monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    # libgit2 reads where the global config lives once, when pygit2 loads: point it at this
+    # HOME, as a process started now would find it (commands run in this process, see okstra).
+    import pygit2
+    from pygit2.enums import ConfigLevel
+
+    pygit2.settings.search_path[ConfigLevel.GLOBAL] = str(home)
+    pygit2.settings.search_path[ConfigLevel.XDG] = str(home / ".config" / "git")
 
 
 @pytest.fixture
@@ -64,16 +74,57 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
 def okstra(
     cwd: Path, *args: str, input: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI as a separate process (exit codes and streams as a user sees them);
-    ``env`` replaces the environment it inherits."""
-    return subprocess.run(
-        [sys.executable, "-m", "okstra_git", *args],
-        cwd=cwd,
-        text=True,
-        capture_output=True,
-        input=input,
-        env={**(os.environ if env is None else env), "OKSTRA_DEBUG": ""},
-    )
+    """Run the CLI as a user does and see what they see: exit code, stdout, stderr; ``env``
+    replaces the environment it would inherit.
+
+    In this process (``okstra_git.entry.main`` with the working folder, the environment,
+    stdin and file descriptors 1 and 2 swapped in for the call, so the git processes it starts
+    write where its own output goes): starting an interpreter for each of the suite's ~400
+    checks cost more than the checks. A check that needs a process of its own — a hook git
+    runs, a kill, a race (:func:`race`), what a command imports — starts one itself."""
+    from okstra_git.entry import main
+
+    environ = {**(os.environ if env is None else env), "OKSTRA_DEBUG": ""}
+    saved_environ, saved_cwd = dict(os.environ), os.getcwd()
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    saved_fds = os.dup(1), os.dup(2)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        # As Python opens them for a pipe: the locale's encoding, stdout strict and stderr
+        # backslashreplace; stdin empty unless given.
+        encoding = locale.getpreferredencoding(False)
+        sys.stdin = io.TextIOWrapper(io.BytesIO((input or "").encode(encoding)), encoding)
+        sys.stdout = open(1, "w", encoding=encoding, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", encoding=encoding, errors="backslashreplace", closefd=False)  # noqa: SIM115
+        os.environ.clear()
+        os.environ.update(environ)
+        try:
+            os.chdir(cwd)
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors and --help
+                if isinstance(exc.code, str):
+                    sys.stderr.write(exc.code + "\n")
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        finally:
+            sys.stdout.close()
+            sys.stderr.close()
+            sys.stdin, sys.stdout, sys.stderr = saved_streams
+            os.dup2(saved_fds[0], 1)
+            os.dup2(saved_fds[1], 2)
+            for fd in saved_fds:
+                os.close(fd)
+            os.chdir(saved_cwd)
+            os.environ.clear()
+            os.environ.update(saved_environ)
+        texts = []
+        for captured in (out, err):
+            captured.seek(0)  # read back as subprocess's text mode does: universal newlines
+            texts.append(io.TextIOWrapper(captured, encoding, errors="strict").read())
+    return subprocess.CompletedProcess(["git", "okstra", *args], code, *texts)
 
 
 def make_repo(path: Path) -> Path:
