@@ -141,6 +141,24 @@ _MISSING = object()
 MEMO_LIMIT = 4096
 
 
+_CONFIG_ENV = (
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+)
+"""What changes the config git reads (git-config(1), ENVIRONMENT; ``git -c`` passes
+``GIT_CONFIG_PARAMETERS``) and libgit2 does not see."""
+
+
+def _config_name(name: str) -> str:
+    """``name`` as ``git config --list`` spells it: section and key lowercase, a subsection
+    as written."""
+    section, _, rest = name.partition(".")
+    middle, _, key = rest.rpartition(".")
+    return ".".join(part for part in (section.lower(), middle, key.lower()) if part)
+
+
 class GitRepo:
     """A repository opened from any folder inside it, including a linked worktree."""
 
@@ -150,6 +168,8 @@ class GitRepo:
         self.common_dir = common_dir_of(self.git_dir)
         self.workdir = Path(repo.workdir) if repo.workdir else None
         self._pinned_signature: pygit2.Signature | None = None
+        self._config: dict[str, list[str | None]] | None = None
+        """Config as ``git config --list`` gave it (see :meth:`_git_config`), until a write."""
         self._reads: dict[tuple[str, str], Any] | None = None
         """While :meth:`reading_once`: each ref question asked so far, with its answer."""
         self.memo: dict[tuple[str, str, str], Any] = {}
@@ -193,36 +213,95 @@ class GitRepo:
 
     @classmethod
     def open(cls, start: str | os.PathLike[str] = ".") -> GitRepo:
+        """The repository at ``start`` or a folder above it. For the one a command works in
+        (``start`` is ``"."``), ``GIT_DIR`` and ``GIT_WORK_TREE`` decide first, as git's own
+        commands read them (``git --git-dir=… okstra …`` passes them so); libgit2 reads
+        neither."""
+        env_dir = os.environ.get("GIT_DIR") if str(start) == "." else None
+        if env_dir:
+            return cls._from_env(env_dir, os.environ.get("GIT_WORK_TREE"))
         found = pygit2.discover_repository(str(start))
         if found is None:
             raise BadInput(f"not a git repository (or any parent folder): {Path(start).resolve()}")
         return cls(pygit2.Repository(found))
 
+    @classmethod
+    def _from_env(cls, git_dir: str, work_tree: str | None) -> GitRepo:
+        """git's rule (git(1), GIT_DIR): the work tree is ``GIT_WORK_TREE``, else
+        ``core.worktree``, else the current folder — unless the repository is bare."""
+        try:
+            repo = pygit2.Repository(
+                os.path.abspath(git_dir), pygit2.enums.RepositoryOpenFlag.NO_SEARCH
+            )
+        except pygit2.GitError:
+            raise BadInput(f"GIT_DIR={git_dir}: not a git repository") from None
+        if work_tree:
+            repo.workdir = os.path.abspath(work_tree)
+        elif not repo.is_bare and "core.worktree" not in repo.config:
+            repo.workdir = os.getcwd()
+        return cls(repo)
+
     # -- config ---------------------------------------------------------------------------
 
+    def _git_config(self) -> dict[str, list[str | None]] | None:
+        """Every config value as git itself reads it, when the environment changes what git
+        reads (:data:`_CONFIG_ENV`: ``git -c``, ``GIT_CONFIG_COUNT``…, which libgit2
+        ignores); ``None`` otherwise, and pygit2's reading is git's."""
+        if not any(os.environ.get(name) for name in _CONFIG_ENV):
+            return None
+        if self._config is None:
+            from .plumbing import git_output
+
+            code, out, err = git_output("--git-dir", str(self.git_dir), "config", "--list", "-z")
+            if code:
+                raise BadInput(f"git config --list failed: {err.decode(errors='replace').strip()}")
+            found: dict[str, list[str | None]] = {}
+            for item in out.decode("utf-8", "surrogateescape").split("\0")[:-1]:
+                name, newline, value = item.partition("\n")
+                found.setdefault(name, []).append(value if newline else None)
+            self._config = found
+        return self._config
+
     def config_get(self, name: str) -> str | None:
+        listed = self._git_config()
+        if listed is not None:
+            values = listed.get(_config_name(name))
+            return None if not values else (values[-1] if values[-1] is not None else "")
         try:
             return self.repo.config[name]
         except KeyError:
             return None
 
     def config_get_all(self, name: str) -> list[str]:
+        listed = self._git_config()
+        if listed is not None:
+            return [v for v in listed.get(_config_name(name), []) if v is not None]
         try:
             return [value for value in self.repo.config.get_multivar(name) if value is not None]
         except KeyError:
             return []
 
     def config_set(self, name: str, value: str) -> None:
+        self._config = None
         self.repo.config[name] = value
 
     def config_add(self, name: str, value: str) -> None:
         """Add ``value`` to the multi-valued ``name`` (``git config --add``)."""
+        self._config = None
         self.repo.config.set_multivar(name, "^$", value)
 
     def config_unset_all(self, name: str) -> None:
+        self._config = None
         self.repo.config.delete_multivar(name, ".*")
 
     def config_get_bool(self, name: str) -> bool:
+        listed = self._git_config()
+        if listed is not None:
+            values = listed.get(_config_name(name))
+            if not values:
+                return False
+            word = values[-1]
+            return word is None or word.strip().lower() in ("true", "yes", "on", "1")
         try:
             return self.repo.config.get_bool(name)
         except (KeyError, pygit2.GitError):
