@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return dispatch(args, as_json)
     except OkstraError as exc:
-        return _fail(str(exc), exc.exit_code, exc.hint, as_json)
+        return _fail(str(exc), exc.exit_code, exc.hint, as_json, exc.next)
     except KeyboardInterrupt:
         if as_json:
             _fail("interrupted", 130, None, as_json)
@@ -51,12 +51,15 @@ def main(argv: list[str] | None = None) -> int:
             gc.enable()
 
 
-def _fail(message: str, code: int, hint: str | None, as_json: bool) -> int:
-    """Say why on stderr (and as the one ``--json`` object on stdout); return ``code``."""
+def _fail(
+    message: str, code: int, hint: str | None, as_json: bool, step: dict | None = None
+) -> int:
+    """Say why on stderr (and as the one ``--json`` object on stdout); return ``code``. A
+    refusal about a task carries the task's next step (``step``) in ``--json``."""
     text = f"git okstra: {message}\n" + (f"hint: {hint}\n" if hint else "")
     sys.stderr.write(text)
     if as_json:
         from .cli.declare import failure_json
 
-        sys.stdout.write(failure_json(message, code, hint))
+        sys.stdout.write(failure_json(message, code, hint, step))
     return code

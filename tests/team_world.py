@@ -91,6 +91,32 @@ def follow(cwd: Path, printed: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def run_line(printed: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run one printed shell line from ``cwd`` (default: a folder of no repository, so a line
+    that only works where it was printed fails): ``git -C DIR okstra …`` runs this checkout's
+    CLI in DIR, anything else as it is."""
+    argv = shlex.split(printed)
+    where = cwd or Path("/")
+    if argv[:2] == ["git", "-C"] and argv[3:4] == ["okstra"]:
+        return okstra(Path(argv[2]), *argv[4:])
+    return subprocess.run(argv, cwd=where, text=True, capture_output=True, stdin=subprocess.DEVNULL)
+
+
+def run_step(step: dict) -> subprocess.CompletedProcess[str]:
+    """Run a ``next`` object's ``argv`` in its ``cwd``, as an agent reading ``--json`` does, and
+    check its text form is the same command, runnable from any folder."""
+    assert step["argv"] is not None, step
+    assert Path(step["cwd"]).is_absolute(), step
+    argv = step["argv"]
+    assert shlex.split(step["command"])[:3] == [argv[0], "-C", step["cwd"]], step
+    assert shlex.split(step["command"])[3:] == argv[1:], step
+    if argv[:2] == ["git", "okstra"]:
+        return okstra(Path(step["cwd"]), *argv[2:])
+    return subprocess.run(
+        argv, cwd=step["cwd"], text=True, capture_output=True, stdin=subprocess.DEVNULL
+    )
+
+
 def work_on(worktree: Path, stage: int, author: str) -> str:
     """Commit the stage's file in its worktree; returns the new HEAD."""
     path = worktree / "src" / f"{['one', 'two', 'three', 'four'][stage - 1]}.py"

@@ -10,6 +10,7 @@ GROUP_MODULES = (
     "clarify",
     "stage",
     "worktree",
+    "integrate",
     "work",
     "verify",
     "critic",

@@ -54,7 +54,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..core.errors import BadInput
+from ..core.errors import BadInput, Refused
 from ..views import Output, dump
 
 # Every command starts here, the pre-push hook too: ``typing`` (~3 ms with what it pulls in) is
@@ -402,6 +402,12 @@ def _call(cmd: Command, rest: list[str], as_json: bool) -> int:
         sys.stdout = sys.stderr
     try:
         out = cmd.handler(**kwargs)
+    except Refused as exc:
+        if exc.next is None and isinstance(kwargs.get("key"), str):
+            from ..services.status import refusal_step
+
+            exc.next = refusal_step(kwargs["key"])
+        raise
     finally:
         sys.stdout = stdout
     _print(out, as_json, stdout)
@@ -592,9 +598,15 @@ def describe_failure(exc: Exception) -> tuple[str, int]:
     )
 
 
-def failure_json(message: str, code: int, hint: str | None) -> str:
-    """The ``--json`` object of an error raised before or by a handler."""
-    return dump({"ok": False, "error": message, "exitCode": code, "hint": hint})
+def failure_json(
+    message: str, code: int, hint: str | None, step: dict[str, Any] | None = None
+) -> str:
+    """The ``--json`` object of an error raised before or by a handler; a refusal about a
+    task carries the task's next step as ``next``."""
+    data = {"ok": False, "error": message, "exitCode": code, "hint": hint}
+    if step is not None:
+        data["next"] = step
+    return dump(data)
 
 
 def version() -> str:

@@ -39,12 +39,24 @@ def _phase(help: str) -> Arg:
         default="auto",
         convert=auto_or_number,
     ),
+    Arg(
+        "--remote",
+        "Start the run on the task as this remote holds it and publish the start at once, so "
+        "no other clone starts the same run.",
+        metavar="REMOTE",
+        complete="remote",
+    ),
     about="Phases are routed: implementation starts only from an approved plan, "
     "final-verification only when the verification gate is met (refused with its texts), "
     "release-handoff only with an accepted whole-task verdict on the task's HEAD.",
 )
 def start(
-    key: str, task_type: str, critic: str | None, base: str | None, stage: int | None
+    key: str,
+    task_type: str,
+    critic: str | None,
+    base: str | None,
+    stage: int | None,
+    remote: str | None,
 ) -> Output:
     from ..records.base import to_data
     from ..services import runs
@@ -53,7 +65,24 @@ def start(
 
     ctx = open_context()
     try:
-        state, record = runs.start_run(ctx, ctx.key(key), task_type, critic, base, stage)
+        if remote is not None:
+            try:
+                state, record = runs.start_run_shared(
+                    ctx, remote, ctx.key(key), task_type, critic, base, stage
+                )
+            except runs.StartedElsewhere as exc:
+                # Another clone started it since this one last fetched: nothing to start here,
+                # an expected outcome of two clones following one task. Say what comes next.
+                from ..services.status import next_for
+
+                step = next_for(ctx, ctx.key(key))
+                return Output(
+                    {"run": None, "started": False, "why": str(exc), "next": step.to_data()},
+                    f"nothing started: {exc}\nnext ({step.kind}, {step.who}): "
+                    f"{step.command or step.why}",
+                )
+        else:
+            state, record = runs.start_run(ctx, ctx.key(key), task_type, critic, base, stage)
     except GateRefused as exc:
         from ..views.verify import refusal
 

@@ -8,6 +8,7 @@ from .declare import KEY, Arg, auto_or_number, command, duration, group, lease, 
 TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
 if TYPE_CHECKING:
     from datetime import timedelta
+    from typing import Any
 
 group(
     "stage",
@@ -108,12 +109,21 @@ def claim(
     if resume is not None:
         result = claims.resume(ctx, task_key, resume)
     elif remote is not None:
+        from ..services.claims.claim import NothingReady, ready_here
         from ..services.claims.remote import claim_via_remote
 
         span = claim_lease(ctx, lease)
-        result = claim_via_remote(
-            ctx, remote, task_key, stage, span, take_over_expired, worktrees=not no_worktree
-        )
+        offered = ready_here(ctx, task_key) if stage is None else []
+        try:
+            result = claim_via_remote(
+                ctx, remote, task_key, stage, span, take_over_expired, worktrees=not no_worktree
+            )
+        except NothingReady as exc:
+            if not offered:
+                raise
+            # What this clone's records offered was claimed by other clones since it last
+            # fetched: a race lost as expected, not a failure. Say what to do instead.
+            return _taken_meanwhile(ctx, task_key, offered, str(exc))
     else:
         result = claims.claim(
             ctx,
@@ -125,6 +135,36 @@ def claim(
         )
     notes = "".join(f"note: {notice}\n\n" for notice in result.notices)
     return Output(result.to_data(), notes + result.directive())
+
+
+def _taken_meanwhile(ctx: Any, key: Any, offered: list[int], why: str) -> Output:
+    from ..services.status import next_for
+
+    step = next_for(ctx, key)
+    numbers = ", ".join(map(str, offered))
+    data = {
+        "taskKey": str(key),
+        "claimed": False,
+        "runId": None,
+        "stages": [],
+        "placements": [],
+        "taskWorktree": "",
+        "taskBranch": "",
+        "implementationBaseCommit": None,
+        "planPath": None,
+        "planBlob": None,
+        "resumed": False,
+        "notices": [f"stage {numbers} was claimed by another clone meanwhile"],
+        "directive": "",
+        "why": why,
+        "next": step.to_data(),
+    }
+    text = (
+        f"nothing claimed: stage {numbers}, ready in this clone's records, was claimed by "
+        f"another clone meanwhile.\n{why}\nnext ({step.kind}, {step.who}): "
+        f"{step.command or step.why}"
+    )
+    return Output(data, text)
 
 
 STAGE_NUMBER = Arg("--stage", "The stage.", metavar="N", required=True, convert=number)

@@ -89,9 +89,12 @@ def sync(
     report = sync_service.sync(
         ctx, remote, do_fetch=not push_only, do_push=not fetch_only, choice=choice
     )
-    if not report.conflicts and not report.invalid:
+    from ..services.branches import held_back
+
+    held = held_back(ctx.repo, report.remote, report.branches)
+    if not report.conflicts and not report.invalid and not held:
         return Output(report.to_data(), _text(report))
-    error = _error(report)
+    error = "\n".join(p for p in (_error(report), *held) if p)
     return Output(
         report.to_data(), _text(report), err=f"git okstra: {error}\n", code=1, error=error
     )

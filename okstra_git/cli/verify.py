@@ -49,7 +49,12 @@ def target(key: str, stage: int | None, worktree: str | None) -> Output:
     "verify record",
     "Re-check the gate and the report, then add the verdict to the note on HEAD.",
     KEY,
-    Arg("--verdict", "The run's verdict.", metavar="VERDICT", choices=VERDICTS, required=True),
+    Arg(
+        "--verdict",
+        "The run's verdict (default: the report's finalVerdict.verdictToken).",
+        metavar="VERDICT",
+        choices=VERDICTS,
+    ),
     Arg(
         "--report",
         "The run's report data (data.json).",
@@ -64,7 +69,7 @@ def target(key: str, stage: int | None, worktree: str | None) -> Output:
 )
 def record(
     key: str,
-    verdict: str,
+    verdict: str | None,
     report: str,
     stage: int | None,
     worktree: str | None,
@@ -86,14 +91,15 @@ def record(
         return views.refusal(exc)
     v = done.verdict
     what = "recorded" if done.added else "already recorded"
-    share, *release = verify.publish_commands(ctx, v)
+    from ..services.status import next_for
+
+    step = next_for(ctx, ctx.key(key))
     text = (
         f"{what}: {v.verdict} ({v.scope}, stages {', '.join(map(str, v.stages))}) on "
         f"{v.head[:12]} (tree {v.head_tree[:12]}){' — signed' if v.signature else ''}\n"
         f"routing: {v.routing}; next phase: {done.next_phase}\n"
         f"see: {okstra('verify', 'show', v.head[:12])}\n"
-        f"share it (CI and other clones read it from the remote): {share}"
-        + "".join(f"\nthen the gate lets the verified commit through: {cmd}" for cmd in release)
+        f"next ({step.kind}, {step.who}): {step.command or step.why}"
     )
     return Output(
         {
@@ -101,7 +107,7 @@ def record(
             "verdict": to_data(v),
             "nextPhase": done.next_phase,
             "taskCommit": done.task_head,
-            "publish": [share, *release],
+            "next": step.to_data(),
         },
         text,
     )

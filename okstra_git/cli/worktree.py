@@ -25,7 +25,15 @@ def list_(key: str) -> Output:
     lines = []
     for e in entries:
         what = "task" if e.kind == "task" else f"stage {e.stage}"
-        state = "present" if e.exists else "broken" if e.repair else "missing"
+        state = (
+            "present"
+            if e.exists
+            else "broken"
+            if e.repair
+            else f"in another clone: {e.elsewhere}"
+            if e.elsewhere
+            else "missing"
+        )
         extra = f", {len(e.dirty)} uncommitted" if e.dirty else ""
         claim = f" [{e.claim_status} {e.run_id}]" if e.claim_status else ""
         lines.append(

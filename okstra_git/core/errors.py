@@ -12,6 +12,9 @@ class OkstraError(Exception):
         super().__init__(message)
         self.hint = hint
         """The command that fixes it, one shell-quoted line (``okstra_git.core.shell``), or None."""
+        self.next: dict[str, object] | None = None
+        """The task's next step for this clone (``logic/nextstep.py``'s ``Step.to_data()``),
+        attached to a refusal of a command about a task: ``--json`` gives it as ``next``."""
 
 
 class BadInput(OkstraError):

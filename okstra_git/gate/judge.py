@@ -48,6 +48,9 @@ class Gate:
         self._notes: NotesView | None = None
         self.side = side
         """``client`` (pre-push), ``server`` (pre-receive/update) or ``ci``: shapes the fix."""
+        self.fetch_from: str | None = None
+        """The remote a fix that fetches names (``ci check`` sets it when it did not fetch);
+        None: no fetch is offered first."""
         self._signature_cache: dict[str, bool] = {}
         self.signers = (
             signers_path(common_dir, self.config.allowed_signers, "okstra.gate.allowedSigners")
@@ -223,6 +226,15 @@ class Gate:
                 "refs/notes/okstra/verdicts <branch>` (or `git okstra sync REMOTE` first)."
             )
         if self.side == "ci":
+            if self.fetch_from is not None and not self.notes.sources:
+                # No verdict notes here at all: a CI clone that never fetched them, the usual
+                # case when the verdict exists on the remote. Fetching is the fix then.
+                fetch = okstra("ci", "check", finding.commit, "--fetch", self.fetch_from)
+                return (
+                    f"fetch the verdict notes first: `{fetch}` (a clone has none until they "
+                    f"are fetched). If no verdict was recorded yet: {verify}, then "
+                    f"`{okstra('sync', self.fetch_from)}` to publish it."
+                )
             return (
                 f"{verify}, then `git okstra sync` to publish the verdict notes; fetch them "
                 "here with `git okstra ci check --fetch REMOTE`."

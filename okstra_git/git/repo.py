@@ -272,6 +272,21 @@ class GitRepo:
         except KeyError:
             return None
 
+    def local_config_get(self, name: str) -> str | None:
+        """``name`` from this repository's own config file (``<common dir>/config``) alone:
+        never a value set globally or for the system, which every clone of the user shares."""
+        return self._once("local-config", name, self._local_config_get)
+
+    def _local_config_get(self, name: str) -> str | None:
+        try:
+            return pygit2.Config(str(self.common_dir / "config"))[name]
+        except (KeyError, pygit2.GitError):
+            return None
+
+    def local_config_set(self, name: str, value: str) -> None:
+        """Set ``name`` in this repository's own config file (git locks it while writing)."""
+        pygit2.Config(str(self.common_dir / "config"))[name] = value
+
     def config_get_all(self, name: str) -> list[str]:
         listed = self._git_config()
         if listed is not None:

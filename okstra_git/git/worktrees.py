@@ -97,6 +97,23 @@ def occupied(path: Path, wanted: str, retry: str) -> str:
     )
 
 
+def merge_in_progress(worktree: str | os.PathLike[str]) -> tuple[str, ...] | None:
+    """The paths still conflicted by a merge left in a work tree (empty: all resolved, not
+    committed yet); None when no merge is in progress there (or the folder is not one)."""
+    try:
+        repo = pygit2.Repository(str(worktree))
+    except pygit2.GitError:
+        return None
+    if not (Path(repo.path) / "MERGE_HEAD").is_file():
+        return None
+    conflicts = repo.index.conflicts
+    if conflicts is None:
+        return ()
+    return tuple(
+        sorted({(ours or theirs or base).path for base, ours, theirs in conflicts})  # type: ignore[union-attr]
+    )
+
+
 def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
     """Staged, unstaged and untracked paths of a worktree, outside ``.okstra/``.
 

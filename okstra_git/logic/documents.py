@@ -105,8 +105,9 @@ def verification_target(target: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"  # each value escaped where it is used (file paths pad first)
 
 
-def task_index(task: dict[str, Any], ref: str) -> str:
-    """``task show``'s summary of a manifest (and ``task-index.md``)."""
+def task_index(task: dict[str, Any], ref: str, resume: str | None = None) -> str:
+    """``task show``'s summary of a manifest (and ``task-index.md``). ``resume``: the task's next
+    step for this clone (``logic/nextstep.py``), else the phase's ``run start``."""
     flow = task["workflow"]
     run = task.get("latestRun")
     plan = task.get("latestPlan")
@@ -144,7 +145,7 @@ def task_index(task: dict[str, Any], ref: str) -> str:
         "|---|---|",
         *(f"| {name} | {_v(value)} |" for name, value in rows),
         "",
-        f"Resume: {_code(okstra('run', 'start', task['taskKey'], '--type', phase))}",
+        f"Resume: {_code(resume or okstra('run', 'start', task['taskKey'], '--type', phase))}",
     ]
     return "".join(_v(line) + "\n" for line in lines)
 

@@ -1,49 +1,81 @@
-"""The exact next command for a task, from where it stands (``task status``'s ``next``). Pure.
+"""The next step of a task, for this clone (SPEC §16): one pure function of where it stands.
 
-The rules follow the phase order of SPEC §1 and the gates of §4–§6, first match wins:
+``task status`` shows it, ``task show`` resumes with it, refusals hint with it, ``verify
+record`` and ``ci check`` follow up with it: every printed "what now" comes from
+:func:`next_step`, so two commands never disagree. A step is an object (``--json``):
+``kind`` — ``run`` (run ``argv`` in ``cwd``), ``work`` (do the work in ``worktree``, committed
+there when ``commit`` says so, write ``report``, then run ``argv``), ``wait`` (another clone
+holds what comes next; ``argv`` refreshes the view), ``human`` (a person decides: approve,
+resolve a conflict, push to a protected branch) or ``done`` — and ``argv``, ``cwd``
+(absolute), ``who``, ``why``.
+Its text form is one shell line that runs from any folder: ``git -C <cwd> …`` with absolute
+paths, each word quoted (``core/shell.py``).
+
+Rules, first match wins (SPEC §1 phase order, the gates of §4–§6):
 
 1. local records older than a remote's → ``sync`` (every other answer would be stale);
-2. a finished task → nothing;
-3. a run still running → finish it (a final-verification run: resolve its target and record
-   the verdict first);
+2. a finished task → done;
+3. a run still running → its work, then its finish (a final-verification run: record the
+   verdict first; an implementation run: the stage rules of 5);
 4. an analysis phase to run → ``run start`` it;
 5. implementation, and final-verification before its run: submit the plan, approve it (a
-   person), finish this host's claimed stages, claim what is ready (through the shared remote
-   when there is one), take over expired claims, wait for other hosts, merge done stages into
-   the task worktree (a person), then ``run start --type final-verification``;
-6. after a verdict: release-handoff when an accepted whole-task verdict is on the task's HEAD,
-   else verify that HEAD again.
-
-Every command is built with ``okstra_git.core.shell`` (one quoted line); ``FILE``/``REPORT`` stand
-for a path only the caller knows.
+   person), finish a merge left in the task worktree (a person), finish this clone's claimed
+   stages, make this clone's missing stage worktrees, claim what is ready (``--remote`` when
+   the task is shared), take over expired claims, integrate done stages the task branch
+   lacks, wait for other clones, bring the task branch here to the published one, then
+   ``run start --type final-verification``;
+6. after the verdict: publish it, push the verified commit to the protected branch (a
+   person), then release-handoff; else verify the task's HEAD again.
 """
 
 from __future__ import annotations
 
-from ..core.shell import command, okstra
+from ..core.shell import command
 from ..core.values import Value, init
 
 ANALYSIS_PHASES = ("requirements-discovery", "error-analysis", "implementation-planning")
+KINDS = ("run", "work", "wait", "human", "done")
 
 
 class StageView(Value):
     """One Stage Map stage as the next step needs it."""
 
-    __slots__ = ("holder", "merge_ref", "merged", "mine", "number", "state", "worktree")
+    __slots__ = (
+        "holder",
+        "integrated",
+        "merge_ref",
+        "merged",
+        "mine",
+        "number",
+        "report",
+        "run_id",
+        "state",
+        "worktree",
+        "worktree_here",
+    )
     number: int
     state: str
     """``ready``, ``blocked``, ``started``, ``expired`` or ``done``."""
     mine: bool
-    """Held by this host (a started claim whose host is this machine)."""
+    """Held by this clone (a live claim recording this clone's id)."""
     holder: str
-    """``run by user on host``, for a message."""
+    """``run by user on host (clone …)``, for a message."""
     merged: bool | None
-    """A done stage: its done commit is in the task worktree HEAD (None: not here)."""
+    """A done stage: its done commit is in the task branch here (None: not in this clone)."""
     merge_ref: str
-    """What to merge for it: its stage branch when here and at the done commit, else the
+    """What to merge for it by hand: its stage branch when here at the done commit, else the
     commit."""
     worktree: str
-    """Its stage worktree, when claimed here with one."""
+    """Its stage worktree (absolute), when claimed with one."""
+    worktree_here: bool
+    """That worktree exists in this clone."""
+    run_id: str
+    """The run holding (or having held) it."""
+    report: str
+    """Where this clone writes the stage's report (absolute), for ``stage done``."""
+    integrated: bool | None
+    """A done stage: its done commit is in the published task branch (the local one when the
+    task is not shared); None: not done."""
 
     def __init__(
         self,
@@ -54,6 +86,10 @@ class StageView(Value):
         merged: bool | None = None,
         merge_ref: str = "",
         worktree: str = "",
+        worktree_here: bool = True,
+        run_id: str = "",
+        report: str = "",
+        integrated: bool | None = None,
     ) -> None:
         init(
             self,
@@ -64,29 +100,39 @@ class StageView(Value):
             merged=merged,
             merge_ref=merge_ref,
             worktree=worktree,
+            worktree_here=worktree_here,
+            run_id=run_id,
+            report=report,
+            integrated=merged if integrated is None else integrated,
         )
 
 
 class Situation(Value):
-    """Where a task stands, as plain data."""
+    """Where a task stands for this clone, as plain data."""
 
     __slots__ = (
         "approval_reasons",
+        "clone_dir",
         "key",
         "latest_report",
+        "main_push",
+        "merging",
         "next_phase",
         "plan_path",
         "plan_submitted",
         "remote",
         "run_report",
         "running",
+        "running_by",
         "stages",
         "stale_remote",
         "status",
+        "task_branch",
         "task_worktree",
         "verdict",
         "verdict_opens",
         "verdict_recorded",
+        "verdict_unpublished",
     )
     key: str
     status: str
@@ -95,26 +141,43 @@ class Situation(Value):
     """``workflow.nextRecommendedPhase``."""
     running: tuple[str, str] | None
     """(type, seq) of the latest run while it is running."""
+    running_by: str
+    """Who started that run when it is another clone's (its work is theirs); empty: this
+    clone's (or a run from before clones had ids)."""
     run_report: str
-    """The running run's report path (workspace-relative)."""
+    """The running run's report file (absolute): where its work writes it."""
     verdict_recorded: bool
     """The running final-verification run has recorded its verdict (``verify record``)."""
     stale_remote: str | None
     """A remote this clone's records are older than."""
     remote: str | None
-    """The shared remote claims go through, when there is one."""
+    """The remote the task is shared through (it holds the task), when there is one."""
     plan_submitted: bool
     plan_path: str
     approval_reasons: tuple[str, ...]
     """Why the plan is not approved (``plans.Assessment.reasons``); empty: approved."""
     latest_report: str
-    """The latest finished run's report: the plan to submit after implementation-planning."""
+    """The latest finished run's report (absolute): the plan to submit after planning."""
     stages: tuple[StageView, ...]
     task_worktree: str
+    """The task worktree in this clone (absolute; empty: none here)."""
+    task_branch: str
+    """The task branch here against the published one: ``same``, ``ahead``, ``behind``,
+    ``diverged``, ``missing-here`` (only published), ``unpublished`` (only here) or ``none``;
+    ``local`` when the task is not shared."""
+    merging: tuple[str, ...] | None
+    """A merge left in the task worktree (its conflicted paths), else None."""
     verdict_opens: bool
     """An accepted whole-task verdict is on the task's HEAD."""
     verdict: str | None
     """The latest verdict on the task's HEAD, when there is one."""
+    verdict_unpublished: bool
+    """The verdict notes here are ahead of the remote's (a sync publishes them)."""
+    main_push: tuple[str, ...] | None
+    """The push that lands the verified HEAD on the protected branch (argv), when that branch
+    on the remote does not contain it yet."""
+    clone_dir: str
+    """This clone's main worktree (absolute): where okstra's commands run."""
 
     def __init__(
         self,
@@ -132,8 +195,14 @@ class Situation(Value):
         latest_report: str = "",
         stages: tuple[StageView, ...] = (),
         task_worktree: str = "",
+        task_branch: str = "local",
+        merging: tuple[str, ...] | None = None,
         verdict_opens: bool = False,
         verdict: str | None = None,
+        verdict_unpublished: bool = False,
+        main_push: tuple[str, ...] | None = None,
+        clone_dir: str = "/",
+        running_by: str = "",
     ) -> None:
         init(
             self,
@@ -151,186 +220,388 @@ class Situation(Value):
             latest_report=latest_report,
             stages=stages,
             task_worktree=task_worktree,
+            task_branch=task_branch,
+            merging=merging,
             verdict_opens=verdict_opens,
             verdict=verdict,
+            verdict_unpublished=verdict_unpublished,
+            main_push=main_push,
+            clone_dir=clone_dir,
+            running_by=running_by,
         )
 
 
 class Step(Value):
-    """The next command, who runs it, and why."""
+    """The next step: what kind, the command and where it runs, who takes it and why."""
 
-    __slots__ = ("command", "extra", "who", "why")
-    command: str | None
-    """One shell line, or None when nothing is left to do."""
+    __slots__ = (
+        "also",
+        "argv",
+        "commit",
+        "cwd",
+        "kind",
+        "report",
+        "stages",
+        "who",
+        "why",
+        "worktree",
+    )
+    kind: str
+    """One of :data:`KINDS`."""
+    argv: tuple[str, ...] | None
+    """The command, word by word (None: nothing to run)."""
+    cwd: str
+    """The absolute folder ``argv`` runs in."""
     who: str
-    """``agent`` or ``human`` (approvals, merges, answers only a person gives)."""
+    """``agent``, ``human``, or (``wait``) the holder waited for."""
     why: str
     """The reason, in words."""
-    extra: list[str]
-    """Other commands worth knowing (e.g. each stage still held by this host)."""
+    worktree: str
+    """``work``: the absolute worktree the work is committed in."""
+    stages: tuple[int, ...]
+    """``work`` on stages: their numbers."""
+    report: str
+    """``work``: the absolute file the work writes before ``argv`` runs (its report)."""
+    commit: bool
+    """``work``: the work is committed in ``worktree`` (a stage's code); a verification or an
+    analysis commits nothing, it writes ``report``."""
+    also: tuple[str, ...]
+    """Other lines worth knowing (each one runs from anywhere)."""
 
     def __init__(
-        self, command: str | None, who: str, why: str, extra: list[str] | None = None
+        self,
+        kind: str,
+        argv: tuple[str, ...] | None,
+        cwd: str,
+        who: str,
+        why: str,
+        worktree: str = "",
+        stages: tuple[int, ...] = (),
+        report: str = "",
+        also: tuple[str, ...] = (),
+        commit: bool = False,
     ) -> None:
-        init(self, command=command, who=who, why=why, extra=[] if extra is None else extra)
+        init(
+            self,
+            kind=kind,
+            argv=argv,
+            cwd=cwd,
+            who=who,
+            why=why,
+            worktree=worktree,
+            stages=stages,
+            report=report,
+            also=also,
+            commit=commit,
+        )
+
+    @property
+    def command(self) -> str | None:
+        """The one shell line: ``argv`` made to run from any folder (``git -C cwd …``)."""
+        if self.argv is None:
+            return None
+        return line(self.argv, self.cwd)
 
     def to_data(self) -> dict[str, object]:
-        return {"command": self.command, "who": self.who, "why": self.why, "also": self.extra}
+        data: dict[str, object] = {
+            "kind": self.kind,
+            "argv": list(self.argv) if self.argv is not None else None,
+            "cwd": self.cwd,
+            "who": self.who,
+            "why": self.why,
+            "command": self.command,
+            "also": list(self.also),
+        }
+        if self.kind == "work":
+            data.update(worktree=self.worktree, stages=list(self.stages), commit=self.commit)
+            if self.report:
+                data["report"] = self.report
+        return data
+
+
+def line(argv: tuple[str, ...] | list[str], cwd: str) -> str:
+    """``argv`` run in ``cwd``, as one quoted line that runs from any folder."""
+    if argv[0] == "git" and cwd:
+        return command("git", "-C", cwd, *argv[1:])
+    return command(*argv)
+
+
+def okstra_argv(*args: object) -> tuple[str, ...]:
+    return ("git", "okstra", *(str(a) for a in args))
 
 
 def next_step(s: Situation) -> Step:
     """The first rule of the module docstring that applies."""
     if s.stale_remote is not None:
-        return Step(
-            okstra("sync", s.stale_remote),
-            "agent",
+        return _run(
+            s,
+            ("sync", s.stale_remote),
             f"this clone's records of {s.key} are older than {s.stale_remote}'s; everything "
             "else would be decided on stale records",
         )
     if s.status == "done" or s.next_phase == "done":
-        return Step(None, "human", f"{s.key} is done")
+        return Step("done", None, s.clone_dir, "none", f"{s.key} is done")
     if s.running is not None:
         return _finish(s)
     phase = s.next_phase or ""
     if phase in ANALYSIS_PHASES:
-        return Step(okstra("run", "start", s.key, "--type", phase), "agent", f"{phase} is next")
+        return _run(s, _start(s, phase), f"{phase} is next")
     if phase in ("implementation", "final-verification"):
-        return _implementation(s)  # the gate needs every stage done and merged first
+        return _implementation(s)  # the gate needs every stage done and integrated first
     if phase == "release-handoff":
-        if s.verdict_opens:
-            return Step(
-                okstra("run", "start", s.key, "--type", "release-handoff"),
-                "agent",
-                "an accepted whole-task verdict is on the task's HEAD",
-            )
-        return Step(
-            okstra("run", "start", s.key, "--type", "final-verification"),
-            "agent",
-            "the task's HEAD carries no accepted whole-task verdict (it moved after the "
-            "verdict, or the verdict was not accepted): verify it again",
-        )
-    return Step(okstra("task", "show", s.key), "human", f"no rule for phase {phase!r}")
+        return _after_verdict(s)
+    return _run(s, ("task", "show", s.key), f"no rule for phase {phase!r}", who="human")
+
+
+def _run(s: Situation, args: tuple[object, ...], why: str, who: str = "agent") -> Step:
+    """An okstra command, run in this clone."""
+    return Step("human" if who == "human" else "run", okstra_argv(*args), s.clone_dir, who, why)
+
+
+def _sync_args(s: Situation) -> tuple[object, ...]:
+    return ("sync", s.remote) if s.remote else ("task", "status", s.key)
 
 
 def _finish(s: Situation) -> Step:
     assert s.running is not None
     task_type, seq = s.running
-    if task_type == "final-verification" and not s.verdict_recorded:
-        record = okstra("verify", "record", s.key, "--verdict", "V", "--report", "DATA.json")
-        return Step(
-            okstra("verify", "target", s.key),
-            "agent",
-            f"final-verification run {seq} is running: resolve its target, verify, then "
-            "record the verdict",
-            [record],
-        )
     if task_type == "implementation":
         return _implementation(s)
-    report = s.run_report or "REPORT"
-    finish = ("--type", task_type, "--seq", seq, "--status", "completed", "--report", report)
+    if s.running_by:
+        return Step(
+            "wait",
+            okstra_argv(*_sync_args(s)),
+            s.clone_dir,
+            s.running_by,
+            f"{task_type} run {seq} is running in another clone ({s.running_by}): its work "
+            "and its finish are that clone's; "
+            + ("sync later to see it" if s.remote else "see it later"),
+        )
+    finish = ("run", "finish", s.key, "--type", task_type, "--seq", seq, "--status", "completed")
+    if task_type == "final-verification":
+        if not s.verdict_recorded:
+            return Step(
+                "work",
+                okstra_argv("verify", "record", s.key, "--report", s.run_report),
+                s.clone_dir,
+                "agent",
+                f"final-verification run {seq} is running: verify the task worktree's HEAD "
+                f"({okstra_line(s, 'verify', 'target', s.key)} shows the target), write the "
+                f"report data with its verdict at {s.run_report} (started by "
+                f"{okstra_line(s, 'report', 'init', s.key, '--type', task_type)}), then record "
+                "it",
+                worktree=s.task_worktree,
+                stages=tuple(st.number for st in s.stages),
+                report=s.run_report,
+            )
+        return _run(
+            s,
+            (*finish, "--report", s.run_report),
+            f"final-verification run {seq} recorded its verdict: finish the run with its "
+            "report data",
+        )
     return Step(
-        okstra("run", "finish", s.key, *finish),
+        "work",
+        okstra_argv(*finish, "--report", s.run_report),
+        s.clone_dir,
         "agent",
-        f"{task_type} run {seq} is running: finish it when its report is written",
+        f"{task_type} run {seq} is running: do its work, write its report at {s.run_report}, "
+        "then finish it",
+        worktree=s.clone_dir,
+        report=s.run_report,
     )
+
+
+def okstra_line(s: Situation, *args: object) -> str:
+    return line(okstra_argv(*args), s.clone_dir)
 
 
 def _implementation(s: Situation) -> Step:
     if not s.plan_submitted:
-        plan = s.latest_report or "FILE"
+        if s.latest_report:
+            return _run(
+                s,
+                ("plan", "submit", s.key, s.latest_report),
+                "implementation starts from a submitted plan: the implementation-planning report",
+            )
         return Step(
-            okstra("plan", "submit", s.key, plan),
-            "agent",
-            "implementation starts from a submitted plan: the implementation-planning report",
+            "human",
+            None,
+            s.clone_dir,
+            "human",
+            "implementation starts from a submitted plan, and this task has no planning "
+            "report to submit: write the plan, then "
+            + okstra_line(s, "plan", "submit", s.key, "FILE"),
         )
     if s.approval_reasons and s.approval_reasons != ("not-recorded",):
         return _approve(s)
+    if s.merging is not None:
+        return _finish_merge(s)
     mine = [st for st in s.stages if st.state == "started" and st.mine]
-    if mine:
-        done = [
-            okstra("stage", "done", s.key, "--stage", st.number, "--report", "REPORT")
-            for st in mine
-        ]
-        where = mine[0].worktree or "its stage worktree"
-        return Step(
-            done[0],
-            "agent",
-            f"stage {mine[0].number} is claimed on this host: commit its work in {where}, "
-            "then mark it done",
-            done[1:],
+    lost = [st for st in mine if st.worktree and not st.worktree_here]
+    if lost:
+        return _run(
+            s,
+            ("stage", "claim", s.key, "--resume", lost[0].run_id),
+            f"this clone's run {lost[0].run_id} holds stage {lost[0].number}, whose worktree "
+            "is missing here (an interrupted claim?): make it again",
         )
+    if mine:
+        return _work_on(s, mine)
     remote = ("--remote", s.remote) if s.remote else ()
-    if any(st.state == "ready" for st in s.stages):
-        ready = ", ".join(str(st.number) for st in s.stages if st.state == "ready")
-        return Step(okstra("stage", "claim", s.key, *remote), "agent", f"ready: stage {ready}")
+    ready = [st for st in s.stages if st.state == "ready"]
+    if ready:
+        numbers = ", ".join(str(st.number) for st in ready)
+        return _run(s, ("stage", "claim", s.key, *remote), f"ready: stage {numbers}")
     expired = [st for st in s.stages if st.state == "expired"]
     if expired:
-        return Step(
-            okstra("stage", "claim", s.key, "--take-over-expired", *remote),
-            "agent",
+        return _run(
+            s,
+            ("stage", "claim", s.key, "--take-over-expired", *remote),
             f"stage {expired[0].number}'s claim lease expired ({expired[0].holder})",
+        )
+    pending = [st for st in s.stages if st.state == "done" and not st.integrated]
+    if pending:
+        numbers = ", ".join(str(st.number) for st in pending)
+        return _run(
+            s,
+            ("integrate", s.key, *remote),
+            f"stage {numbers} done but not in the task branch: merge it there"
+            + (" and publish it" if s.remote else ""),
         )
     held = [st for st in s.stages if st.state == "started"]
     if held:
-        wait = okstra("sync", s.remote) if s.remote else okstra("stage", "list", s.key)
         return Step(
-            wait,
-            "agent",
-            f"waiting for stage {held[0].number} ({held[0].holder}); sync later to see it",
+            "wait",
+            okstra_argv(*_sync_args(s)),
+            s.clone_dir,
+            held[0].holder,
+            f"waiting for stage {held[0].number} ({held[0].holder}); "
+            + ("sync later to see it" if s.remote else "see it later"),
         )
-    unmerged = [st for st in s.stages if st.state == "done" and not st.merged]
-    if unmerged:
-        return _merge(s, unmerged)
     if s.stages and all(st.state == "done" for st in s.stages):
-        return _verify(s)
+        if s.task_branch in ("behind", "missing-here", "diverged", "unpublished", "ahead") or (
+            not s.task_worktree
+        ):
+            return _run(
+                s,
+                ("integrate", s.key, *remote),
+                "every stage is integrated, but "
+                + {
+                    "behind": "the task branch here is behind the published one",
+                    "missing-here": "this clone has no task branch yet",
+                    "diverged": "the task branch here differs from the published one",
+                    "unpublished": "the task branch is not published yet",
+                    "ahead": "the task branch here has commits the published one lacks",
+                }.get(s.task_branch, "this clone has no task worktree yet")
+                + ": bring it in step",
+            )
+        return _run(
+            s,
+            _start(s, "final-verification"),
+            "every stage is done and integrated: verify the whole task (the run start checks "
+            "the gate)",
+        )
     blocked = ", ".join(str(st.number) for st in s.stages)
-    return Step(okstra("stage", "ready", s.key), "agent", f"no stage is ready ({blocked})")
+    return _run(s, ("stage", "ready", s.key), f"no stage is ready ({blocked})")
+
+
+def _work_on(s: Situation, mine: list[StageView]) -> Step:
+    first = mine[0]
+    done = okstra_argv("stage", "done", s.key, "--stage", first.number, "--report", first.report)
+    also = tuple(
+        okstra_line(s, "stage", "done", s.key, "--stage", st.number, "--report", st.report)
+        for st in mine[1:]
+    )
+    where = first.worktree or "its stage worktree"
+    return Step(
+        "work",
+        done,
+        s.clone_dir,
+        "agent",
+        f"stage {first.number} is claimed by this clone: do its work and commit it in {where}, "
+        f"write its report at {first.report}, then mark it done",
+        worktree=first.worktree,
+        stages=(first.number,),
+        report=first.report,
+        also=also,
+        commit=True,
+    )
 
 
 def _approve(s: Situation) -> Step:
     reasons = set(s.approval_reasons)
     if "invalid-plan" in reasons:
-        return Step(
-            okstra("plan", "validate", s.plan_path),
-            "agent",
+        return _run(
+            s,
+            ("plan", "validate", s.plan_path),
             "the plan fails its Stage Map checks: fix them, then submit it again",
         )
     if reasons & {"blockers-open", "section-5-unreadable"}:
-        return Step(
-            okstra("clarify", "status", s.plan_path),
-            "human",
+        return _run(
+            s,
+            ("clarify", "status", s.plan_path),
             "clarification items block the approval: answer or resolve them",
+            who="human",
         )
-    return Step(
-        okstra("plan", "approve", s.key),
-        "human",
+    return _run(
+        s,
+        ("plan", "approve", s.key),
         "the plan waits for a person's approval"
         + (" (edited since it was approved)" if "stale" in reasons else ""),
+        who="human",
     )
 
 
-def _merge(s: Situation, unmerged: list[StageView]) -> Step:
-    missing = [st for st in unmerged if st.merged is None]
-    if missing and s.remote:
-        return Step(
-            okstra("sync", s.remote),
-            "agent",
-            f"stage {missing[0].number}'s done commit is not in this repository yet",
-        )
-    refs = [st.merge_ref for st in unmerged]
-    where = ("-C", s.task_worktree) if s.task_worktree else ()
-    numbers = ", ".join(str(st.number) for st in unmerged)
+def _finish_merge(s: Situation) -> Step:
+    assert s.merging is not None
+    paths = ", ".join(s.merging) or "none left"
+    abort = line(("git", "merge", "--abort"), s.task_worktree)
+    remote = ("--remote", s.remote) if s.remote else ()
     return Step(
-        command("git", *where, "merge", *refs),
         "human",
-        f"stage {numbers} done but not merged into the task worktree; merge (and resolve any "
-        "conflict), then verify",
+        ("git", "commit", "--no-edit"),
+        s.task_worktree,
+        "human",
+        f"a merge of `git okstra integrate` is left in the task worktree {s.task_worktree} "
+        f"(conflicted: {paths}): resolve and `git add` them, commit, then publish with "
+        f"{okstra_line(s, 'integrate', s.key, *remote)}; or give it up with {abort}",
+        also=(okstra_line(s, "integrate", s.key, *remote), abort),
     )
 
 
-def _verify(s: Situation) -> Step:
-    return Step(
-        okstra("run", "start", s.key, "--type", "final-verification"),
-        "agent",
-        "every stage is done and merged: verify the whole task (the run start checks the gate)",
+def _after_verdict(s: Situation) -> Step:
+    if not s.verdict_opens:
+        return _run(
+            s,
+            _start(s, "final-verification"),
+            "the task's HEAD carries no accepted whole-task verdict (it moved after the "
+            "verdict, or the verdict was not accepted): verify it again",
+        )
+    if s.verdict_unpublished and s.remote:
+        return _run(
+            s,
+            ("sync", s.remote),
+            "the accepted verdict is recorded here only: publish it (CI, the server gate and "
+            "other clones read it from the remote)",
+        )
+    if s.main_push is not None:
+        return Step(
+            "human",
+            s.main_push,
+            s.clone_dir,
+            "human",
+            "an accepted whole-task verdict is on the task's HEAD: land it on the protected "
+            "branch (the gate lets it through now)",
+        )
+    return _run(
+        s,
+        _start(s, "release-handoff"),
+        "an accepted whole-task verdict is on the task's HEAD",
     )
+
+
+def _start(s: Situation, phase: str) -> tuple[object, ...]:
+    """``run start`` of ``phase``; through the remote when the task is shared, so no other
+    clone starts the same run."""
+    return ("run", "start", s.key, "--type", phase, *(("--remote", s.remote) if s.remote else ()))

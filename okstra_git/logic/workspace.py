@@ -29,3 +29,10 @@ def run_paths(key: TaskKey, task_type: str, seq: str) -> dict[str, str]:
     """Workspace-relative paths of one run's files, by kind."""
     base = f"{task_root(key)}/runs/{task_type}"
     return {kind: f"{base}/{p.format(t=task_type, s=seq)}" for kind, p in RUN_FILES.items()}
+
+
+def stage_report_path(key: TaskKey, seq: str, stage: int) -> str:
+    """Workspace-relative path of the report an implementation run writes for one stage
+    (``stage done --report``), beside the run's own report."""
+    base = f"{task_root(key)}/runs/implementation"
+    return f"{base}/reports/stage-{stage}-report-implementation-{seq}.md"

@@ -54,6 +54,7 @@ class Claim(Record):
         "batch",
         "branch",
         "carry",
+        "clone",
         "done_at",
         "head_commit",
         "history",
@@ -91,6 +92,9 @@ class Claim(Record):
     """Machine the claim was taken on."""
     user: str
     """``Name <email>`` of the claimer (git identity)."""
+    clone: str | None
+    """The claiming clone's id (``okstra.cloneId``, ``services/identity.py``): what makes a
+    claim this clone's. None in claims written before clones had ids."""
     base_commit: str
     """The commit the stage worktree was created from."""
     started_head_commit: str
@@ -162,6 +166,7 @@ class Claim(Record):
         released_by: str | None = None,
         release_reason: str | None = None,
         history: list[str] | None = None,
+        clone: str | None = None,
     ) -> None:
         self.task_key = task_key
         self.stage = stage
@@ -189,11 +194,14 @@ class Claim(Record):
         self.released_by = released_by
         self.release_reason = release_reason
         self.history = [] if history is None else history
+        self.clone = clone
 
     @property
     def who(self) -> str:
-        """``Name <email> on host``: who holds (or held) the stage, and where."""
-        return f"{self.user} on {self.host}"
+        """``Name <email> on host (clone ID)``: who holds (or held) the stage, and where —
+        several clones share a host, so the clone is named when the claim records it."""
+        where = f"{self.user} on {self.host}"
+        return f"{where} (clone {self.clone})" if self.clone else where
 
     def lease_expired(self, now: datetime | None = None) -> bool:
         """Past its lease: a ``started`` claim then no longer holds its stage against a

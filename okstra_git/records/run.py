@@ -90,6 +90,9 @@ class RunRecord:
     """The run's critic opt-in, when it has one."""
     incremental_decision: IncrementalDecision | None = None
     """The re-verification scope ``incremental scope KEY`` decided for this run."""
+    clone: str | None = None
+    """The clone that started it (``okstra.cloneId``): its work is that clone's to do and
+    finish (``next`` elsewhere waits for it). None in runs started before clones had ids."""
 
 
 def run_record_data(record: RunRecord, where: str) -> bytes:

@@ -263,8 +263,42 @@ def require_task(repo: GitRepo, key: TaskKey) -> TaskState:
             f"({tracking_name(remotes[0], ref)}, fetched); bring it here with: {fix}",
             hint=fix,
         )
+    # Not fetched is not absent: a clone that has not fetched since the task was made (a fresh
+    # one) must be told to sync, never to create a second task of that key. Only remotes set
+    # up to carry okstra's refs are asked, and only for this one ref.
+    for remote in repo.remote_names():
+        said = _remote_holds(repo, remote, ref)
+        if said is None:
+            continue
+        fix = okstra("sync", remote)
+        raise Refused(
+            f"task {key} is not here yet"
+            + (
+                f", but {remote} has it ({ref}, not fetched here); bring it here with: {fix}"
+                if said == ""
+                else f"; {remote} could not be asked whether it has it ({said}), so sync "
+                f"with it before creating the task: {fix}"
+            ),
+            hint=fix,
+        )
     fix = okstra("task", "new", str(key), "--type", "TYPE")
     raise Refused(f"no task {key} (looked for {ref}); create it with: {fix}", hint=fix)
+
+
+def _remote_holds(repo: GitRepo, remote: str, ref: str) -> str | None:
+    """Ask ``remote`` (when ``init --remote`` set it up for okstra) whether it holds ``ref``:
+    ``""`` it does, None it does not (or is no okstra remote), else why it could not say."""
+    from ..core.tracking import tracking_refs
+    from ..git.process import git
+
+    specs = repo.config_get_all(f"remote.{remote}.fetch")
+    if not any(spec.endswith(f":{tracking_refs(remote)}*") for spec in specs):
+        return None
+    proc = git(repo.workdir or repo.git_dir, "ls-remote", "--refs", remote, ref)
+    if proc.returncode != 0:
+        return proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "it failed"
+    found = any(line.split("\t", 1)[-1] == ref for line in proc.stdout.splitlines())
+    return "" if found else None
 
 
 def _read_manifest(repo: GitRepo, commit: str, ref: str, key: TaskKey | None) -> Task:

@@ -120,6 +120,37 @@ def task_branch_against(repo: GitRepo, key: TaskKey, remote: str) -> BranchState
     return _state(repo, shared, mine, theirs)
 
 
+def held_back(repo: GitRepo, remote: str, states: Iterable[BranchState]) -> list[str]:
+    """What a sync could not publish: each task or stage branch that differs from the one
+    ``remote`` holds (both moved), named with the command that publishes both."""
+    import json
+
+    from ..core.shell import okstra
+    from ..records.task import TASKS_PREFIX
+
+    said = []
+    for branch in states:
+        if branch.state != "diverged":
+            continue
+        suffix, leaf = branch.ref[len(BRANCHES) :].rsplit("/", 1)
+        task = repo.read_ref(f"{TASKS_PREFIX}{suffix}")
+        raw = repo.read_path(task, "task.json") if task is not None else None
+        try:
+            key = json.loads(raw)["taskKey"] if raw is not None else None
+        except (ValueError, KeyError, TypeError):
+            key = None
+        fix = (
+            okstra("integrate", key, "--remote", remote)
+            if isinstance(key, str) and leaf == "task"
+            else command("git", "merge", tracking_name(remote, branch.ref))
+        )
+        said.append(
+            f"not published: {branch.ref} here ({(branch.local or '-')[:12]}) and on {remote} "
+            f"({(branch.remote or '-')[:12]}) have both moved; publish both with: {fix}"
+        )
+    return said
+
+
 # -- merge hints --------------------------------------------------------------------------
 
 

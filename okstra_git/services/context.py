@@ -58,6 +58,15 @@ class Context(Value):
     def workdir(self) -> Path | None:
         return self.repo.workdir
 
+    @property
+    def clone_dir(self) -> str:
+        """This clone's main worktree (absolute, resolved): where the commands okstra prints
+        run (``git -C <it> okstra …``), whichever of the clone's worktrees printed them."""
+        common = self.repo.common_dir.resolve()
+        if common.name == ".git":
+            return str(common.parent)
+        return str(self.workdir.resolve()) if self.workdir is not None else str(common)
+
 
 _WHERE: ContextVar[str] = ContextVar("okstra_where", default=".")
 """The folder a command opens its repository from when it names none: the working directory

@@ -338,7 +338,21 @@ def ci_report(rev: str, fetch: str | None, task_text: str | None) -> dict[str, A
         if peeled is None:
             raise BadInput(f"{rev!r} does not name a commit in {_where()}")
         finding = gate.find(*peeled, task=task)
+        if finding.opening is None and not fetch:
+            gate.fetch_from = _fetch_remote()
         return _ci_report(gate, rev, finding, task)
+
+
+def _fetch_remote() -> str | None:
+    """The remote a failing ``ci check`` without ``--fetch`` offers to fetch from: ``origin``,
+    else the only remote (None: none, or several to choose from)."""
+    from ..git.plumbing import git_output
+
+    code, out, _ = git_output("remote")
+    names = out.decode("utf-8", "replace").split() if code == 0 else []
+    if "origin" in names:
+        return "origin"
+    return names[0] if len(names) == 1 else None
 
 
 def _where() -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..core.errors import BadInput, Refused
+from ..core.errors import BadInput, Conflict, Refused
 from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.strict import parsed, run_seq
@@ -34,6 +34,7 @@ def open_run(
     started_by: str,
     base_commit: str | None = None,
     convergence: Convergence | None = None,
+    clone: str | None = None,
 ) -> tuple[RunRecord, dict[str, bytes | None]]:
     """Move ``task``'s workflow to a running ``task_type`` run and give the run record with its
     tree file. Pure bookkeeping: the caller lands it in a task event (``start_run``, or the
@@ -48,6 +49,7 @@ def open_run(
         paths=run_paths(key, task_type, seq),
         base_commit=base_commit,
         convergence=convergence,
+        clone=clone,
     )
     flow = task.workflow
     flow.current_phase = task_type
@@ -96,12 +98,17 @@ def start_run(
     elif task_type == RELEASE_HANDOFF:
         _require_accepted_head(ctx, key)
     who = ctx.repo.identity()
+    from .identity import ensure_clone_id
+
+    clone = ensure_clone_id(ctx.repo)
     records: dict[str, RunRecord] = {}
 
     def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
         assert task is not None and head is not None
         seq = next_seq(ctx.repo, head, task_type)
-        records["run"], files = open_run(task, key, task_type, seq, who, base_commit, convergence)
+        records["run"], files = open_run(
+            task, key, task_type, seq, who, base_commit, convergence, clone
+        )
         return task, files
 
     state = write_event(ctx.repo, key, change, f"run start {task_type}")
@@ -281,3 +288,79 @@ def _check_data_seq(data: dict[str, Any], seq: str, shown: str) -> None:
     found = header.get("seq") if isinstance(header, dict) else None
     if found != seq:
         raise BadInput(f"report data {shown}: header.seq is {found!r}, but the run is {seq}")
+
+
+class StartedElsewhere(Refused):
+    """The run to start is running already, started by another clone (``run start --remote``
+    that lost, or came late)."""
+
+
+def start_run_shared(
+    ctx: Context,
+    remote: str,
+    key: TaskKey,
+    task_type: str,
+    critic: str | None = None,
+    base: str | None = None,
+    stage: int | None = None,
+) -> tuple[TaskState, RunRecord]:
+    """``run start --remote R``: start the run on the task as ``remote`` holds it, and publish
+    the start at once (a push of the task ref leased on what the fetch saw), so two clones of
+    a shared task never both start its run — which ``sync`` could only report as a conflict.
+    A lost race puts the start back and refuses, naming the run the other clone started."""
+    import random
+    import time
+
+    from ..core.tracking import tracking_name
+    from ..git.repo import RefMoved, RefUpdate
+    from .sync.engine import pull
+    from .sync.transport import check_remote, push_leased
+
+    check_remote(ctx.repo, remote)
+    ref = task_ref(key)
+    sync = okstra("sync", remote)
+    for _ in range(5):
+        if pull(ctx, remote).blocking((ref,)):
+            raise Refused(
+                f"{ref} could not be brought in step with {remote}, so the run start cannot be "
+                f"published safely; see why and settle it: {sync}",
+                hint=sync,
+            )
+        state = require_task(ctx.repo, key)
+        latest = state.task.latest_run
+        if latest is not None and latest.task_type == task_type and latest.status == "running":
+            record = load_run(ctx.repo, state, task_type, latest.seq)
+            from .identity import clone_id
+
+            if record is not None and record.clone != clone_id(ctx.repo):
+                raise StartedElsewhere(
+                    f"{task_type} run {latest.seq} of {key} is running already, started by "
+                    f"{record.started_by}"
+                    + (f" in clone {record.clone}" if record.clone else "")
+                    + f" on {remote}: its work is that clone's; see "
+                    + okstra("task", "status", key),
+                    hint=okstra("task", "status", key),
+                )
+        before = state.head
+        started, record = start_run(ctx, key, task_type, critic, base, stage)
+        there = ctx.repo.read_ref(tracking_name(remote, ref))
+        outcome = push_leased(ctx.repo, remote, [RefUpdate(ref, started.head, there)])
+        if outcome.ok:
+            return started, record
+        try:
+            ctx.repo.update_refs(
+                [RefUpdate(ref, before, started.head)],
+                f"okstra: undo run start {task_type}, which {remote} did not take",
+            )
+        except RefMoved as exc:
+            raise Refused(
+                f"the start of {task_type} run {record.seq} was not taken by {remote} and could "
+                f"not be undone here ({exc}); run {sync}",
+                hint=sync,
+            ) from exc
+        if not outcome.lost_race:
+            raise Refused(f"git push {remote} refused the run start: {outcome.detail}")
+        time.sleep(0.05 + random.random() * 0.2)  # another clone moved the task: look again
+    raise Conflict(
+        f"the task {key} kept moving on {remote} while starting its {task_type} run; retry"
+    )

@@ -12,6 +12,7 @@ from ..records.approval import APPROVALS_REF
 from ..records.claim import DEFAULT_LEASE, LEASE_KEY
 from ..records.verdict import VERDICTS_REF
 from .context import Context
+from .identity import CLONE_KEY, clone_id, ensure_clone_id
 from .layout import checked_root
 
 TYPE_CHECKING = False
@@ -86,6 +87,8 @@ def init(
         if repo.config_get(key) is None:
             repo.config_set(key, "cat_sort_uniq")
             changes[key] = "cat_sort_uniq"
+    if clone_id(repo) is None:  # this clone's identity (SPEC §16): made once, kept
+        changes[CLONE_KEY] = ensure_clone_id(repo)
     if _exclude_workspace(ctx):
         changes["info/exclude"] = WORKSPACE_EXCLUDE
     if hooks:

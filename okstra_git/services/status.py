@@ -10,7 +10,7 @@ newer records. No jsonschema and no Jinja here: it is a read agents call often.
 
 from __future__ import annotations
 
-import socket
+import os
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, Refused
@@ -20,11 +20,12 @@ from ..git.repo import GitRepo
 from ..logic import batch as batching
 from ..logic.nextstep import Situation, StageView, Step, next_step
 from ..logic.phases import FINAL_VERIFICATION
-from ..logic.workspace import run_paths
+from ..logic.workspace import run_paths, stage_report_path
 from ..records.base import to_data
 from ..records.claim import Claim, claim_holder, load_claims
 from ..records.task import TaskState, require_task
 from . import remoteview
+from .branches import BranchState
 from .context import Context
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class StageStatus(Value):
         "claim",
         "depends_on",
         "fetched_from",
+        "integrated",
         "merge_ref",
         "merged",
         "mine",
@@ -56,7 +58,7 @@ class StageStatus(Value):
     claim: Claim | None
     """The stage's claim record (a released one too)."""
     mine: bool
-    """Held by this host."""
+    """A live claim of this clone (``services/identity.py``)."""
     merged: bool | None
     """A done stage: its done commit is in the task worktree HEAD; None when that commit is
     not in this repository (sync brings it) or the stage is not done."""
@@ -66,6 +68,9 @@ class StageStatus(Value):
     fetched_from: str | None
     """The remote whose fetched claim record this is, newer than this clone's (only when the
     status was read with ``fetched``); None: the local record."""
+    integrated: bool | None
+    """A done stage: its done commit is in the published task branch (the local one when the
+    task is not shared); None: not done."""
 
     def __init__(
         self,
@@ -79,6 +84,7 @@ class StageStatus(Value):
         merged: bool | None,
         merge_ref: str,
         fetched_from: str | None = None,
+        integrated: bool | None = None,
     ) -> None:
         init(
             self,
@@ -92,6 +98,7 @@ class StageStatus(Value):
             merged=merged,
             merge_ref=merge_ref,
             fetched_from=fetched_from,
+            integrated=integrated,
         )
 
     def to_data(self) -> dict[str, Any]:
@@ -103,13 +110,20 @@ class StageStatus(Value):
             "state": self.state,
             "why": self.why,
             "holder": (
-                {"host": c.host, "user": c.user, "runId": c.run_id, "mine": self.mine}
+                {
+                    "host": c.host,
+                    "user": c.user,
+                    "clone": c.clone,
+                    "runId": c.run_id,
+                    "mine": self.mine,
+                }
                 if c is not None and self.state != "ready" and self.state != "blocked"
                 else None
             ),
             "leaseExpiresAt": c.lease_expires_at if c is not None else None,
             "doneCommit": c.head_commit if c is not None and c.status == "done" else None,
             "merged": self.merged,
+            "integrated": self.integrated,
             "branch": c.branch if c is not None and c.branch else None,
             "worktree": c.worktree_path if c is not None and c.worktree_path else None,
             **({"fetchedFrom": self.fetched_from} if self.fetched_from else {}),
@@ -120,14 +134,17 @@ class TaskStatus(Record):
     """Everything ``task status`` shows."""
 
     __slots__ = (
+        "branch",
         "lag",
         "next",
         "plan",
+        "remote",
         "stages",
         "state",
         "task_branch",
         "task_head",
         "task_worktree",
+        "unpublished",
         "verdict",
     )
     state: TaskState
@@ -139,6 +156,13 @@ class TaskStatus(Record):
     verdict: dict[str, Any] | None
     lag: list[remoteview.Lag]
     next: Step | None
+    remote: str | None
+    """The remote the task is shared through (it holds the task), when there is one."""
+    branch: BranchState | None
+    """The task branch here against the one ``remote`` published (as last fetched)."""
+    unpublished: list[str]
+    """Records of the task this clone has and ``remote`` lacks: refs ahead of the remote's, or
+    only here, and verdict notes not on the remote yet."""
 
     def __init__(
         self,
@@ -151,6 +175,9 @@ class TaskStatus(Record):
         verdict: dict[str, Any] | None = None,
         lag: list[remoteview.Lag] | None = None,
         next: Step | None = None,
+        remote: str | None = None,
+        branch: BranchState | None = None,
+        unpublished: list[str] | None = None,
     ) -> None:
         self.state = state
         self.plan = plan
@@ -161,11 +188,20 @@ class TaskStatus(Record):
         self.verdict = verdict
         self.lag = [] if lag is None else lag
         self.next = next
+        self.remote = remote
+        self.branch = branch
+        self.unpublished = [] if unpublished is None else unpublished
+
+    @property
+    def open_stages(self) -> int:
+        """Stages not done yet."""
+        return sum(1 for s in self.stages if s.state != "done")
 
     def to_data(self) -> dict[str, Any]:
         task = self.state.task
         flow = task.workflow
         assert self.next is not None
+        branch = self.branch
         return {
             "taskKey": task.task_key,
             "ref": f"refs/okstra/tasks/{self.state.key.ref_suffix}",
@@ -177,6 +213,7 @@ class TaskStatus(Record):
                 "next": flow.next_recommended_phase,
                 "routing": flow.routing_status,
                 "latestRun": to_data(task.latest_run) if task.latest_run else None,
+                "openStages": self.open_stages,
             },
             "plan": self.plan,
             "stages": [s.to_data() for s in self.stages],
@@ -184,6 +221,15 @@ class TaskStatus(Record):
                 "branch": self.task_branch,
                 "head": self.task_head,
                 "path": self.task_worktree or None,
+            },
+            "published": {
+                "remote": self.remote,
+                "taskBranch": (
+                    {"state": branch.state, "local": branch.local, "published": branch.remote}
+                    if branch is not None
+                    else None
+                ),
+                "unpublished": self.unpublished,
             },
             "verdict": self.verdict,
             "remoteLag": [lag.to_data() for lag in self.lag],
@@ -199,25 +245,100 @@ def task_status(ctx: Context, key: TaskKey, fetched: bool = False) -> TaskStatus
     record, checked as ``sync`` checks what it adopts (``remoteview.fetched_claims``) — what
     the board shows of other clones. ``next`` is then ``sync`` all the same: the local records
     are behind."""
+    return status_and_situation(ctx, key, fetched)[0]
+
+
+def next_for(ctx: Context, key: TaskKey) -> Step:
+    """This clone's next step for ``key``: what every refusal and follow-up names."""
+    return task_status(ctx, key).next  # type: ignore[return-value]
+
+
+def refusal_step(key_text: str) -> dict[str, Any] | None:
+    """The next step a refusal of a command about ``key_text`` names, in this folder's clone:
+    the task's, or — the task not being here — the command that brings or makes it. None when
+    no step can be told (no repository, a bad key)."""
+    import shlex
+
+    from ..core.errors import OkstraError
+    from .context import open_context
+
+    try:
+        ctx = open_context()
+        key = ctx.key(key_text)
+    except OkstraError:
+        return None
+    try:
+        return next_for(ctx, key).to_data()
+    except Refused as exc:
+        if exc.hint is None:
+            return None
+        argv = tuple(shlex.split(exc.hint))
+        sync = argv[2:3] == ("sync",)
+        return Step(
+            "run" if sync else "human", argv, ctx.clone_dir, "agent" if sync else "human",
+            str(exc),
+        ).to_data()  # fmt: skip
+    except OkstraError:
+        return None
+
+
+def status_and_situation(
+    ctx: Context, key: TaskKey, fetched: bool = False
+) -> tuple[TaskStatus, Situation]:
     from .layout import task_branch
 
     repo = ctx.repo
     state = require_task(repo, key)
     status = TaskStatus(state)
     status.lag = remoteview.task_lag(repo, key)
+    status.remote = shared_remote(repo, key)
     status.task_branch = task_branch(key)
     status.task_head = repo.read_ref(f"refs/heads/{status.task_branch}")
     if status.task_head is not None:
         found = repo.worktree_for_branch(status.task_branch)
         status.task_worktree = str(found) if found is not None else ""
+    if status.remote is not None:
+        from .branches import task_branch_against
+
+        status.branch = task_branch_against(repo, key, status.remote)
+        status.unpublished = _unpublished(repo, status)
     approval_reasons: tuple[str, ...] = ()
     if state.task.latest_plan is not None:
         status.plan, approval_reasons = _plan(ctx, key)
         newer = remoteview.fetched_claims(repo, key, status.lag) if fetched else {}
-        status.stages = _stages(ctx, state, status.task_head, newer)
+        status.stages = _stages(ctx, state, status, newer)
     status.verdict = _verdict(ctx, key, status.task_head)
-    status.next = next_step(_situation(repo, status, approval_reasons))
-    return status
+    situation = _situation(ctx, status, approval_reasons)
+    status.next = next_step(situation)
+    return status, situation
+
+
+def shared_remote(repo: GitRepo, key: TaskKey) -> str | None:
+    """The remote the task is shared through: the first whose fetched copy holds the task."""
+    from ..core.tracking import tracking_name
+    from ..records.task import task_ref
+
+    ref = task_ref(key)
+    return next((r for r in repo.remote_names() if repo.read_ref(tracking_name(r, ref))), None)
+
+
+def _unpublished(repo: GitRepo, status: TaskStatus) -> list[str]:
+    from ..core.tracking import tracking_name
+    from ..records.verdict import VERDICTS_REF
+
+    assert status.remote is not None
+    found = [
+        lag.ref
+        for lag in status.lag
+        if lag.remote == status.remote and lag.state in ("ahead", "missing-there")
+    ]
+    mine, theirs = (
+        repo.read_ref(VERDICTS_REF),
+        repo.read_ref(tracking_name(status.remote, VERDICTS_REF)),
+    )
+    if mine is not None and mine != theirs and (theirs is None or not repo.contains(theirs, mine)):
+        found.append(VERDICTS_REF)
+    return found
 
 
 def _plan(ctx: Context, key: TaskKey) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -243,9 +364,10 @@ def _plan(ctx: Context, key: TaskKey) -> tuple[dict[str, Any], tuple[str, ...]]:
 def _stages(
     ctx: Context,
     state: TaskState,
-    task_head: str | None,
+    status: TaskStatus,
     newer: dict[int, tuple[str, Claim]],
 ) -> list[StageStatus]:
+    from .claims.common import is_ours
     from .snapshots import stage_map_of
 
     repo = ctx.repo
@@ -259,18 +381,30 @@ def _stages(
     selection = batching.select(stage_map.stages, holders)
     done = {n: c.head_commit for n, c in claims.items() if c.status == "done" and c.head_commit}
     present = {n: h for n, h in done.items() if repo.has_commit(h)}
+    since = state.task.implementation_base_commit
+    task_head = status.task_head
     unmerged = (
-        repo.not_contained(task_head, present.values(), state.task.implementation_base_commit)
+        repo.not_contained(task_head, present.values(), since)
         if task_head is not None
         else set(present.values())
     )
-    here = socket.gethostname()
+    if status.remote is None:
+        published, unintegrated = task_head, unmerged
+    else:
+        published = status.branch.remote if status.branch is not None else None
+        if published is not None and repo.has_commit(published):
+            unintegrated = repo.not_contained(published, present.values(), since)
+        else:
+            unintegrated = set(present.values())
     found = []
     for stage in stage_map.stages:
         n, claim = stage.number, claims.get(stage.number)
         live = claim is not None and claim.status in ("started", "done")
         state_word = holders[n].state if live else ("ready" if n in selection.ready else "blocked")
         merged = None if n not in present else present[n] not in unmerged
+        integrated = None
+        if n in done:
+            integrated = n in present and published is not None and present[n] not in unintegrated
         found.append(
             StageStatus(
                 number=n,
@@ -279,10 +413,11 @@ def _stages(
                 state=state_word,
                 why=selection.blocked.get(n) if state_word == "blocked" else None,
                 claim=claim,
-                mine=live and claim is not None and claim.host == here,
+                mine=live and claim is not None and is_ours(ctx, None, claim),
                 merged=merged,
                 merge_ref=_merge_ref(repo, claim, done.get(n)),
                 fetched_from=newer[n][0] if n in newer else None,
+                integrated=integrated,
             )
         )
     return found
@@ -324,29 +459,58 @@ def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | N
     }
 
 
-def _situation(repo: GitRepo, status: TaskStatus, reasons: tuple[str, ...]) -> Situation:
+def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Situation:
+    from ..git.worktrees import merge_in_progress, worktree_head
+
+    repo = ctx.repo
     task = status.state.task
     key = status.state.key
+    clone = ctx.clone_dir
     stale = next((lag.remote for lag in status.lag if lag.stale), None)
-    remotes = remoteview.okstra_remotes(repo)
     running = None
     run_report = ""
+    impl_seq = ""
+    running_by = ""
     if task.latest_run is not None and task.latest_run.status == "running":
         running = (task.latest_run.task_type, task.latest_run.seq)
-        run_report = run_paths(key, *running)["report"]
-    views = tuple(
-        StageView(
-            number=s.number,
-            state=s.state,
-            mine=s.mine,
-            holder=(f"{s.claim.run_id} by {s.claim.user} on {s.claim.host}" if s.claim else ""),
-            merged=s.merged,
-            merge_ref=s.merge_ref,
-            worktree=s.claim.worktree_path if s.claim is not None else "",
+        kind = "data" if running[0] == FINAL_VERIFICATION else "report"
+        run_report = os.path.join(clone, run_paths(key, *running)[kind])
+        running_by = _started_elsewhere(ctx, status.state, *running)
+    views = []
+    for s in status.stages:
+        c = s.claim
+        worktree = c.worktree_path if c is not None else ""
+        here = True
+        if s.mine and worktree:
+            here = worktree_head(worktree, repo) is not None
+        seq = c.run_id.removeprefix("implementation-") if c is not None else impl_seq
+        views.append(
+            StageView(
+                number=s.number,
+                state=s.state,
+                mine=s.mine,
+                holder=f"{c.run_id} by {c.who}" if c is not None else "",
+                merged=s.merged,
+                merge_ref=s.merge_ref,
+                worktree=worktree,
+                worktree_here=here,
+                run_id=c.run_id if c is not None else "",
+                report=os.path.join(clone, stage_report_path(key, seq, s.number)) if seq else "",
+                integrated=s.integrated,
+            )
         )
-        for s in status.stages
-    )
     verdict = status.verdict or {}
+    if status.remote is None:
+        branch_state = "local"
+    elif status.branch is None:
+        branch_state = "none"
+    elif status.branch.state == "ahead" and status.branch.remote is None:
+        branch_state = "unpublished"
+    else:
+        branch_state = status.branch.state
+    merging = merge_in_progress(status.task_worktree) if status.task_worktree else None
+    opens = bool(verdict.get("opensGate"))
+    latest = task.latest_report_path or ""
     return Situation(
         key=str(key),
         status=task.current_status,
@@ -359,13 +523,51 @@ def _situation(repo: GitRepo, status: TaskStatus, reasons: tuple[str, ...]) -> S
             and task.workflow.phase_states.get(FINAL_VERIFICATION) == "completed"
         ),
         stale_remote=stale,
-        remote=stale or (remotes[0] if remotes else None),
+        remote=stale or status.remote,
         plan_submitted=task.latest_plan is not None,
-        plan_path=task.latest_plan.path if task.latest_plan else "",
+        plan_path=os.path.join(clone, task.latest_plan.path) if task.latest_plan else "",
         approval_reasons=reasons,
-        latest_report=task.latest_report_path or "",
-        stages=views,
+        latest_report=os.path.join(clone, latest) if latest else "",
+        stages=tuple(views),
         task_worktree=status.task_worktree,
-        verdict_opens=bool(verdict.get("opensGate")),
+        task_branch=branch_state,
+        merging=merging,
+        verdict_opens=opens,
         verdict=verdict.get("verdict"),
+        verdict_unpublished="refs/notes/okstra/verdicts" in status.unpublished,
+        main_push=_main_push(ctx, status) if opens else None,
+        clone_dir=clone,
+        running_by=running_by,
     )
+
+
+def _started_elsewhere(ctx: Context, state: TaskState, task_type: str, seq: str) -> str:
+    """Who started the running run, when another clone did (empty: this clone, or a run from
+    before clones had ids). Implementation runs belong to their claims, judged per stage."""
+    if task_type == "implementation":
+        return ""
+    from ..records.run import load_run
+    from .identity import clone_id
+
+    record = load_run(ctx.repo, state, task_type, seq)
+    if record is None or record.clone is None or record.clone == clone_id(ctx.repo):
+        return ""
+    return f"{record.started_by} (clone {record.clone})"
+
+
+def _main_push(ctx: Context, status: TaskStatus) -> tuple[str, ...] | None:
+    """``git push REMOTE HEAD:BRANCH`` landing the verified task HEAD on the protected branch
+    the main worktree has checked out, while that branch on the remote (as last fetched) does
+    not contain it; None when there is nothing to push (or no protected branch, no remote)."""
+    head = status.task_head
+    remote = status.remote
+    branch = ctx.repo.main_branch()
+    if head is None or remote is None or branch is None:
+        return None
+    if not ctx.gate_config().protecting_glob(branch):
+        return None
+    name = branch.removeprefix("refs/heads/")
+    there = ctx.repo.read_ref(f"refs/remotes/{remote}/{name}")
+    if there is not None and ctx.repo.has_commit(there) and ctx.repo.contains(there, head):
+        return None
+    return ("git", "push", remote, f"{head}:{branch}")

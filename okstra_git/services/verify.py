@@ -13,7 +13,7 @@ from typing import Any
 
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
-from ..core.shell import command, okstra
+from ..core.shell import okstra
 from ..core.values import Value, init
 from ..git.notesview import NotesView
 from ..git.repo import DiffStatEntry, GitRepo, RefUpdate
@@ -331,42 +331,35 @@ class Recorded(Value):
         init(self, verdict=verdict, added=added, next_phase=next_phase, task_head=task_head)
 
 
-def publish_commands(ctx: Context, verdict: Verdict) -> list[str]:
-    """What makes a recorded verdict count beyond this clone: the sync that shares the notes
-    (CI and other clones read them from the remote), and, for a verdict that opens
-    ``release-handoff``, the push of the verified commit to the protected branch the main
-    worktree has checked out (the pre-push gate lets it through now)."""
-    from ..gate.config import GateConfig
-    from .sync.transport import remote_or_placeholder
-
-    remote = remote_or_placeholder(ctx.repo)
-    found = [okstra("sync", remote)]
-    branch = ctx.repo.main_branch()
-    if verdict.routing == "release-handoff" and branch is not None:
-        config = GateConfig.load(ctx.repo.workdir or ctx.repo.git_dir)
-        if config.protecting_glob(branch):
-            found.append(command("git", "push", remote, f"{verdict.head}:{branch}"))
-    return found
-
-
 def record_verdict(
     ctx: Context,
     key: TaskKey,
-    verdict: str,
+    verdict: str | None,
     report: str,
     stage: int | None,
     worktree: str | None = None,
     expect_head: str | None = None,
     sign: bool = False,
 ) -> Recorded:
-    """Re-run the gate now, check the report against the verdict, and record it (SPEC §6)."""
+    """Re-run the gate now, check the report against the verdict, and record it (SPEC §6).
+    ``verdict`` None: the report's own (``finalVerdict.verdictToken``), so the command the next
+    step prints runs as printed, whatever the verifier decided."""
     import hashlib
 
     from .reportfiles import read_data
 
+    raw, data = read_data(report)
+    if verdict is None:
+        final = data.get("finalVerdict")
+        verdict = final.get("verdictToken") if isinstance(final, dict) else None
+        if verdict not in rules.VERDICTS:
+            raise BadInput(
+                f"report {report}: finalVerdict.verdictToken is {verdict!r}, not a verdict "
+                f"({', '.join(rules.VERDICTS)}); decide the verdict in the report, or give "
+                "--verdict"
+            )
     if verdict not in rules.VERDICTS:
         raise BadInput(f"--verdict {verdict!r}: one of {', '.join(rules.VERDICTS)}")
-    raw, data = read_data(report)
     signing_key = _signing_key(ctx.repo) if sign else None
     target = resolve_target(ctx, key, stage, worktree)
     if expect_head is not None:

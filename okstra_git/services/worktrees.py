@@ -214,6 +214,9 @@ class WorktreeEntry:
     repair: str | None = None
     """Set when the folder is a registered worktree git cannot read (its ``.git`` file was
     deleted): the message naming the command that repairs it."""
+    elsewhere: str | None = None
+    """Set for a stage worktree of another clone's claim (who and where): it lives in that
+    clone, so this one never counts it as missing."""
 
     def to_data(self) -> dict[str, object]:
         return {
@@ -228,6 +231,7 @@ class WorktreeEntry:
             "runId": self.run_id,
             "broken": self.repair is not None,
             "repair": self.repair,
+            "elsewhere": self.elsewhere,
         }
 
 
@@ -261,7 +265,10 @@ def _entry(
 
 
 def list_worktrees(ctx: Context, key: TaskKey) -> list[WorktreeEntry]:
-    """The task worktree and every claimed stage's worktree (made or not)."""
+    """The task worktree and every claimed stage's worktree (made or not); another clone's are
+    named as such, never as missing here."""
+    from .claims.common import is_ours  # claims use this module: imported when listing
+
     lay = layout(ctx, key)
     task_path = task_worktree_path(ctx, key)
     entries = [_entry(ctx, "task", None, task_path, lay.task_branch, None, None)]
@@ -269,6 +276,22 @@ def list_worktrees(ctx: Context, key: TaskKey) -> list[WorktreeEntry]:
         claim = state.claim
         if not claim.worktree_path:
             continue  # claimed with --no-worktree
+        if not is_ours(ctx, lay, claim):
+            entries.append(
+                WorktreeEntry(
+                    kind="stage",
+                    stage=number,
+                    path=claim.worktree_path,
+                    branch=claim.branch,
+                    exists=False,
+                    head=claim.head_commit or claim.started_head_commit,
+                    dirty=[],
+                    claim_status=claim.status,
+                    run_id=claim.run_id,
+                    elsewhere=claim.who,
+                )
+            )
+            continue
         entries.append(
             _entry(
                 ctx,

@@ -13,9 +13,14 @@ def status(found: TaskStatus) -> Output:
 def text(found: TaskStatus) -> str:
     data = found.to_data()
     phase = data["phase"]
+    state = phase["state"]
+    if phase["openStages"] and phase["current"] == "implementation" and state != "running":
+        # A finished run is one batch: the phase is open while any stage is.
+        done = len(data["stages"]) - phase["openStages"]
+        state = f"{done} of {len(data['stages'])} stages done"
     lines = [
         f"task {data['taskKey']} — {phase['status']}; phase {phase['current']} "
-        f"({phase['state']}), next {phase['next'] or '-'}"
+        f"({state}), next {phase['next'] or '-'}"
     ]
     run = phase["latestRun"]
     if run:
@@ -55,14 +60,44 @@ def text(found: TaskStatus) -> str:
     lags = data["remoteLag"]
     for lag in lags:
         lines.append(f"remote {lag['remote']}: {lag['ref']} {lag['state'].replace('-', ' ')}")
-    if not lags:
+    published = data["published"]
+    branch = published["taskBranch"]
+    if published["remote"] is not None:
+        lines.append(f"task branch: {_branch(published['remote'], branch)}")
+        if published["unpublished"]:
+            lines.append(
+                f"not on {published['remote']} yet: " + ", ".join(published["unpublished"])
+            )
+    if not lags and not published["unpublished"]:
         lines.append("remotes: in step with what was last fetched")
     step = data["next"]
-    lines.append(f"next ({step['who']}): {step['command'] or 'nothing — ' + step['why']}")
+    said = step["command"] or "nothing to run — " + step["why"]
+    lines.append(f"next ({step['kind']}, {step['who']}): {said}")
     if step["command"]:
         lines.append(f"  why: {step['why']}")
+    if step["kind"] == "work":
+        lines.append(f"  work in: {step['worktree']}")
+        if step.get("report"):
+            lines.append(f"  report: {step['report']}")
     lines += [f"  also: {cmd}" for cmd in step["also"]]
     return "\n".join(lines)
+
+
+def _branch(remote: str, branch: dict | None) -> str:
+    if branch is None:
+        return f"none here, none published on {remote}"
+    mine, theirs = (v[:12] if v else "-" for v in (branch["local"], branch["published"]))
+    return {
+        "same": f"in step with {remote}'s ({mine})",
+        "ahead": (
+            f"ahead of {remote}'s ({theirs} → {mine}): not published"
+            if branch["published"]
+            else f"{mine} here, not published on {remote}"
+        ),
+        "behind": f"behind {remote}'s ({mine} here, {theirs} there)",
+        "diverged": f"diverged from {remote}'s ({mine} here, {theirs} there)",
+        "missing-here": f"none here; {remote} published {theirs}",
+    }[branch["state"]]
 
 
 def _stage(stage: dict) -> str:
@@ -74,11 +109,14 @@ def _stage(stage: dict) -> str:
         return head
     who = f"{holder['runId']} by {holder['user']} on {holder['host']}"
     if holder["mine"]:
-        who += " (this host)"
+        who += " (this clone)"
+    elif holder["clone"]:
+        who += f" (clone {holder['clone']})"
     parts = [who]
     if stage["state"] in ("started", "expired") and stage["leaseExpiresAt"]:
         parts.append(f"lease until {stage['leaseExpiresAt']}")
     if stage["doneCommit"]:
-        merged = {True: "merged", False: "NOT merged", None: "commit not here (sync)"}
-        parts.append(f"done {stage['doneCommit'][:12]}, {merged[stage['merged']]}")
+        merged = {True: "integrated", False: "NOT integrated", None: "commit not here (sync)"}
+        said = merged[stage["integrated"] if stage["merged"] is not None else None]
+        parts.append(f"done {stage['doneCommit'][:12]}, {said}")
     return f"{head} — " + "; ".join(parts)

@@ -36,8 +36,11 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
 
     def text() -> str:
         from ..logic.documents import task_index
+        from ..services.status import next_for
 
-        return task_index(task, ref)
+        # The one next step task status gives, not the phase's run start (which says
+        # `run start` while stages wait to be claimed).
+        return task_index(task, ref, next_for(ctx, state.key).command)
 
     return Output(data, text, err=err)
 

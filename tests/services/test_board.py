@@ -49,7 +49,7 @@ def test_every_task_and_stage_with_its_state_holder_and_lease(world: Path):
     assert stages[3]["holder"] is None and stages[4]["holder"] is None
     assert stages[1]["merged"] is True
     assert work["plan"]["approved"] is True
-    assert work["next"]["command"] == f"git okstra stage claim {WORK}"
+    assert work["next"]["argv"] == ["git", "okstra", "stage", "claim", WORK]
     log = git(world, "log", "--first-parent", "--format=%H %s", "refs/okstra/tasks/g/work")
     assert [f"{e['commit']} {e['summary']}" for e in work["events"]] == log.splitlines()[:5]
     newest = task_log(open_context(world), open_context(world).key(WORK), 2)
@@ -131,7 +131,7 @@ def test_a_forged_fetched_claim_is_never_shown(world: Path):
         work = next(t for t in board_of(world)["tasks"] if t["taskKey"] == WORK)
         stage_3 = next(s for s in work["stages"] if s["stage"] == 3)
         assert stage_3["holder"] is None and "fetchedFrom" not in stage_3
-        assert work["next"]["command"] == "git okstra sync origin"  # the lag is still said
+        assert work["next"]["argv"] == ["git", "okstra", "sync", "origin"]  # the lag is said
     finally:
         git(world, "update-ref", "-d", "refs/okstra-remotes/origin/claims/g/work/stage-3")
         git(world, "remote", "remove", "origin")

@@ -23,9 +23,9 @@ from claims_world import (
 )
 from conftest import git, okstra
 from plans import LINEAR_PLAN
+from team_world import run_line
 
 from okstra_git.core.errors import BadInput, Refused
-from okstra_git.core.shell import command
 from okstra_git.services import claims
 from okstra_git.services.context import open_context
 
@@ -330,8 +330,10 @@ def test_stage_list_is_the_consumers_view(repo: Path) -> None:
 
 
 def test_diamond_base_rules(repo: Path) -> None:
-    """2 and 3 depend on 1; 4 on 2 and 3. Stage 4 is refused until 2 and 3 are merged into
-    the task worktree (one unmerged dependency may be stacked on), then based on that HEAD."""
+    """2 and 3 depend on 1; 4 on 2 and 3. Each claim integrates the done dependencies its batch
+    needs into the task branch first — one merge commit per stage, in dependency order — so
+    every stage's base contains every dependency. Stacking on one dependency's head is gone
+    (SPEC §16): stage 4 stacked on 3 would have lacked 2."""
     folder = approved_task(repo)
     task_wt = folder / "task"
     ctx = open_context(repo)
@@ -339,41 +341,72 @@ def test_diamond_base_rules(repo: Path) -> None:
     claims.claim(ctx, key)
     one = commit_in(folder / "stage-1", "src/schema.py")
     claims.done(ctx, key, 1)
-    git(task_wt, "merge", "-q", "--no-edit", "okstra/g/i/stage-1")
-    merged_one = git(task_wt, "rev-parse", "HEAD")
-    assert merged_one == one  # fast-forward
     second = claims.claim(ctx, key)
     assert [p.stage for p in second.stages] == [2, 3]
-    assert {p.base_commit for p in second.stages} == {merged_one}
+    base = git(task_wt, "rev-parse", "HEAD")
+    git(repo, "merge-base", "--is-ancestor", one, base)
+    assert {p.base_commit for p in second.stages} == {base}
     assert {p.stacked_on for p in second.stages} == {None}
+    assert git(task_wt, "log", "-1", "--format=%s").startswith("integrate stage 1 (")
     heads = {n: commit_in(folder / f"stage-{n}", f"src/s{n}.py") for n in (2, 3)}
     for n in (2, 3):
         claims.done(ctx, key, n)
-    before = stored(repo)
-    refused = okstra(repo, "stage", "claim", KEY)
-    assert refused.returncode == 1
-    assert "stage 4 of p:g:i depends on stages 2, 3, whose done commits are not in" in (
-        refused.stderr
-    )
-    merge = command("git", "-C", task_wt, "merge", "okstra/g/i/stage-2", "okstra/g/i/stage-3")
-    assert merge in refused.stderr and f"hint: {merge}" in refused.stderr
-    assert stored(repo) == before and not (folder / "stage-4").exists()
-
-    git(task_wt, "merge", "-q", "--no-edit", "okstra/g/i/stage-2")
-    stacked = claims.claim(ctx, key, worktrees=False)
-    (place,) = stacked.stages
-    assert place.stacked_on == 3 and place.base_commit == heads[3]
-    assert "stacked on stage 3's done head" in stacked.directive()
-    claims.release(ctx, key, 4, "merge 3 first", stacked.run_id, False)
-
-    git(task_wt, "merge", "-q", "--no-edit", "okstra/g/i/stage-3")
+    proc = okstra(repo, "stage", "claim", KEY, "--json")
+    assert proc.returncode == 0, proc.stderr
+    (place,) = json.loads(proc.stdout)["placements"]
     task_head = git(task_wt, "rev-parse", "HEAD")
-    final = claims.claim(ctx, key)
-    (place,) = final.stages
-    assert place.stacked_on is None and place.base_commit == task_head
-    assert git(folder / "stage-4", "rev-parse", "HEAD") == task_head
+    assert place["stage"] == 4 and place["stackedOn"] is None
+    assert place["baseCommit"] == task_head == git(folder / "stage-4", "rev-parse", "HEAD")
+    for n in (1, 2, 3):
+        git(repo, "merge-base", "--is-ancestor", heads.get(n, one), task_head)
+    merges = git(task_wt, "log", "--merges", "--format=%s").splitlines()
+    assert [m.split(" (")[0] for m in merges] == [f"integrate stage {n}" for n in (3, 2, 1)]
     manifest = json.loads(git(repo, "show", f"{TASK_REF}:task.json"))
     assert manifest["implementationBaseCommit"] == git(repo, "rev-parse", "main")
+    events = git(repo, "log", "--format=%s", TASK_REF).splitlines()
+    assert sum(e.startswith("integrate stage(s) ") for e in events) == 2
+
+
+def test_a_claim_whose_dependencies_conflict_is_refused_with_the_integrate_command(
+    repo: Path,
+) -> None:
+    """Stages 2 and 3 both change one file: integrating them for stage 4 conflicts. The claim
+    gives the merge up again (the task worktree clean, stage 4 unclaimed) and names
+    ``integrate``; that command leaves the conflict where a person resolves it, and the lines
+    it prints finish it."""
+    folder = approved_task(repo)
+    task_wt = folder / "task"
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    claims.claim(ctx, key)
+    commit_in(folder / "stage-1", "src/schema.py")
+    claims.done(ctx, key, 1)
+    claims.claim(ctx, key)
+    for n in (2, 3):
+        commit_in(folder / f"stage-{n}", "src/shared.py", f"stage {n}\n")
+        claims.done(ctx, key, n)
+    proc = okstra(repo, "stage", "claim", KEY)
+    assert proc.returncode == 1
+    fix = f"git -C {repo} okstra integrate {KEY}"
+    assert "merging them there conflicts" in proc.stderr and f"hint: {fix}" in proc.stderr
+    assert git(task_wt, "status", "--porcelain") == "" and not (folder / "stage-4").exists()
+    assert "stage-4" not in git(repo, "for-each-ref", CLAIMS)
+    before = stored(repo)
+    proc = okstra(repo, "integrate", KEY)
+    assert proc.returncode == 1 and "conflicted: src/shared.py" in proc.stderr
+    assert stored(repo) == before  # nothing recorded
+    status = json.loads(okstra(repo, "task", "status", KEY, "--json").stdout)
+    assert status["next"]["kind"] == "human" and status["next"]["cwd"] == str(task_wt)
+    (task_wt / "src" / "shared.py").write_text("stage 2 and stage 3\n")
+    git(task_wt, "add", "src/shared.py")
+    finish = proc.stderr.split("finish with: ", 1)[1].splitlines()[0]
+    for part in finish.split(" && "):  # each runs from any folder
+        done = run_line(part)
+        assert done.returncode == 0, (part, done.stderr)
+    assert git(task_wt, "log", "-1", "--format=%s").startswith("integrate stage 3 (")
+    assert git(repo, "log", "-1", "--format=%s", TASK_REF).startswith("integrate stage(s) ")
+    claimed = claims.claim(ctx, key)
+    assert [p.stage for p in claimed.stages] == [4]
 
 
 def test_a_folder_in_the_way_is_refused_before_claiming(repo: Path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shlex
 import socket
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from conftest import git, okstra
 from hooks_world import pair
 from sync_world import sync_json
 from task_world import Task, ok, report
+from team_world import run_step
 from verify_world import KEY
 
 from okstra_git.logic import nextstep
@@ -25,13 +25,9 @@ def status(repo: Path) -> dict:
 
 
 def run_next(repo: Path) -> dict:
-    """Run the command `task status` prints as next, exactly as printed; the new status."""
+    """Run the command `task status` gives as next, its argv in its cwd; the new status."""
     step = status(repo)["next"]
-    argv = shlex.split(step["command"])
-    if argv[:2] == ["git", "okstra"]:
-        proc = okstra(repo, *argv[2:])
-    else:
-        proc = subprocess.run(argv, cwd=repo, text=True, capture_output=True)
+    proc = run_step(step)
     assert proc.returncode == 0, (step, proc.stderr)
     return status(repo)
 
@@ -42,70 +38,91 @@ def task(repo: Path) -> Task:
 
 
 def test_following_next_takes_a_task_from_its_plan_to_release_handoff(task: Task, tmp_path: Path):
+    clone = str(task.repo.resolve())
     first = status(task.repo)
     assert first["plan"]["approved"] is True and first["plan"]["method"] == "B"
     assert [(s["stage"], s["state"]) for s in first["stages"]] == [(1, "ready"), (2, "ready")]
-    assert first["next"]["command"] == f"git okstra stage claim {KEY}"
+    assert first["next"]["kind"] == "run" and first["next"]["cwd"] == clone
+    assert first["next"]["argv"] == ["git", "okstra", "stage", "claim", KEY]
+    assert first["next"]["command"] == f"git -C {clone} okstra stage claim {KEY}"
     assert first["verdict"] is None and first["remoteLag"] == []
 
     claimed = run_next(task.repo)
     (one, two) = claimed["stages"]
     assert one["state"] == "started" and two["state"] == "started"  # one batch of two
-    assert one["holder"] == {
+    holder = one["holder"]
+    assert holder.pop("clone") == git(task.repo, "config", "okstra.cloneId")
+    assert holder == {
         "host": socket.gethostname(),
         "user": "Test User <test@example.invalid>",
         "runId": "implementation-001",
         "mine": True,
     }
-    assert claimed["next"]["command"] == (f"git okstra stage done {KEY} --stage 1 --report REPORT")
-    assert claimed["next"]["also"] == [f"git okstra stage done {KEY} --stage 2 --report REPORT"]
-    task_wt = Path(claimed["taskWorktree"]["path"])
+    step = claimed["next"]
+    report_of = {1: step["report"]}
+    assert (step["kind"], step["stages"], step["commit"]) == ("work", [1], True)
+    assert step["worktree"] == one["worktree"] and Path(step["report"]).is_absolute()
+    assert step["argv"] == ["git", "okstra", "stage", "done", KEY, "--stage", "1", "--report",
+                            step["report"]]  # fmt: skip
+    (also,) = step["also"]
+    assert shlex.split(also)[:7] == ["git", "-C", clone, "okstra", "stage", "done", KEY]
     for n in (1, 2):
-        wt = Path(claimed["stages"][n - 1]["worktree"])
+        step = status(task.repo)["next"]
+        assert step["kind"] == "work" and step["stages"] == [n]
+        report_of[n] = step["report"]
+        wt = Path(step["worktree"])
         (wt / "src").mkdir(exist_ok=True)
         (wt / "src" / f"stage{n}.py").write_text(f"VALUE = {n}\n")
         git(wt, "add", "-A")
         git(wt, "commit", "-q", "-m", f"stage {n}")
-        (task.repo / f"r{n}.md").write_text("report\n")
-        ok(task.repo, "stage", "done", KEY, "--stage", str(n), "--report", f"r{n}.md")
+        Path(step["report"]).parent.mkdir(parents=True, exist_ok=True)
+        Path(step["report"]).write_text(f"stage {n} report\n")
+        assert run_step(step).returncode == 0
+    assert report_of[1] != report_of[2]
 
     done = status(task.repo)
+    task_wt = Path(done["taskWorktree"]["path"])
     assert [(s["state"], s["merged"]) for s in done["stages"]] == [("done", False)] * 2
     assert done["stages"][0]["doneCommit"] == git(task.repo, "rev-parse", "okstra/grp/feat/stage-1")
-    assert done["next"]["who"] == "human"
-    assert done["next"]["command"] == (
-        f"git -C {task_wt} merge okstra/grp/feat/stage-1 okstra/grp/feat/stage-2"
-    )
+    assert done["next"]["kind"] == "run" and done["next"]["who"] == "agent"
+    assert done["next"]["argv"] == ["git", "okstra", "integrate", KEY]
     merged = run_next(task.repo)
     assert [s["merged"] for s in merged["stages"]] == [True, True]
-    assert merged["next"]["command"] == f"git okstra run start {KEY} --type final-verification"
+    subjects = git(task_wt, "log", "--format=%s", "--merges").splitlines()
+    assert [s.split(" (")[0] for s in subjects] == ["integrate stage 2", "integrate stage 1"]
+    assert "integrate stage(s) 1, 2 into okstra/grp/feat/task" in git(
+        task.repo, "log", "-1", "--format=%s", "refs/okstra/tasks/grp/feat"
+    )
+    assert merged["next"]["argv"][2:] == ["run", "start", KEY, "--type", "final-verification"]
 
     verifying = run_next(task.repo)
     assert verifying["phase"]["latestRun"]["taskType"] == "final-verification"
-    assert verifying["next"]["command"] == f"git okstra verify target {KEY}"
+    step = verifying["next"]
+    assert (step["kind"], step["commit"], step["worktree"]) == ("work", False, str(task_wt))
+    assert step["argv"][2:] == ["verify", "record", KEY, "--report", step["report"]]
     head = git(task_wt, "rev-parse", "HEAD")
-    data = report(task.repo, tmp_path / "data.json")
-    ok(task.repo, "verify", "record", KEY, "--verdict", "accepted", "--report", data)
+    report(task.repo, Path(step["report"]))
+    assert run_step(step).returncode == 0
 
     recorded = status(task.repo)
     assert recorded["verdict"]["verdict"] == "accepted" and recorded["verdict"]["opensGate"]
     assert recorded["verdict"]["recordedOn"] == head
-    finish = shlex.split(recorded["next"]["command"])
-    assert finish[:8] == ["git", "okstra", "run", "finish", KEY, "--type", "final-verification",
-                          "--seq"]  # fmt: skip
-    (task.repo / finish[-1]).write_text("the final verification report\n")
+    finish = ["run", "finish", KEY, "--type", "final-verification", "--seq", "001", "--status"]
+    assert recorded["next"]["argv"][2:10] == finish
     verified = run_next(task.repo)
-    assert verified["next"]["command"] == f"git okstra run start {KEY} --type release-handoff"
+    assert verified["next"]["argv"][2:] == ["run", "start", KEY, "--type", "release-handoff"]
     handing = run_next(task.repo)
     assert handing["phase"]["latestRun"]["taskType"] == "release-handoff"
-    assert handing["next"]["command"].startswith(
-        f"git okstra run finish {KEY} --type release-handoff --seq 001 --status completed"
-    )
+    step = handing["next"]
+    assert step["kind"] == "work" and step["argv"][2:6] == ["run", "finish", KEY, "--type"]
+    Path(step["report"]).write_text("the release handoff report\n")
     text = okstra(task.repo, "task", "status", KEY).stdout
     assert f"task {KEY} — active" in text
     assert "verdict: accepted (whole-task)" in text and "opens the gate" in text
-    assert "  1 done" in text and "merged" in text
-    assert "next (agent): git okstra run finish" in text
+    assert "  1 done" in text and "integrated" in text
+    assert f"next (work, agent): git -C {clone} okstra run finish" in text
+    finished = run_next(task.repo)
+    assert finished["next"]["kind"] == "done" and finished["next"]["argv"] is None
 
 
 def test_release_handoff_needs_an_accepted_whole_task_verdict_on_the_tasks_head(
@@ -180,82 +197,144 @@ def test_next_is_sync_when_a_fetch_brought_newer_records(tmp_path: Path):
     proc = okstra(b, "task", "status", KEY, "--json")
     assert proc.returncode == 1 and json.loads(proc.stdout)["hint"] == "git okstra sync origin"
     sync_json(b)
-    assert status(b)["next"]["command"] == f"git okstra run start {KEY} --type error-analysis"
+    assert status(b)["next"]["argv"][2:] == ["run", "start", KEY, "--type", "error-analysis"]
     assert okstra(a, "run", "start", KEY, "--type", "error-analysis").returncode == 0
     sync_json(a)
     git(b, "fetch", "-q")
     behind = status(b)
-    assert behind["next"]["command"] == "git okstra sync origin"
+    assert behind["next"]["argv"] == ["git", "okstra", "sync", "origin"]
     assert behind["remoteLag"][0]["state"] == "behind"
 
 
+def _impl(**fields: object) -> nextstep.Situation:
+    """An implementation task with an approved plan, in the clone at /c."""
+    return nextstep.Situation(
+        "p:g:i", "active", "implementation", plan_submitted=True, clone_dir="/c", **fields
+    )
+
+
+B = "implementation-001 by B on h (clone 00000000000000bb)"
+
+
 @pytest.mark.parametrize(
-    ("situation", "command", "who"),
+    ("situation", "kind", "line", "who"),
     [
-        (nextstep.Situation("p:g:i", "done", "done"), None, "human"),
+        (nextstep.Situation("p:g:i", "done", "done"), "done", None, "none"),
         (
-            nextstep.Situation("p:g:i", "active", "implementation"),
-            "git okstra plan submit p:g:i FILE",
-            "agent",
-        ),
-        (
-            nextstep.Situation(
-                "p:g:i",
-                "awaiting-approval",
-                "implementation",
-                plan_submitted=True,
-                plan_path="docs/p.md",
-                approval_reasons=("marker-missing",),
-            ),
-            "git okstra plan approve p:g:i",
+            nextstep.Situation("p:g:i", "active", "implementation", clone_dir="/c"),
+            "human",
+            None,
             "human",
         ),
         (
             nextstep.Situation(
-                "p:g:i",
-                "active",
-                "implementation",
-                plan_submitted=True,
-                plan_path="docs/p.md",
-                approval_reasons=("blockers-open",),
+                "p:g:i", "active", "implementation", latest_report="/c/r.md", clone_dir="/c"
             ),
-            "git okstra clarify status docs/p.md",
+            "run",
+            "git -C /c okstra plan submit p:g:i /c/r.md",
+            "agent",
+        ),
+        (
+            _impl(plan_path="/c/docs/p.md", approval_reasons=("marker-missing",)),
+            "human",
+            "git -C /c okstra plan approve p:g:i",
             "human",
         ),
         (
-            nextstep.Situation(
-                "p:g:i",
-                "active",
-                "implementation",
-                plan_submitted=True,
-                remote="origin",
-                stages=(nextstep.StageView(1, "expired", holder="implementation-001 by B"),),
-            ),
-            "git okstra stage claim p:g:i --take-over-expired --remote origin",
+            _impl(plan_path="/c/docs/p.md", approval_reasons=("blockers-open",)),
+            "human",
+            "git -C /c okstra clarify status /c/docs/p.md",
+            "human",
+        ),
+        (
+            _impl(remote="origin", stages=(nextstep.StageView(1, "expired", holder=B),)),
+            "run",
+            "git -C /c okstra stage claim p:g:i --take-over-expired --remote origin",
             "agent",
         ),
         (
-            nextstep.Situation(
-                "p:g:i",
-                "active",
-                "implementation",
-                plan_submitted=True,
-                remote="origin",
-                stages=(nextstep.StageView(1, "started", holder="implementation-001 by B"),),
-            ),
-            "git okstra sync origin",
+            _impl(remote="origin", stages=(nextstep.StageView(1, "ready"),)),
+            "run",
+            "git -C /c okstra stage claim p:g:i --remote origin",
             "agent",
         ),
         (
-            nextstep.Situation(
-                "p:g:i",
-                "active",
-                "implementation",
-                plan_submitted=True,
+            _impl(remote="origin", stages=(nextstep.StageView(1, "started", holder=B),)),
+            "wait",
+            "git -C /c okstra sync origin",
+            B,
+        ),
+        (
+            # A done stage the published task branch lacks (its commit not even here yet):
+            # integrate fetches it and merges it.
+            _impl(
                 remote="origin",
-                stages=(nextstep.StageView(1, "done", merged=None, merge_ref="ab" * 20),),
+                stages=(
+                    nextstep.StageView(1, "done", merged=None, integrated=False),
+                    nextstep.StageView(2, "started", holder=B),
+                ),
             ),
-            "git okstra sync origin",
+            "run",
+            "git -C /c okstra integrate p:g:i --remote origin",
+            "agent",
+        ),
+        (
+            _impl(
+                remote="origin",
+                task_worktree="/w/task",
+                task_branch="behind",
+                stages=(nextstep.StageView(1, "done", merged=False, integrated=True),),
+            ),
+            "run",
+            "git -C /c okstra integrate p:g:i --remote origin",
+            "agent",
+        ),
+        (
+            _impl(
+                remote="origin",
+                task_worktree="/w/task",
+                task_branch="same",
+                stages=(nextstep.StageView(1, "done", merged=True, integrated=True),),
+            ),
+            "run",
+            "git -C /c okstra run start p:g:i --type final-verification --remote origin",
+            "agent",
+        ),
+        (
+            _impl(
+                task_worktree="/w/task", merging=("a.py",), stages=(nextstep.StageView(1, "done"),)
+            ),
+            "human",
+            "git -C /w/task commit --no-edit",
+            "human",
+        ),
+        (
+            _impl(
+                stages=(
+                    nextstep.StageView(
+                        1, "started", mine=True, worktree="/w/s1", report="/c/.okstra/s1.md"
+                    ),
+                )
+            ),
+            "work",
+            "git -C /c okstra stage done p:g:i --stage 1 --report /c/.okstra/s1.md",
+            "agent",
+        ),
+        (
+            _impl(
+                stages=(
+                    nextstep.StageView(
+                        1,
+                        "started",
+                        mine=True,
+                        worktree="/w/s1",
+                        worktree_here=False,
+                        run_id="implementation-001",
+                    ),
+                )
+            ),
+            "run",
+            "git -C /c okstra stage claim p:g:i --resume implementation-001",
             "agent",
         ),
         (
@@ -264,14 +343,61 @@ def test_next_is_sync_when_a_fetch_brought_newer_records(tmp_path: Path):
                 "active",
                 "error-analysis",
                 running=("error-analysis", "002"),
-                run_report=".okstra/r it's.md",
+                run_report="/c/.okstra/r it's.md",
+                clone_dir="/c",
             ),
-            "git okstra run finish p:g:i --type error-analysis --seq 002 --status completed "
-            "--report '.okstra/r it'\"'\"'s.md'",
+            "work",
+            "git -C /c okstra run finish p:g:i --type error-analysis --seq 002 --status "
+            "completed --report '/c/.okstra/r it'\"'\"'s.md'",
             "agent",
+        ),
+        (
+            nextstep.Situation(
+                "p:g:i",
+                "active",
+                "final-verification",
+                running=("final-verification", "001"),
+                running_by="B <b@x> (clone 00000000000000bb)",
+                remote="origin",
+                clone_dir="/c",
+            ),
+            "wait",
+            "git -C /c okstra sync origin",
+            "B <b@x> (clone 00000000000000bb)",
+        ),
+        (
+            nextstep.Situation(
+                "p:g:i",
+                "active",
+                "release-handoff",
+                remote="origin",
+                verdict_opens=True,
+                verdict_unpublished=True,
+                clone_dir="/c",
+            ),
+            "run",
+            "git -C /c okstra sync origin",
+            "agent",
+        ),
+        (
+            nextstep.Situation(
+                "p:g:i",
+                "active",
+                "release-handoff",
+                remote="origin",
+                verdict_opens=True,
+                main_push=("git", "push", "origin", "abc:refs/heads/main"),
+                clone_dir="/c",
+            ),
+            "human",
+            "git -C /c push origin abc:refs/heads/main",
+            "human",
         ),
     ],
 )
-def test_next_step_rules(situation: nextstep.Situation, command: str | None, who: str):
+def test_next_step_rules(situation: nextstep.Situation, kind: str, line: str | None, who: str):
     step = nextstep.next_step(situation)
-    assert (step.command, step.who) == (command, who)
+    assert (step.kind, step.command, step.who) == (kind, line, who)
+    assert step.kind in nextstep.KINDS and step.cwd.startswith("/")
+    if step.argv is not None:
+        assert shlex.split(step.command or "")[3:] == list(step.argv[1:])

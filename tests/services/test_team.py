@@ -166,7 +166,11 @@ def test_a_missing_done_commit_is_named_at_once_and_sync_on_its_clone_publishes_
     assert {b["ref"]: b["state"] for b in out["branches"]}[f"{BRANCHES}stage-1"] == "ahead"
     assert team.on_remote(f"{BRANCHES}stage-1") == {f"{BRANCHES}stage-1": head}
     claimed = run_json(alice, "stage", "claim", KEY, "--stage", "3", "--remote", "origin")
-    assert claimed["placements"][0]["baseCommit"] == head
+    # Its base is the task branch with stage 1 integrated (a merge commit naming the stage),
+    # published with the claim's own task event: Bob's next claim starts from it too.
+    base = claimed["placements"][0]["baseCommit"]
+    git(alice, "merge-base", "--is-ancestor", head, base)
+    assert team.on_remote(f"{BRANCHES}task") == {f"{BRANCHES}task": base}
 
 
 def test_a_local_claim_missing_a_commit_says_which_sync_fetches_it(tmp_path: Path):

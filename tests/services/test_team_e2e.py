@@ -2,8 +2,8 @@
 
 A planner approves; two agent clones — one on the bare remote's path, one through a real
 `git daemon` on 127.0.0.1 — claim concurrently, commit and mark their stages done, twice; the
-planner syncs, merges with the printed hint, verifies, records, pushes main through the
-pre-push gate; `ci check --fetch` in a fresh clone exits 0. After the planner's first commands,
+planner follows `next`: integrate, verify, record, publish, push main through the pre-push
+gate; `ci check --fetch` in a fresh clone exits 0. After the planner's first commands,
 every command a step runs is one the tool printed.
 
 The steps share one world (module scope) and run in file order, each checking its part.
@@ -25,8 +25,8 @@ from team_world import (
     KEY,
     TASK_REF,
     Team,
-    follow,
     run_json,
+    run_step,
     stage_report,
     work_on,
 )
@@ -108,7 +108,7 @@ def test_each_agent_finishes_its_stage_and_publishes_the_code(team: Team):
     team.facts["heads"] = {n: finish(team, n, who, wt) for n, (who, wt) in round1.items()}
 
 
-def test_the_next_round_stacks_on_code_another_clone_wrote(team: Team):
+def test_the_next_round_starts_from_the_one_task_branch_with_its_dependencies(team: Team):
     alice, bob = team.facts["alice"], team.facts["bob"]
     heads = team.facts["heads"]
     assert isinstance(heads, dict)
@@ -117,51 +117,65 @@ def test_the_next_round_stacks_on_code_another_clone_wrote(team: Team):
     for name, proc in zip(("Alice", "Bob"), results, strict=True):
         assert proc.returncode == 0, proc.stderr
         (place,) = json.loads(proc.stdout)["placements"]
-        # Stage 3 needs 1, stage 4 needs 2: whoever claims it starts from that done commit,
-        # fetched from the remote when another clone wrote it.
+        # Stage 3 needs 1, stage 4 needs 2: each claim integrated its dependency into the one
+        # published task branch first, and starts from it (never from one dependency's head).
         dep = place["stage"] - 2
-        assert place["stackedOn"] == dep and place["baseCommit"] == heads[dep]
+        assert place["stackedOn"] is None
+        git(team.remote, "merge-base", "--is-ancestor", heads[dep], place["baseCommit"])
         claimed[place["stage"]] = (name, Path(place["worktreePath"]))
     assert sorted(claimed) == [3, 4]
+    (task_branch,) = team.on_remote(f"{BRANCHES}task").values()
+    for n in (1, 2):
+        git(team.remote, "merge-base", "--is-ancestor", heads[n], task_branch)
     for stage, (name, worktree) in claimed.items():
-        assert git(worktree, "rev-parse", "HEAD") == heads[stage - 2]
+        git(worktree, "merge-base", "--is-ancestor", heads[stage - 2], "HEAD")
         heads[stage] = finish(team, stage, name, worktree)
 
 
-def test_the_planner_syncs_merges_verifies_and_pushes_main(team: Team):
+def test_the_planner_follows_next_to_main(team: Team):
     planner = team.facts["planner"]
     heads = team.facts["heads"]
     assert isinstance(planner, Path) and isinstance(heads, dict)
     run_json(planner, "sync", "origin")
-    # This clone never claimed: the gate says how to get a task worktree, then what to merge.
-    refused = run_json(planner, "verify", "target", KEY, code=1)
-    assert follow(planner, refused["hint"]).returncode == 0
-    refused = run_json(planner, "verify", "target", KEY, code=1)
-    assert len(refused["refusals"]) == 4 and "not merged" in refused["refusals"][0]
-    assert "refs/okstra-remotes/origin/branches/g/i/stage-" in refused["hint"]
-    merged = follow(planner, refused["hint"])
-    assert merged.returncode == 0, merged.stderr
+
+    def step() -> dict:
+        return run_json(planner, "task", "status", KEY)["next"]
+
+    def take(kind: str, *argv: str) -> dict:
+        now = step()
+        assert now["kind"] == kind and now["argv"][: len(argv)] == list(argv), now
+        proc = run_step(now)
+        assert proc.returncode == 0, (now, proc.stderr)
+        return now
+
+    # This clone never claimed: integrate makes its task worktree at the published branch and
+    # merges the stages it lacks.
+    take("run", "git", "okstra", "integrate", KEY, "--remote", "origin")
+    take("run", "git", "okstra", "run", "start", KEY, "--type", "final-verification")
+    verifying = step()
+    assert verifying["kind"] == "work" and not verifying["commit"]
     target = run_json(planner, "verify", "target", KEY)["target"]
     reports = {s["stage"]: s["report"] for s in target["stages"]}
     for stage, (name, _) in {**team.facts["round1"]}.items():  # type: ignore[dict-item]
         assert f"Stage {stage} report by {name}." in reports[stage]
     assert all(reports.values())
     task_wt = Path(target["worktree"])
+    assert verifying["worktree"] == str(task_wt)
     # The verifying run's report data, started from the task's records and decided.
     data = Path(run_json(task_wt, "report", "init", KEY, "--type", "final-verification")["path"])
-    data.write_text(json.dumps(decide(json.loads(data.read_text()), "accepted")))
-    recorded = run_json(
-        planner, "verify", "record", KEY, "--verdict", "accepted", "--report", str(data),
-        "--expect-head", target["head"],
-    )  # fmt: skip
-    share, push = recorded["publish"]
-    assert follow(planner, share).returncode == 0
-    pushed = follow(planner, push)  # through the pre-push gate installed by init --hooks
-    assert pushed.returncode == 0, pushed.stderr
+    Path(verifying["report"]).write_text(
+        json.dumps(decide(json.loads(data.read_text()), "accepted"))
+    )
+    take("work", "git", "okstra", "verify", "record", KEY)
+    take("run", "git", "okstra", "run", "finish", KEY, "--type", "final-verification")
+    take("run", "git", "okstra", "sync", "origin")  # the verdict, for CI and the server gate
+    pushed = take("human", "git", "push", "origin")  # through the pre-push gate of init --hooks
+    assert pushed["argv"][3] == f"{target['head']}:refs/heads/main"
     assert git(team.remote, "rev-parse", "main") == target["head"]
-    for stage, head in heads.items():
+    for head in heads.values():
         git(team.remote, "merge-base", "--is-ancestor", head, "main")
-        assert stage in (1, 2, 3, 4)
+    assert step()["argv"][2:] == ["run", "start", KEY, "--type", "release-handoff", "--remote",
+                                  "origin"]  # fmt: skip
 
 
 def test_ci_check_in_a_fresh_clone_passes(team: Team):

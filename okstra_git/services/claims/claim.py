@@ -40,6 +40,7 @@ from ...core.shell import okstra as shell_okstra
 from ...git.repo import RefMoved, RefUpdate, cas_retry, crash_point
 from ...git.worktrees import dirty_paths, worktree_head
 from ...logic import batch as batching
+from ...logic.nextstep import line, okstra_argv
 from ...logic.stagemap import Stage
 from ...logic.workspace import run_paths
 from ...records.approval import APPROVALS_REF
@@ -56,10 +57,10 @@ from ...records.claim import (
 from ...records.run import next_seq
 from ...records.task import event_commit, require_task, task_ref
 from .. import worktrees as wt
-from ..branches import merge_command, merge_ref
 from ..claimview import select
 from ..context import Context
-from ..layout import Layout, layout, task_worktree_path
+from ..identity import ensure_clone_id
+from ..layout import Layout, layout
 from ..plans import approve_in_claim, check_approved
 from ..runs import finish_run, make_workspace, open_run
 from ..snapshots import load_stage_map
@@ -188,6 +189,21 @@ class ClaimResult:
 # Claiming
 
 
+class NothingReady(Refused):
+    """No stage of the task is ready to claim (all done, held, or waiting on others)."""
+
+
+def ready_here(ctx: Context, key: TaskKey) -> list[int]:
+    """The stages this clone's records show ready now (no fetch): what ``next`` offered; none
+    when the task or its approved plan is not here yet."""
+    try:
+        plan = check_approved(ctx, key)
+    except Refused:
+        return []
+    found = select(plan.stage_map.stages, load_claims(ctx.repo, key), datetime.now(UTC), None)
+    return sorted(found.ready)
+
+
 def _nothing_ready(
     ctx: Context,
     lay: Layout,
@@ -197,7 +213,7 @@ def _nothing_ready(
 ) -> Refused:
     key = lay.key
     if all(n in claims and claims[n].claim.status == "done" for n in stages):
-        return Refused(f"every stage of {key} is done; nothing left to claim")
+        return NothingReady(f"every stage of {key} is done; nothing left to claim")
     lines = [f"  - stage {n}: {why}" for n, why in sorted(selection.blocked.items())]
     missing = sorted(
         {
@@ -229,7 +245,7 @@ def _nothing_ready(
         f"claimed again: {release_command(key, n, run)}"
         for run, n in held
     )
-    return Refused(
+    return NothingReady(
         f"no stage of {key} is ready to claim:\n" + "\n".join(lines) + hint,
         hint=next(iter(resumes.values())) if len(resumes) == 1 else None,
     )
@@ -245,10 +261,12 @@ def _base(
     task_path: Path | None,
     remote: str | None,
 ) -> tuple[str, int | None]:
-    """SPEC §5: the task worktree HEAD must contain every dependency's done head; exactly one
-    unmerged dependency may be stacked on; otherwise refuse naming what to merge. A done head
-    this clone does not have is named at once: no ancestry question can be answered without
-    it, and waiting never brings it."""
+    """SPEC §16: the task worktree HEAD must contain every dependency's done head (the claim
+    integrated them first, :func:`_integrate_dependencies`); otherwise refuse naming the
+    integrate. Stacking on one dependency's head is gone: that head lacks the other
+    dependencies the task branch has, and a stage based on it could lose one. A done head this
+    clone does not have is named at once: no ancestry question can be answered without it,
+    and waiting never brings it."""
     heads = {d: claims[d].claim.head_commit for d in stage.depends_on}
     for dep, done_head in sorted(heads.items()):
         if done_head and not ctx.repo.has_object(done_head):
@@ -257,19 +275,58 @@ def _base(
     unmerged = sorted(d for d, h in heads.items() if h in missing)
     if not unmerged:
         return head, None
-    if len(unmerged) == 1:
-        dep = unmerged[0]
-        return str(heads[dep]), dep
-    # Every done head is here (checked above), so each has a ref on this machine to name.
-    refs = [merge_ref(ctx.repo, lay.key, d, str(heads[d])) or str(heads[d]) for d in unmerged]
-    where = task_worktree_path(ctx, lay.key) if task_path is None else task_path
-    merge = merge_command(where, refs)
+    fix = line(
+        okstra_argv("integrate", lay.key, *(("--remote", remote) if remote else ())), ctx.clone_dir
+    )
     raise Refused(
         f"stage {stage.number} of {lay.key} depends on stages "
-        f"{', '.join(str(d) for d in unmerged)}, whose done commits are not in the task worktree "
-        f"HEAD {head[:12]}; merge them into the task worktree first ({merge}), then claim again",
-        hint=merge,
+        f"{', '.join(str(d) for d in unmerged)}, whose done commits are not in the task branch "
+        f"HEAD {head[:12]} (they were done meanwhile); integrate them first ({fix}), then "
+        "claim again",
+        hint=fix,
     )
+
+
+def _integrate_dependencies(
+    ctx: Context,
+    lay: Layout,
+    stages: dict[int, Stage],
+    batch: list[int],
+    claims: dict[int, ClaimState],
+    remote: str | None,
+) -> None:
+    """Integrate the done dependencies of ``batch`` the task branch lacks, so every stage's base
+    contains every dependency. A merge that would conflict is given up again (the task worktree
+    is left as it was before it) and the claim refused with the integrate command, for a
+    person to resolve there."""
+    deps = {d: n for n in batch for d in stages[n].depends_on if d in claims}
+    heads = []
+    for dep, stage in sorted(deps.items()):
+        done_head = claims[dep].claim.head_commit
+        if done_head and not ctx.repo.has_object(done_head):
+            raise _missing_commit(ctx, lay.key, stage, claims[dep].claim, remote)
+        if done_head:
+            heads.append(done_head)
+    head = wt.task_head(ctx, lay)
+    since = require_task(ctx.repo, lay.key).task.implementation_base_commit
+    if not ctx.repo.not_contained(head, heads, since):
+        return
+    from ..integrate import MergeConflict, abort_merge, integrate
+
+    fix = line(
+        okstra_argv("integrate", lay.key, *(("--remote", remote) if remote else ())), ctx.clone_dir
+    )
+    try:
+        integrate(ctx, lay.key, remote)
+    except MergeConflict as exc:
+        abort_merge(exc.path)
+        numbers = ", ".join(str(n) for n in batch)
+        raise Refused(
+            f"stage {numbers} of {lay.key} needs its done dependencies in the task branch "
+            f"first, and merging them there conflicts; integrate them and resolve it in the "
+            f"task worktree: {fix}, then claim again",
+            hint=fix,
+        ) from exc
 
 
 def _missing_commit(
@@ -333,8 +390,9 @@ def claim(
     preview = select(plan.stage_map.stages, first, now, stage, take_over_expired)
     if not preview.batch:
         raise _nothing_ready(ctx, lay, stages, preview, first)
+    _integrate_dependencies(ctx, lay, stages, list(preview.batch), first, remote)
     task_path = wt.ensure_task_worktree(ctx, lay) if worktrees else None
-    host, user = socket.gethostname(), ctx.repo.identity()
+    host, user, clone = socket.gethostname(), ctx.repo.identity(), ensure_clone_id(ctx.repo)
     tref = task_ref(key)
 
     def build() -> tuple[list[RefUpdate], _Landed]:
@@ -384,6 +442,7 @@ def claim(
                 started_at=iso_seconds(now),
                 host=host,
                 user=user,
+                clone=clone,
                 base_commit=base,
                 started_head_commit=started_head,
                 worktree_path=path,

@@ -14,7 +14,8 @@ from ...git.repo import RefUpdate, cas_retry
 from ...records.claim import CLAIM_PATH, Claim, claim_holder, claim_json, claim_ref, load_claims
 from ...records.task import now_iso
 from ..context import Context
-from .common import RUN_TYPE, idle_run, require_claim
+from ..identity import ensure_clone_id
+from .common import RUN_TYPE, idle_run, is_ours, require_claim
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def release(
     if not reason.strip():
         raise BadInput("--reason must say why the claim is released (it is kept for audit)")
     ref = claim_ref(key, stage)
-    who = ctx.repo.identity()
+    who = f"{ctx.repo.identity()} on {socket.gethostname()} (clone {ensure_clone_id(ctx.repo)})"
     run = run or _only_run_here(ctx, key)
 
     def attempt() -> tuple[Claim, RefUpdate]:
@@ -69,7 +70,7 @@ def release(
             )
         c.status = "released"
         c.released_at = now_iso()
-        c.released_by = f"{who} on {socket.gethostname()}" + (" (--force)" if force else "")
+        c.released_by = who + (" (--force)" if force else "")
         c.release_reason = reason.strip()
         tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
         forced = " (forced)" if force else ""
@@ -105,12 +106,11 @@ def release(
 
 
 def _only_run_here(ctx: Context, key: TaskKey) -> str | None:
-    """The run holding started claims of ``key`` on this host, when there is exactly one: then
+    """The run holding started claims of ``key`` in this clone, when there is exactly one: then
     it is the releaser's own, and ``--run`` need not be typed."""
-    here = socket.gethostname()
     runs = {
         s.claim.run_id
         for s in load_claims(ctx.repo, key).values()
-        if s.claim.status == "started" and s.claim.host == here
+        if s.claim.status == "started" and is_ours(ctx, None, s.claim)
     }
     return runs.pop() if len(runs) == 1 else None

@@ -1,0 +1,32 @@
+"""What ``integrate`` prints."""
+
+from __future__ import annotations
+
+from ..services.integrate import IntegrateResult
+from . import Output
+
+
+def integrated(done: IntegrateResult) -> Output:
+    return Output(done.to_data(), lambda: text(done))
+
+
+def text(done: IntegrateResult) -> str:
+    lines = [f"task branch {done.task_branch} at {done.head[:12]} ({done.task_worktree})"]
+    for m in done.merged:
+        lines.append(
+            f"  merged stage {m.stage} ({m.run_id}, done {m.done_commit[:12]}) as "
+            f"{m.merge_commit[:12]}"
+        )
+    if not done.merged:
+        lines.append("  every done stage was in it already")
+    if done.remote is not None:
+        lines.append(
+            f"published to {done.remote} with task event {done.event[:12]}"
+            if done.published and done.event
+            else f"in step with the task branch {done.remote} published"
+        )
+    elif done.event:
+        lines.append(f"recorded as task event {done.event[:12]} (no remote shares the task)")
+    if done.attempts > 1:
+        lines.append(f"({done.attempts} rounds: another clone integrated first)")
+    return "\n".join(lines)

@@ -1,0 +1,335 @@
+"""A team that follows the tool (SPEC §16, issue 20): several clones of one bare remote on ONE
+host, each knowing its own claims by its clone id; the task branch as one published, leased
+ref (``integrate``); and ``next`` as the one step each clone takes, run exactly as given."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from conftest import git, okstra, race_in
+from plans import plan_text
+from team_world import BRANCHES, CLAIMS, KEY, Team, approve_here, run_json, run_line, run_step
+
+from okstra_git.logic.reports.starter import decide
+
+DIAMOND = plan_text(
+    [
+        (1, [], ["src/s1.py"]),
+        (2, [1], ["src/s2.py"]),
+        (3, [1], ["src/s3.py"]),
+        (4, [2, 3], ["src/s4.py"]),
+    ],
+    steps=5,
+)
+TWO_FREE = plan_text([(1, [], ["src/s1.py"]), (2, [], ["src/s2.py"])], steps=5)
+TASK_BRANCH = f"{BRANCHES}task"
+
+
+def status(clone: Path) -> dict:
+    return run_json(clone, "task", "status", KEY)
+
+
+def clone_id(clone: Path) -> str:
+    return git(clone, "config", "--local", "okstra.cloneId")
+
+
+def commit_stage(worktree: Path, stage: int, text: str | None = None) -> str:
+    path = worktree / "src" / f"s{stage}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text or f"STAGE = {stage}\n")
+    git(worktree, "add", "-A")
+    git(worktree, "commit", "-q", "-m", f"stage {stage}")
+    return git(worktree, "rev-parse", "HEAD")
+
+
+def planned(team: Team, plan: str) -> Path:
+    """The planner's clone: the task made, its plan approved and published."""
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, plan)
+    run_json(pat, "sync", "origin")
+    return pat
+
+
+def test_a_fresh_clones_first_next_is_the_sync_command(tmp_path: Path):
+    team = Team.make(tmp_path)
+    planned(team, TWO_FREE)
+    fresh = team.clone("fresh", "Fay")  # init --remote origin, nothing fetched since
+    proc = okstra(fresh, "task", "status", KEY, "--json")
+    assert proc.returncode == 1
+    out = json.loads(proc.stdout)
+    assert "never" not in out["error"] and "task new" not in out["error"]
+    assert out["hint"] == "git okstra sync origin"
+    step = out["next"]
+    assert step["kind"] == "run" and step["argv"] == ["git", "okstra", "sync", "origin"]
+    assert step["cwd"] == str(fresh.resolve())
+    assert run_step(step).returncode == 0
+    assert status(fresh)["next"]["argv"][2:] == ["stage", "claim", KEY, "--remote", "origin"]
+    # A task no remote holds is still one to create.
+    proc = okstra(fresh, "task", "status", "p:g:other", "--json")
+    assert proc.returncode == 1 and "task new" in json.loads(proc.stdout)["hint"]
+
+
+def test_yours_means_this_clone_on_a_host_shared_by_clones(tmp_path: Path):
+    team = Team.make(tmp_path)
+    planned(team, TWO_FREE)
+    alice, bob = team.clone("alice", "Alice"), team.clone("bob", "Bob")
+    assert clone_id(alice) != clone_id(bob)  # init made each its own
+    placed = run_json(alice, "stage", "claim", KEY, "--stage", "1", "--remote", "origin")
+    record = json.loads(git(team.remote, "show", f"{CLAIMS}stage-1:claim.json"))
+    assert record["clone"] == clone_id(alice) and record["host"] and record["user"]
+    run_json(bob, "sync", "origin")
+    seen = status(bob)
+    (one, _) = seen["stages"]
+    assert one["holder"]["mine"] is False and one["holder"]["clone"] == clone_id(alice)
+    assert seen["next"]["argv"][2:4] == ["stage", "claim"]  # stage 2, never alice's done
+    text = okstra(bob, "task", "status", KEY).stdout
+    assert f"(clone {clone_id(alice)})" in text and "this clone" not in text
+    assert "(this clone)" in okstra(alice, "task", "status", KEY).stdout
+    # Bob cannot finish or release Alice's stage, and her worktree is not his missing one.
+    proc = okstra(bob, "stage", "done", KEY, "--stage", "1")
+    assert proc.returncode == 1 and "not by this clone" in proc.stderr
+    proc = okstra(bob, "stage", "release", KEY, "--stage", "1", "--reason", "mine?")
+    assert proc.returncode == 1 and "held by" in proc.stderr
+    listed = run_json(bob, "worktree", "list", KEY)["worktrees"]
+    (stage1,) = [w for w in listed if w["stage"] == 1]
+    assert stage1["elsewhere"] and clone_id(alice) in stage1["elsewhere"]
+    (line,) = [
+        t for t in okstra(bob, "worktree", "list", KEY).stdout.splitlines() if "stage 1" in t
+    ]
+    assert "missing" not in line and "in another clone" in line
+    # Alice's own: release without --run finds her run.
+    released = run_json(alice, "stage", "release", KEY, "--stage", "1", "--reason", "later")
+    assert released["claim"]["releasedBy"].endswith(f"(clone {clone_id(alice)})")
+    assert placed["runId"] == released["claim"]["runId"]
+
+
+def test_a_clone_id_that_is_not_one_okstra_made_is_refused(tmp_path: Path):
+    team = Team.make(tmp_path)
+    planned(team, TWO_FREE)
+    bob = team.clone("bob", "Bob")
+    run_json(bob, "sync", "origin")
+    git(bob, "config", "okstra.cloneId", "not-a-clone-id")
+    before = git(bob, "for-each-ref", "refs/okstra/")
+    proc = okstra(bob, "stage", "claim", KEY)
+    assert proc.returncode == 2
+    assert "okstra.cloneId = 'not-a-clone-id'" in proc.stderr
+    assert "git config --unset okstra.cloneId" in proc.stderr
+    assert git(bob, "for-each-ref", "refs/okstra/") == before
+    # A global value is not this clone's: it is never read (every clone would share it).
+    git(bob, "config", "--unset", "okstra.cloneId")
+    git(bob, "config", "--global", "okstra.cloneId", "0123456789abcdef")
+    claimed = run_json(bob, "stage", "claim", KEY, "--stage", "1")
+    assert clone_id(bob) != "0123456789abcdef"
+    assert json.loads(git(bob, "show", f"{CLAIMS}stage-1:claim.json"))["clone"] == clone_id(bob)
+    assert claimed["stages"] == [1]
+
+
+def _two_done_stages(team: Team) -> tuple[Path, Path, dict[int, str]]:
+    """Alice and Bob each finish one of two free stages through the remote, unintegrated."""
+    planned(team, TWO_FREE)
+    alice, bob = team.clone("alice", "Alice"), team.clone("bob", "Bob")
+    heads = {}
+    for n, who in ((1, alice), (2, bob)):
+        placed = run_json(who, "stage", "claim", KEY, "--stage", str(n), "--remote", "origin")
+        heads[n] = commit_stage(Path(placed["placements"][0]["worktreePath"]), n)
+        run_json(who, "stage", "done", KEY, "--stage", str(n))
+    for who in (alice, bob):
+        run_json(who, "sync", "origin")
+    return alice, bob, heads
+
+
+def test_two_clones_integrating_at_once_leave_one_task_branch_with_both(tmp_path: Path):
+    team = Team.make(tmp_path)
+    alice, bob, heads = _two_done_stages(team)
+    results = race_in([alice, bob], "integrate", KEY, "--remote", "origin", "--json")
+    outs = []
+    for proc in results:
+        assert proc.returncode == 0, proc.stderr
+        outs.append(json.loads(proc.stdout))
+    (published,) = team.on_remote(TASK_BRANCH).values()
+    for head in heads.values():
+        git(team.remote, "merge-base", "--is-ancestor", head, published)
+    merges = git(team.remote, "log", "--merges", "--format=%s", published).splitlines()
+    assert sorted(m.split(" (")[0] for m in merges) == ["integrate stage 1", "integrate stage 2"]
+    # Whoever lost redid its merges on the winner's head, or found them there: every merge
+    # landed once, and each clone's task branch is the published one.
+    assert [o["head"] for o in outs] == [published, published]
+    assert sum(len(o["merged"]) for o in outs) == 2
+    for who in (alice, bob):
+        assert git(who, "rev-parse", "refs/heads/okstra/g/i/task") == published
+    events = git(team.remote, "log", "--format=%B", "refs/okstra/tasks/g/i")
+    assert events.count("Okstra-Integrated: stage 1 ") == 1
+    assert events.count("Okstra-Integrated: stage 2 ") == 1
+    assert f"Okstra-Task-Branch: {published}" in events
+
+
+def test_a_conflicting_integrate_publishes_nothing_and_prints_how_to_finish(tmp_path: Path):
+    team = Team.make(tmp_path)
+    planned(team, TWO_FREE)
+    alice, bob = team.clone("alice", "Alice"), team.clone("bob", "Bob")
+    for n, who in ((1, alice), (2, bob)):
+        placed = run_json(who, "stage", "claim", KEY, "--stage", str(n), "--remote", "origin")
+        wt = Path(placed["placements"][0]["worktreePath"])
+        (wt / "shared.txt").write_text(f"stage {n}\n")  # both stages change one file
+        git(wt, "add", "-A")
+        git(wt, "commit", "-q", "-m", f"stage {n}")
+        run_json(who, "stage", "done", KEY, "--stage", str(n))
+    before = team.on_remote("refs/okstra/")
+    proc = okstra(alice, "integrate", KEY, "--remote", "origin")
+    assert proc.returncode == 1 and "conflicted: shared.txt" in proc.stderr
+    assert "nothing was published" in proc.stderr
+    assert team.on_remote("refs/okstra/") == before
+    task_wt = Path(proc.stderr.split("in the task worktree ", 1)[1].split(" (")[0])
+    step = status(alice)["next"]
+    assert step["kind"] == "human" and step["cwd"] == str(task_wt)
+    (task_wt / "shared.txt").write_text("stage 1 and stage 2\n")
+    git(task_wt, "add", "shared.txt")
+    finish = proc.stderr.split("finish with: ", 1)[1].splitlines()[0]
+    for part in finish.split(" && "):  # each part runs from any folder
+        done = run_line(part)
+        assert done.returncode == 0, (part, done.stderr)
+    (published,) = team.on_remote(TASK_BRANCH).values()
+    assert published == git(task_wt, "rev-parse", "HEAD")
+    event = git(team.remote, "log", "-1", "--format=%B", "refs/okstra/tasks/g/i")
+    assert "Okstra-Integrated: stage 1 " in event and "Okstra-Integrated: stage 2 " in event
+    # The abort line works too (on a fresh conflict it would put the worktree back).
+    abort = proc.stderr.split("give the merge up with: ", 1)[1].splitlines()[0]
+    assert abort == f"git -C {task_wt} merge --abort"
+
+
+def test_status_and_sync_say_what_is_not_published(tmp_path: Path):
+    team = Team.make(tmp_path)
+    alice, bob, _ = _two_done_stages(team)
+    run_json(alice, "integrate", KEY, "--remote", "origin")
+    run_json(bob, "sync", "origin")
+    seen = status(bob)
+    assert seen["published"]["taskBranch"]["state"] == "behind"
+    assert seen["next"]["argv"][2:] == ["integrate", KEY, "--remote", "origin"]
+    run_step(seen["next"])
+    task_wt = Path(status(bob)["taskWorktree"]["path"])
+    # A hand commit on Bob's task branch while Alice publishes another: both moved.
+    (task_wt / "notes.txt").write_text("bob\n")
+    git(task_wt, "add", "-A")
+    git(task_wt, "commit", "-q", "-m", "bob's note")
+    alice_wt = Path(status(alice)["taskWorktree"]["path"])
+    (alice_wt / "more.txt").write_text("alice\n")
+    git(alice_wt, "add", "-A")
+    git(alice_wt, "commit", "-q", "-m", "alice's note")
+    assert run_json(alice, "integrate", KEY, "--remote", "origin")["published"]
+    run_json(bob, "sync", "origin", code=1)
+    proc = okstra(bob, "sync", "origin")
+    assert proc.returncode == 1
+    assert f"not published: {TASK_BRANCH} here" in proc.stderr
+    assert f"git okstra integrate {KEY} --remote origin" in proc.stderr
+    seen = status(bob)
+    assert seen["published"]["taskBranch"]["state"] == "diverged"
+    text = okstra(bob, "task", "status", KEY).stdout
+    assert "task branch: diverged from origin's" in text
+    assert seen["next"]["argv"][2:] == ["integrate", KEY, "--remote", "origin"]
+    assert run_step(seen["next"]).returncode == 0
+    (published,) = team.on_remote(TASK_BRANCH).values()
+    for note in ("notes.txt", "more.txt"):
+        assert git(team.remote, "cat-file", "-t", f"{published}:{note}") == "blob"
+    assert okstra(bob, "sync", "origin").returncode == 0
+
+
+def _act(team: Team, clone: Path, step: dict) -> subprocess.CompletedProcess[str]:
+    """Do exactly what ``step`` says: for work, the work (a commit when it is committed work, the
+    report it names), then its argv in its cwd."""
+    if step["kind"] == "work":
+        if step["commit"]:
+            (stage,) = step["stages"]
+            commit_stage(Path(step["worktree"]), stage, f"STAGE = {stage}  # {clone.name}\n")
+        report = Path(step["report"])
+        report.parent.mkdir(parents=True, exist_ok=True)
+        if step["argv"][2:4] == ["verify", "record"]:
+            started = run_json(clone, "report", "init", KEY, "--type", "final-verification")
+            data = json.loads(Path(started["path"]).read_text())
+            report.write_text(json.dumps(decide(data, "accepted")))
+        else:
+            report.write_text(f"# report\n\nwritten by {clone.name}\n")
+    return run_step(step)
+
+
+def _next_of(clone: Path) -> tuple[dict, dict | None]:
+    """A clone's next step, from ``task status --json`` (its refusal's ``next`` on a clone that
+    has not fetched the task)."""
+    proc = okstra(clone, "task", "status", KEY, "--json")
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 or "next" in out, out
+    return out["next"], out if proc.returncode == 0 else None
+
+
+def _one_task_branch(team: Team, clones: list[Path]) -> None:
+    """Exactly one task branch: every clone's is the published one or behind it (before the
+    first integrate publishes one, the commit every claim starts from: main's)."""
+    found = team.on_remote(TASK_BRANCH)
+    for clone in clones:
+        local = git(clone, "rev-parse", "-q", "--verify", "refs/heads/okstra/g/i/task", check=False)
+        if not local:
+            continue
+        (published,) = found.values() if found else [git(team.remote, "rev-parse", "main")]
+        ok = subprocess.run(
+            ["git", "merge-base", "--is-ancestor", local, published], cwd=team.remote
+        )
+        assert ok.returncode == 0, (clone, local, published)
+
+
+def test_three_clones_follow_next_from_approval_to_main(tmp_path: Path):
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat", False, "--hooks")
+    approve_here(pat, DIAMOND)
+    run_json(pat, "sync", "origin")
+    clones = [team.clone(name, name.title(), False, "--hooks") for name in ("ann", "ben", "cal")]
+    firsts = [_next_of(c)[0] for c in clones]
+    assert all(f["argv"] == ["git", "okstra", "sync", "origin"] for f in firsts)
+    raced: list[set[str]] = []
+    for turn in range(150):
+        (published,) = team.on_remote(TASK_BRANCH).values() or [None]
+        if published is not None and git(team.remote, "rev-parse", "main") == published:
+            break
+        seen = {c: _next_of(c) for c in clones}
+        claimers = [
+            c for c, (st, _) in seen.items() if (st["argv"] or [])[2:4] == ["stage", "claim"]
+        ]
+        ready = max(
+            (sum(x["state"] == "ready" for x in s["stages"]) for _, s in seen.values() if s),
+            default=0,
+        )
+        if len(claimers) > 1 and ready > 1:
+            # Agents acting at once: as many claim together as there are stages to take.
+            group = claimers[:ready]
+            results = race_in(group, *seen[group[0]][0]["argv"][2:])
+            for clone, proc in zip(group, results, strict=True):
+                assert proc.returncode == 0, (clone, proc.stderr)
+            raced.append({c.name for c in group})
+        else:
+            clone = clones[turn % len(clones)]
+            step = seen[clone][0]
+            proc = _act(team, clone, step)
+            assert proc.returncode == 0, (clone.name, step, proc.stderr, proc.stdout)
+        _one_task_branch(team, clones)
+    else:
+        raise AssertionError("the team never got the verified task onto main")
+    assert raced and all(len(group) == 2 for group in raced)  # stages 2 and 3, two clones
+    head = git(team.remote, "rev-parse", "main")
+    claims = {
+        n: json.loads(git(team.remote, "show", f"{CLAIMS}stage-{n}:claim.json"))
+        for n in (1, 2, 3, 4)
+    }
+    for n, deps in ((2, [1]), (3, [1]), (4, [2, 3])):
+        for dep in deps:
+            git(team.remote, "merge-base", "--is-ancestor", claims[dep]["headCommit"],
+                claims[n]["baseCommit"])  # fmt: skip
+    for claim in claims.values():
+        assert claim["status"] == "done" and claim["clone"]
+        git(team.remote, "merge-base", "--is-ancestor", claim["headCommit"], head)
+    assert len({c["clone"] for c in claims.values()}) >= 2
+    fresh = team.root / "ci"
+    git(team.root, "clone", "-q", str(team.remote), str(fresh))
+    proc = okstra(fresh, "ci", "check")  # a CI clone that never fetched the notes: told to
+    assert proc.returncode == 1 and f"`git okstra ci check {head} --fetch origin`" in proc.stdout
+    proc = okstra(fresh, "ci", "check", "--fetch", "origin")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
