@@ -110,7 +110,7 @@ def merge_in_progress(worktree: str | os.PathLike[str]) -> tuple[str, ...] | Non
     if conflicts is None:
         return ()
     return tuple(
-        sorted({(ours or theirs or base).path for base, ours, theirs in conflicts})  # type: ignore[union-attr]
+        sorted({(ours or theirs or base).path for base, ours, theirs in conflicts})
     )
 
 

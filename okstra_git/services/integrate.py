@@ -394,8 +394,8 @@ TASK_BRANCH_TRAILER = "Okstra-Task-Branch: "
 
 def _last_recorded(repo: GitRepo, task_head: str, where: str) -> str | None:
     """The task branch head the task's latest integrate event recorded (None: never)."""
-    for commit in repo.walk_first_parent(task_head, where):
-        for text in commit.message.splitlines():
+    for commit in reversed(repo.first_parents(task_head, None, where)):
+        for text in repo.commit_info(commit).message.splitlines():
             if text.startswith(TASK_BRANCH_TRAILER):
                 return text[len(TASK_BRANCH_TRAILER) :].strip()
     return None
