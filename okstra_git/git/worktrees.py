@@ -109,9 +109,7 @@ def merge_in_progress(worktree: str | os.PathLike[str]) -> tuple[str, ...] | Non
     conflicts = repo.index.conflicts
     if conflicts is None:
         return ()
-    return tuple(
-        sorted({(ours or theirs or base).path for base, ours, theirs in conflicts})
-    )
+    return tuple(sorted({(ours or theirs or base).path for base, ours, theirs in conflicts}))
 
 
 def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:

@@ -197,7 +197,7 @@ def integrate(ctx: Context, key: TaskKey, remote: str | None = None) -> Integrat
     fetched; none: integrate locally). Raises :class:`Refused` with the commands to finish or
     abort when a merge conflicts (nothing published), and Conflict after :data:`ATTEMPTS`
     lost races."""
-    from .status import shared_remote
+    from .remoteview import shared_remote
 
     remote = remote or shared_remote(ctx.repo, key)
     if remote is not None:

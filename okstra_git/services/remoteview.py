@@ -158,3 +158,9 @@ def notice(what: str, lags: list[Lag]) -> str | None:
         f"{what} here is older than what was fetched from {remote} ({refs}{more}); this shows "
         f"the local records. Bring them in step with: {okstra('sync', remote)}"
     )
+
+
+def shared_remote(repo: GitRepo, key: TaskKey) -> str | None:
+    """The remote the task is shared through: the first whose fetched copy holds the task."""
+    ref = task_ref(key)
+    return next((r for r in repo.remote_names() if repo.read_ref(tracking_name(r, ref))), None)

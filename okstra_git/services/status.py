@@ -291,7 +291,7 @@ def status_and_situation(
     state = require_task(repo, key)
     status = TaskStatus(state)
     status.lag = remoteview.task_lag(repo, key)
-    status.remote = shared_remote(repo, key)
+    status.remote = remoteview.shared_remote(repo, key)
     status.task_branch = task_branch(key)
     status.task_head = repo.read_ref(f"refs/heads/{status.task_branch}")
     if status.task_head is not None:
@@ -311,15 +311,6 @@ def status_and_situation(
     situation = _situation(ctx, status, approval_reasons)
     status.next = next_step(situation)
     return status, situation
-
-
-def shared_remote(repo: GitRepo, key: TaskKey) -> str | None:
-    """The remote the task is shared through: the first whose fetched copy holds the task."""
-    from ..core.tracking import tracking_name
-    from ..records.task import task_ref
-
-    ref = task_ref(key)
-    return next((r for r in repo.remote_names() if repo.read_ref(tracking_name(r, ref))), None)
 
 
 def _unpublished(repo: GitRepo, status: TaskStatus) -> list[str]:

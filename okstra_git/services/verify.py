@@ -216,6 +216,17 @@ def _whole_task(
         unmerged = ctx.repo.not_contained(head, here, base)
         dirty = bool(dirty_paths(worktree))
     lines += rules.whole_task_refusals(numbers, done, unmerged, dirty)
+    if lines and override is None and not dirty and (head is None or absent or unmerged):
+        # The task branch is one published ref: integrate makes the task worktree if absent,
+        # fetches what is missing and merges every done stage (SPEC §16).
+        from ..logic.nextstep import line, okstra_argv
+        from .remoteview import shared_remote
+
+        remote = shared_remote(ctx.repo, key)
+        hint = line(
+            okstra_argv("integrate", key, *(("--remote", remote) if remote else ())),
+            ctx.clone_dir,
+        )
     if lines:
         if unmerged and hint is None:
             from .branches import merge_command, merge_ref

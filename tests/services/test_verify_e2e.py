@@ -45,12 +45,13 @@ def test_e2_stage_2_unmerged_is_refused_with_the_text(task: Task):
     task.merge(1)
     proc = okstra(task.repo, "verify", "target", KEY)
     assert proc.returncode == 1
-    merge = command("git", "-C", task.task_wt, "merge", "okstra/grp/feat/stage-2")
+    # The hint integrates (SPEC §16): one merge commit per stage the task branch lacks.
+    integrate = command("git", "-C", task.repo.resolve(), "okstra", "integrate", KEY)
     assert proc.stderr == (
         f"final-verification(whole-task): stage 2 done commit {head2} not merged into task "
-        f"worktree HEAD — merge stage branches then retry\nhint: {merge}\n"
+        f"worktree HEAD — merge stage branches then retry\nhint: {integrate}\n"
     )
-    task.merge(2)
+    assert okstra(task.repo, "integrate", KEY).returncode == 0
     assert okstra(task.repo, "verify", "target", KEY).returncode == 0
 
 
