@@ -298,7 +298,8 @@ def _add_worktree_locked(
             pass  # made meanwhile by plain git: same name, we use it
         except (pygit2.GitError, OSError, ValueError) as exc:
             locked = repo.lock_report([refname])
-            raise _failure(exc)(
+            # A lock in the way is okstra's "no" with its fix (exit 1), not the system's error.
+            raise (Refused if locked else _failure(exc))(
                 f"cannot create branch {branch} at {start} in {repo.common_dir}: {exc}"
                 + (f"; {locked.text}" if locked else ""),
                 hint=locked.command if locked else None,
