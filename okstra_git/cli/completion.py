@@ -96,7 +96,7 @@ def _program_end(line: list[str]) -> int | None:
 
 def _for_command(cmd: Command, typed: list[str], current: str) -> Answer:
     """Candidates once the command is known: an option's value, an option, a positional."""
-    options = {arg.name: arg for arg in cmd.all_args if not arg.positional}
+    options = {name: arg for arg in cmd.all_args if not arg.positional for name in arg.names}
     positionals = [arg for arg in cmd.args if arg.positional]
     given: set[str] = set()
     count = 0
@@ -105,7 +105,7 @@ def _for_command(cmd: Command, typed: list[str], current: str) -> Answer:
         if expects is not None:
             expects = None
         elif word in options:
-            given.add(word)
+            given.add(options[word].name)
             expects = None if options[word].flag else options[word]
         elif not word.startswith("-"):
             count += 1
@@ -113,7 +113,7 @@ def _for_command(cmd: Command, typed: list[str], current: str) -> Answer:
         return _values(expects, current)
     if current.startswith("-"):
         offered = [
-            (name, arg.help) for name, arg in options.items() if arg.repeat or name not in given
+            (name, arg.help) for name, arg in options.items() if arg.repeat or arg.name not in given
         ]
         return _matching([*offered, ("--help", "Show this help.")], current)
     if not positionals:

@@ -86,13 +86,14 @@ class Arg:
     given. ``optional``: a positional that may be left out. ``convert``: text → value, raising
     ValueError saying what was expected. ``dest``: the handler's parameter name when the
     option's is not a good one. ``complete``: what shell completion offers: ``task`` (task
-    keys), ``file``, ``dir`` or ``remote``.
+    keys), ``file``, ``dir`` or ``remote``. ``short``: a one-letter spelling of a flag (``-v``
+    for ``--verbose``), as git's commands have.
     """
 
     # A plain class, not a dataclass: the hook imports this module on every push, and a
     # dataclass costs ~0.5 ms to create.
     __slots__ = ("choices", "complete", "convert", "default", "dest", "flag", "help",
-                 "metavar", "name", "optional", "repeat", "required")  # fmt: skip
+                 "metavar", "name", "optional", "repeat", "required", "short")  # fmt: skip
 
     def __init__(
         self,
@@ -109,7 +110,9 @@ class Arg:
         convert: Callable[[str], Any] | None = None,
         dest: str = "",
         complete: str = "",
+        short: str = "",
     ) -> None:
+        assert not short or flag, "only a flag has a short spelling"
         self.name = name
         self.help = help
         self.metavar = metavar
@@ -122,6 +125,7 @@ class Arg:
         self.convert = convert
         self.dest = dest
         self.complete = complete
+        self.short = short
 
     def __repr__(self) -> str:
         return f"Arg({self.name!r})"
@@ -144,14 +148,22 @@ class Arg:
         return not self.optional if self.positional else self.required
 
     @property
+    def names(self) -> tuple[str, ...]:
+        """Every spelling of an option: its name, and its short one if it has one."""
+        return (self.short, self.name) if self.short else (self.name,)
+
+    @property
     def spelling(self) -> str:
-        """How help names it: ``KEY``, ``--force``, ``--stage N``."""
+        """How help names it: ``KEY``, ``--force``, ``-v, --verbose``, ``--stage N``."""
         if self.positional:
             return self.placeholder
-        return self.name if self.flag else f"{self.name} {self.placeholder}"
+        return ", ".join(self.names) if self.flag else f"{self.name} {self.placeholder}"
 
     def usage(self) -> str:
-        word = self.spelling + ("..." if self.repeat and self.positional else "")
+        if self.positional:
+            word = self.placeholder + ("..." if self.repeat else "")
+        else:
+            word = self.name if self.flag else f"{self.name} {self.placeholder}"
         return word if self.needed else f"[{word}]"
 
     def full_help(self) -> str:
@@ -425,7 +437,7 @@ def quick_parse(cmd: Command, rest: list[str]) -> dict[str, Any] | None:
     and parsing it costs no argparse import (~3 ms, on every push). Anything else, a usage
     error above all, goes to argparse; a property test holds this parser to argparse's answers.
     """
-    options = {arg.name: arg for arg in cmd.all_args if not arg.positional}
+    options = {name: arg for arg in cmd.all_args if not arg.positional for name in arg.names}
     given: dict[str, Any] = {}
     for arg in cmd.all_args:
         if arg.flag:
@@ -517,7 +529,7 @@ def _parser(cmd: Command) -> argparse.ArgumentParser:
             nargs = ("+" if arg.needed else "*") if arg.repeat else (None if arg.needed else "?")
             parser.add_argument(arg.key, nargs=nargs, default=arg.default, metavar=arg.placeholder)
         elif arg.flag:
-            parser.add_argument(arg.name, dest=arg.key, action="store_true")
+            parser.add_argument(*arg.names, dest=arg.key, action="store_true")
         else:
             parser.add_argument(
                 arg.name,

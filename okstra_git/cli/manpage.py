@@ -89,7 +89,7 @@ def _arg_synopsis(arg: Arg) -> str:
     if arg.positional:
         word = f"\\fI{_escape(arg.placeholder)}\\fR" + ("..." if arg.repeat else "")
     elif arg.flag:
-        word = f"\\fB{_escape(arg.name)}\\fR"
+        word = " | ".join(f"\\fB{_escape(name)}\\fR" for name in arg.names)
     else:
         word = f"\\fB{_escape(arg.name)}\\fR \\fI{_escape(arg.placeholder)}\\fR"
     return word if arg.needed else f"[{word}]"
@@ -99,7 +99,7 @@ def _arg_term(arg: Arg) -> str:
     if arg.positional:
         return f"\\fI{_escape(arg.placeholder)}\\fR"
     if arg.flag:
-        return f"\\fB{_escape(arg.name)}\\fR"
+        return ", ".join(f"\\fB{_escape(name)}\\fR" for name in arg.names)
     return f"\\fB{_escape(arg.name)}\\fR \\fI{_escape(arg.placeholder)}\\fR"
 
 
