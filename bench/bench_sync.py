@@ -6,6 +6,12 @@ A repository with N task refs (``bench_tasks.build``) and an empty bare remote:
 - steady state (nothing changed): ``git okstra sync origin`` again, beside the same
   ``git fetch`` sync runs (its refspecs, into its tracking namespace), with nothing new.
 Wall time here (the work is in git's processes and the network path), medians of the rounds.
+
+Both ways (``both``): a remote holding M/2 valid task records another clone published, and a
+clone holding M/2 tasks of its own; ``git okstra sync origin`` (fetch M/2, check and adopt
+them, push M/2) beside, in a copy of the same two, the ``git fetch`` of sync's refspecs plus
+the ``git push --atomic`` of the clone's task refs that it needs. CPU (with every child, the
+remote's receive-pack included) and wall medians; each round starts from fresh copies.
 A sync that fails (e.g. an argument list too long) is reported as such, not hidden.
 
 Usage: python bench/bench_sync.py [N] [--rounds R] [--short]
@@ -23,8 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _proc import ENV, Row, git, okstra, table
+from _proc import ENV, Row, Timed, git, okstra, run, table
 from bench_tasks import build
+from bench_team import tasks_into
 
 from okstra_git.core.tracking import fetch_refspecs
 
@@ -101,7 +108,84 @@ def measure(
     if steadies:
         details += [f"  steady sync {med(steadies):.0f}; git fetch {med(fetches):.0f}"]
     details += [f"  {e}" for e in errors]
-    return rows, "\n".join(details)
+    found, said = both(20 if short else 20_000, 1 if short else 3)
+    return rows + found, "\n".join([*details, said])
+
+
+BOTH_GOAL = 1.5
+"""A sync both ways: at most this × the git fetch + git push it needs."""
+
+
+def both(count: int, rounds: int) -> tuple[list[Row], str]:
+    """The rows of a sync both ways of ``count`` task refs (``count``/2 each way)."""
+    import shutil
+    import tempfile
+
+    ok = okstra()
+    half = count // 2
+    with tempfile.TemporaryDirectory(prefix="okstra-bench-sync-both-") as tmp:
+        root = Path(tmp)
+        pristine = root / "pristine"
+        pristine.mkdir()
+        git(pristine, "init", "-q", "--bare", "-b", "main", "remote.git")
+        tasks_into(pristine / "remote.git", half)
+        clone = pristine / "clone"
+        git(pristine, "init", "-q", "-b", "main", str(clone))
+        git(clone, "commit", "-q", "--allow-empty", "-m", "init")
+        git(clone, "config", "okstra.projectId", "bench")
+        tasks_into(clone, half, half)
+
+        def fresh(name: str) -> Path:
+            shutil.rmtree(root / name, ignore_errors=True)
+            shutil.copytree(pristine, root / name, symlinks=True)
+            repo = root / name / "clone"
+            git(repo, "remote", "add", "origin", str(root / name / "remote.git"))
+            return repo
+
+        samples: dict[str, list[Timed]] = {"sync": [], "git": []}
+        for n in range(rounds + 1):
+            for name in ("sync", "git")[:: 1 if n % 2 else -1]:
+                repo = fresh(name)
+                if name == "sync":
+                    timed = run([*ok, "sync", "origin"], repo)
+                    pushed = git(root / name / "remote.git", "for-each-ref", "refs/okstra/")
+                    assert len(pushed.splitlines()) == 2 * half, "sync pushed too little"
+                else:
+                    fetch = run(["git", "fetch", "-q", "origin", *fetch_refspecs("origin")], repo)
+                    push = [
+                        "git",
+                        "push",
+                        "-q",
+                        "--atomic",
+                        "origin",
+                        "refs/okstra/*:refs/okstra/*",
+                    ]
+                    sent = run(push, repo)
+                    timed = Timed(fetch.cpu + sent.cpu, fetch.wall + sent.wall)
+                if n:  # the first round warms the caches, uncounted
+                    samples[name].append(timed)
+    med = {
+        (name, what): statistics.median(getattr(t, what) for t in timed)
+        for name, timed in samples.items()
+        for what in ("cpu", "wall")
+    }
+    rows = [
+        Row(
+            f"sync both ways, {half}+{half} task refs ({what})",
+            med[("sync", what)],
+            med[("git", what)],
+            "ms",
+            f"≤ {BOTH_GOAL:g}× git fetch + git push",
+            med[("sync", what)] <= BOTH_GOAL * med[("git", what)],
+        )
+        for what in ("cpu", "wall")
+    ]
+    details = (
+        f"both ways, {half} fetched + {half} pushed, {rounds} round(s), ms (cpu / wall): sync "
+        f"{med[('sync', 'cpu')]:.0f} / {med[('sync', 'wall')]:.0f}; git fetch + git push "
+        f"{med[('git', 'cpu')]:.0f} / {med[('git', 'wall')]:.0f}"
+    )
+    return rows, details
 
 
 def main() -> None:

@@ -58,10 +58,11 @@ def _manifest(n: int) -> bytes:
     return json.dumps(record, sort_keys=True, indent=2).encode()
 
 
-def tasks_into(repo: Path, count: int) -> None:
-    """``count`` valid task refs (one event each) into ``repo``, with ``git fast-import``."""
+def tasks_into(repo: Path, count: int, start: int = 0) -> None:
+    """``count`` valid task refs (one event each, from task ``start`` on) into ``repo``, with
+    ``git fast-import``."""
     chunks: list[bytes] = []
-    for n in range(count):
+    for n in range(start, start + count):
         data, message = _manifest(n), b"task new error-analysis\n"
         chunks += [
             f"commit refs/okstra/tasks/g{n % 100}/t{n}\n".encode(),

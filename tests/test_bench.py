@@ -34,6 +34,7 @@ GOALS = (
     "board (whole process), 50 tasks",
     "board page size, 50 tasks",
     "stage worktree, 200 files (whole process)",
+    "sync both ways, 10+10 task refs (cpu)",
     "completion of a task key, 200 tasks (whole process)",
     "--version (whole process)",
 )

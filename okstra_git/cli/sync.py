@@ -44,6 +44,13 @@ def _unit(text: str) -> str:
         convert=_unit,
     ),
     Arg(
+        "--verbose",
+        "List every ref sync fetched, moved or pushed (by default, one line per kind of ref "
+        "with the counts, and only the refs that need you by name).",
+        flag=True,
+        short="-v",
+    ),
+    Arg(
         "--renumber",
         "Settle a run or plan started on both sides by keeping both: yours moves to the next "
         "free number.",
@@ -63,12 +70,14 @@ def sync(
     push_only: bool,
     task: str | None,
     take_theirs: str | None,
+    verbose: bool,
     renumber: str | None,
 ) -> Output:
     from ..core.errors import BadInput
     from ..services.context import open_context
     from ..services.sync import engine as sync_service
     from ..services.sync.reconcile import Choice
+    from ..views.sync import text
 
     if fetch_only and push_only:
         raise BadInput("--fetch-only and --push-only exclude each other; give at most one")
@@ -92,12 +101,11 @@ def sync(
     from ..services.branches import held_back
 
     held = held_back(ctx.repo, report.remote, report.branches)
+    said = text(report, verbose)
     if not report.conflicts and not report.invalid and not held:
-        return Output(report.to_data(), _text(report))
+        return Output(report.to_data(), said)
     error = "\n".join(p for p in (_error(report), *held) if p)
-    return Output(
-        report.to_data(), _text(report), err=f"git okstra: {error}\n", code=1, error=error
-    )
+    return Output(report.to_data(), said, err=f"git okstra: {error}\n", code=1, error=error)
 
 
 def _error(report: SyncReport) -> str:
@@ -128,43 +136,3 @@ def _side(info: object) -> str:
 
     assert isinstance(info, CommitInfo)
     return f"{info.commit[:12]} {info.subject} ({info.author}, {info.when})"
-
-
-def _text(report: SyncReport) -> str:
-    from ..core.tracking import tracking_name
-
-    how = "fetched" if report.fetched else "no fetch"
-    tries = f"{report.attempts} attempt" + ("s" if report.attempts != 1 else "")
-    lines = [f"okstra sync with {report.remote} ({how}, {tries})"]
-    pushed = set(report.pushed)
-    for state in report.refs:
-        local, remote, new = (v[:12] if v else "-" for v in (state.local, state.remote, state.new))
-        said = {
-            "fetched": f"fetched {remote}",
-            "fast-forwarded": f"fast-forwarded {local} → {new}",
-            "merged": f"merged the remote's {remote} into {local} → {new}",
-            "replayed": f"local events replayed on the remote's {remote} → {new}",
-            "ahead": f"ahead of the remote ({remote} → {local})",
-            "local-only": f"not on the remote yet ({local})",
-            "conflict": f"CONFLICT: left as it was (here {local}, remote {remote})",
-            "invalid": f"NOT ADOPTED: the remote's {remote} fails its checks",
-        }[state.state]
-        lines.append(f"  {state.ref}: {said}" + ("; pushed" if state.ref in pushed else ""))
-    for old, new in report.renumbered.items():
-        lines.append(f"renumbered your {old} as {new}")
-    for kept in report.kept:
-        lines.append(f"your replaced side is kept at {kept}")
-    for branch in report.branches:
-        if branch.state == "same":
-            continue
-        mine, theirs = (v[:12] if v else "-" for v in (branch.local, branch.remote))
-        track = tracking_name(report.remote, branch.ref)
-        said = {
-            "ahead": f"published {mine}" if branch.ref in pushed else f"to publish {mine}",
-            "behind": f"the remote's {theirs} has more than yours ({mine}): {track}",
-            "diverged": f"differs from the remote's {theirs} ({mine} here); not published — "
-            f"merge {track} into yours to publish both",
-        }[branch.state]
-        lines.append(f"  {branch.ref}: {said}")
-    lines.append(f"{report.unchanged} ref(s) already in step; {len(report.pushed)} pushed")
-    return "\n".join(lines)

@@ -74,36 +74,44 @@ def shows_progress() -> bool:
 
 def run_showing_progress(
     argv: Sequence[str],
-    env: Mapping[str, str],
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
     *,
     keep_fds: Sequence[int] = (),
     title: str = "",
-) -> tuple[int, str]:
-    """Run ``argv`` with ``env`` and no stdin or stdout, and return its exit code and what it
-    wrote on stderr. When :func:`shows_progress`, the child's stderr (git's progress meter,
-    ``\r``-updated) is passed on as it comes, after ``title`` on a line of its own; otherwise
-    it is only collected (the caller asks git for no meter then: ``-q``).
+) -> Completed:
+    """Run ``argv`` in ``cwd`` with ``env`` (default: this process's) and no stdin; its output
+    captured as text, as :func:`run` does. When :func:`shows_progress`, its stderr (git's
+    progress meter, ``\r``-updated) is also passed on as it comes, after ``title`` on a line of
+    its own; otherwise it is only collected (the caller asks git for no meter then).
 
     ``keep_fds`` stay open in the child: a lock held on one is held until the child exits too,
     so a process that outlives this one (this one killed) still holds it."""
+    import tempfile
+
     shown = shows_progress()
-    proc = subprocess.Popen(
-        list(argv),
-        env=dict(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        pass_fds=tuple(keep_fds),
-    )
-    assert proc.stderr is not None
-    said = bytearray()
-    while chunk := os.read(proc.stderr.fileno(), 65536):
-        if shown:
-            if not said and title:
-                sys.stderr.write(title + "\n")
-            sys.stderr.flush()
-            sys.stderr.buffer.write(chunk)
-            sys.stderr.buffer.flush()
-        said += chunk
-    proc.stderr.close()
-    return proc.wait(), said.decode("utf-8", "replace")
+    with tempfile.TemporaryFile() as out:  # a file, not a pipe: one pipe is read at a time
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            pass_fds=tuple(keep_fds),
+        )
+        assert proc.stderr is not None
+        said = bytearray()
+        while chunk := os.read(proc.stderr.fileno(), 65536):
+            if shown:
+                if not said and title:
+                    sys.stderr.write(title + "\n")
+                sys.stderr.flush()
+                sys.stderr.buffer.write(chunk)
+                sys.stderr.buffer.flush()
+            said += chunk
+        proc.stderr.close()
+        code = proc.wait()
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    return subprocess.CompletedProcess(list(argv), code, text, said.decode("utf-8", "replace"))

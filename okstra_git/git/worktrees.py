@@ -361,11 +361,13 @@ def _check_out(admin: Path, staging: Path, path: Path, lock_fd: int) -> None:
     if not shows_progress():
         argv.append("--quiet")
     env = repository_env(GIT_DIR=str(admin), GIT_WORK_TREE=str(staging))
-    code, said = run_showing_progress(
-        argv, env, keep_fds=[lock_fd], title=f"okstra: checking out {path}"
+    proc = run_showing_progress(
+        argv, env=env, keep_fds=[lock_fd], title=f"okstra: checking out {path}"
     )
-    if code != 0:
-        raise BadInput(f"git reset --hard in {staging} failed (exit {code}): {said.strip()}")
+    if proc.returncode != 0:
+        raise BadInput(
+            f"git reset --hard in {staging} failed (exit {proc.returncode}): {proc.stderr.strip()}"
+        )
 
 
 def _discard(repo: GitRepo, aside: Path) -> None:

@@ -393,3 +393,77 @@ def test_a_sync_in_step_at_scale_asks_for_the_ref_list_and_fetches_nothing(tmp_p
     assert sync_json(b, "--fetch-only")["unchanged"] == 0
     assert refs(b, "refs/okstra/tasks/") == refs(remote, "refs/okstra/tasks/")
     assert not (b / ".git" / "refs" / "okstra").exists()
+
+
+def test_sync_sums_up_by_kind_of_ref_lists_every_ref_with_v_and_json_is_unchanged(
+    tmp_path: Path,
+):
+    """Like git fetch: one line per kind of ref with the counts by default, however many
+    refs; every ref by name with -v; --json lists every ref either way."""
+    a, _ = pair(tmp_path, "a")
+    b, _ = pair(tmp_path, "b")
+    for n in range(3):
+        new_task(a, f"p:g:t{n}")
+    add_verdict(a)
+    first = okstra(a, "sync", "origin")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines() == [
+        "okstra sync with origin (fetched, 1 attempt)",
+        "  tasks: 3 new here; 3 pushed",
+        "  notes: 1 new here; 1 pushed",
+        "0 ref(s) already in step; 4 pushed",
+    ]
+    new_task(b, "p:h:mine")
+    verbose = okstra(b, "sync", "origin", "-v")
+    assert verbose.returncode == 0, verbose.stderr
+    lines = verbose.stdout.splitlines()
+    assert lines[0] == "okstra sync with origin (fetched, 1 attempt)"
+    assert [line.split(":")[0] for line in lines[1:-1]] == [
+        "  refs/okstra/tasks/g/t0",
+        "  refs/okstra/tasks/g/t1",
+        "  refs/okstra/tasks/g/t2",
+        "  refs/okstra/tasks/h/mine",
+        "  refs/notes/okstra/verdicts",
+    ]
+    mine = git(b, "rev-parse", "refs/okstra/tasks/h/mine")[:12]
+    assert lines[-3] == f"  refs/okstra/tasks/h/mine: not on the remote yet ({mine}); pushed"
+    assert lines[-1] == "0 ref(s) already in step; 1 pushed"
+    new_task(a, "p:g:t3")
+    data = sync_json(a, "origin")  # every ref by name, as before
+    states = {r["ref"]: r["state"] for r in data["refs"]}
+    assert states == {"refs/okstra/tasks/h/mine": "fetched", "refs/okstra/tasks/g/t3": "local-only"}
+    assert sync_json(a, "origin") == sync_json(a, "origin", "-v")  # in step: -v changes no JSON
+
+
+def test_sync_shows_progress_on_a_terminal_only(tmp_path: Path):
+    """git's progress meters (the fetch's, the push's) and okstra's own, in git's style, on
+    stderr when it is a terminal; nothing there otherwise. GIT_PROGRESS_DELAY=0: meters show
+    at once instead of after two seconds."""
+    import pty
+
+    a, _ = pair(tmp_path, "a")
+    b, _ = pair(tmp_path, "b")
+    for n in range(30):
+        new_task(a, f"p:g:t{n}")
+    env = {**os.environ, "GIT_PROGRESS_DELAY": "0"}
+    quiet = okstra(a, "sync", "origin", env=env)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    main, side = pty.openpty()
+    argv = [sys.executable, "-m", "okstra_git", "sync", "origin"]
+    proc = subprocess.Popen(argv, cwd=b, env=env, stdout=subprocess.PIPE, stderr=side)
+    os.close(side)
+    said = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        said += chunk
+    os.close(main)
+    out, _ = proc.communicate()
+    assert proc.returncode == 0, said
+    assert b"remote: Counting objects: 100% (" in said, said  # the fetch, as git shows it
+    assert b"Reconciling okstra tasks: 100% (30/30), done.\r\n" in said, said
+    assert out.decode().splitlines()[1] == "  tasks: 30 fetched"

@@ -25,6 +25,7 @@ from ...core import schemacheck
 from ...core.errors import BadInput
 from ...core.jsontext import dumps_pretty
 from ...core.keys import TaskKey
+from ...core.progress import Progress
 from ...core.shell import okstra
 from ...core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_notes, tracking_refs
 from ...git import plumbing
@@ -247,9 +248,11 @@ def _refs(
         suffix = suffixes[ref]
         tasks.setdefault(suffix, _Task(suffix)).refs[ref] = (here.get(ref), there.get(ref))
     done.unchanged += len(suffixes) - sum(len(task.refs) for task in tasks.values())
-    for task in tasks.values():
-        chosen = choice if choice is not None and choice.key.ref_suffix == task.suffix else None
-        _task(repo, remote, task, chosen, done)
+    with Progress("Reconciling okstra tasks", len(tasks)) as meter:  # a terminal, once slow
+        for task in tasks.values():
+            chosen = choice if choice is not None and choice.key.ref_suffix == task.suffix else None
+            _task(repo, remote, task, chosen, done)
+            meter.tick()
 
 
 def _task(repo: GitRepo, remote: str, task: _Task, choice: Choice | None, done: Reconciled) -> None:

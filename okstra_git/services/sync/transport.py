@@ -21,7 +21,7 @@ from ...core.tracking import (
     tracking_notes,
     tracking_refs,
 )
-from ...git.process import git
+from ...git.process import Completed, git, run_showing_progress, shows_progress
 from ...git.reflocks import LockReport, held_locks, report
 from ...git.repo import BULK_REFS, GitRepo, RefMoved, RefUpdate
 from .reconcile import Listing, list_refs
@@ -107,9 +107,18 @@ class FetchFailed(Refused):
     """``git fetch`` of the remote failed (unreachable, no access): nothing was fetched."""
 
 
+def _git_showing_progress(repo: GitRepo, *args: str) -> Completed:
+    """``git ARGS`` here; on a terminal with git's progress meter passed on (``--progress``:
+    it comes after the subcommand), as a plain ``git fetch`` or ``git push`` shows it."""
+    if not shows_progress():
+        return git(repo.workdir or repo.git_dir, *args)
+    argv = ["git", args[0], "--progress", *args[1:]]
+    return run_showing_progress(argv, repo.workdir or repo.git_dir)
+
+
 def _fetch(repo: GitRepo, remote: str, refspecs: list[str]) -> None:
-    proc = git(
-        repo.workdir or repo.git_dir, "fetch", "--no-tags", "--prune", "--quiet", remote, *refspecs
+    proc = _git_showing_progress(
+        repo, "fetch", "--no-tags", "--prune", "--quiet", remote, *refspecs
     )
     if proc.returncode != 0:
         raise FetchFailed(
@@ -268,7 +277,7 @@ def _push(repo: GitRepo, remote: str, updates: list[RefUpdate], refspecs: list[s
     """``git push --atomic`` of ``refspecs`` (which push ``updates``); on success the tracking
     refs are moved to what was pushed, in one transaction (git's own tracking update costs
     ~1 ms a ref; a libgit2 transaction a fifth of that)."""
-    proc = git(repo.workdir or repo.git_dir, "push", "--atomic", "--porcelain", remote, *refspecs)
+    proc = _git_showing_progress(repo, "push", "--atomic", "--porcelain", remote, *refspecs)
     if proc.returncode == 0:
         crash_point("sync-pushed")  # kill -9 tests: the remote has it, the tracking refs not yet
         _track_pushed(repo, remote, updates)

@@ -1,0 +1,123 @@
+"""What ``git okstra sync`` prints.
+
+By default one line per kind of ref (tasks, claims, notes, branches) with what sync did to how
+many, as ``git fetch`` sums up instead of listing: a sync of 20,000 refs is a few lines. Only
+what needs a person is named ref by ref: a conflict, a record not adopted, a branch the remote
+has more of. ``-v`` lists every ref (``to_data`` always does, for ``--json``).
+"""
+
+from __future__ import annotations
+
+from ..core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..services.branches import BranchState
+    from ..services.sync.engine import SyncReport
+    from ..services.sync.reconcile import RefState
+
+_COUNTED = (
+    ("fetched", "fetched"),
+    ("fast-forwarded", "fast-forwarded"),
+    ("merged", "merged"),
+    ("replayed", "replayed on the remote's"),
+    ("ahead", "ahead"),
+    ("local-only", "new here"),
+    ("conflict", "in conflict"),
+    ("invalid", "not adopted"),
+)
+"""Each state of a ref, in the order a summary counts them, and its words there."""
+
+_NAMED = ("conflict", "invalid")
+"""States a summary names ref by ref too: a person has to act on them."""
+
+
+def kind(ref: str) -> str:
+    """The kind of an okstra ref, as a summary counts it: ``tasks``, ``claims``, … (the folder
+    under ``refs/okstra/``), or ``notes``."""
+    if ref.startswith(LOCAL_NOTES):
+        return "notes"
+    if ref.startswith(BRANCHES):
+        return "branches"
+    return ref[len(LOCAL_REFS) :].split("/", 1)[0] if ref.startswith(LOCAL_REFS) else ref
+
+
+def text(report: SyncReport, verbose: bool = False) -> str:
+    """The report as text: a summary, or with ``verbose`` every ref."""
+    how = "fetched" if report.fetched else "no fetch"
+    tries = f"{report.attempts} attempt" + ("s" if report.attempts != 1 else "")
+    lines = [f"okstra sync with {report.remote} ({how}, {tries})"]
+    pushed = set(report.pushed)
+    lines += _every_ref(report, pushed) if verbose else _by_kind(report, pushed)
+    for old, new in report.renumbered.items():
+        lines.append(f"renumbered your {old} as {new}")
+    for kept in report.kept:
+        lines.append(f"your replaced side is kept at {kept}")
+    lines += _branches(report, pushed, verbose)
+    lines.append(f"{report.unchanged} ref(s) already in step; {len(report.pushed)} pushed")
+    return "\n".join(lines)
+
+
+def _by_kind(report: SyncReport, pushed: set[str]) -> list[str]:
+    counts: dict[str, dict[str, int]] = {}
+    for state in report.refs:
+        of_kind = counts.setdefault(kind(state.ref), {})
+        of_kind[state.state] = of_kind.get(state.state, 0) + 1
+        if state.ref in pushed:
+            of_kind["pushed"] = of_kind.get("pushed", 0) + 1
+    lines = []
+    for name, of_kind in counts.items():
+        said = [f"{of_kind[state]} {words}" for state, words in _COUNTED if state in of_kind]
+        sent = f"; {of_kind['pushed']} pushed" if "pushed" in of_kind else ""
+        lines.append(f"  {name}: {', '.join(said)}{sent}")
+    return lines + [_ref_line(s, pushed) for s in report.refs if s.state in _NAMED]
+
+
+def _every_ref(report: SyncReport, pushed: set[str]) -> list[str]:
+    return [_ref_line(state, pushed) for state in report.refs]
+
+
+def _ref_line(state: RefState, pushed: set[str]) -> str:
+    local, remote, new = (v[:12] if v else "-" for v in (state.local, state.remote, state.new))
+    said = {
+        "fetched": f"fetched {remote}",
+        "fast-forwarded": f"fast-forwarded {local} → {new}",
+        "merged": f"merged the remote's {remote} into {local} → {new}",
+        "replayed": f"local events replayed on the remote's {remote} → {new}",
+        "ahead": f"ahead of the remote ({remote} → {local})",
+        "local-only": f"not on the remote yet ({local})",
+        "conflict": f"CONFLICT: left as it was (here {local}, remote {remote})",
+        "invalid": f"NOT ADOPTED: the remote's {remote} fails its checks",
+    }[state.state]
+    return f"  {state.ref}: {said}" + ("; pushed" if state.ref in pushed else "")
+
+
+def _branches(report: SyncReport, pushed: set[str], verbose: bool) -> list[str]:
+    """The task and stage branches: each one the remote has more of, or that differs from the
+    remote's (with what to merge); the published ones one by one with ``verbose``, else
+    counted."""
+    lines = []
+    published = waiting = 0
+    for branch in report.branches:
+        if branch.state == "same":
+            continue
+        if branch.state == "ahead" and not verbose:
+            published += branch.ref in pushed
+            waiting += branch.ref not in pushed
+            continue
+        lines.append(_branch_line(report.remote, branch, pushed))
+    said = [f"{published} published"] if published else []
+    said += [f"{waiting} to publish"] if waiting else []
+    return ([f"  branches: {', '.join(said)}"] if said else []) + lines
+
+
+def _branch_line(remote: str, branch: BranchState, pushed: set[str]) -> str:
+    mine, theirs = (v[:12] if v else "-" for v in (branch.local, branch.remote))
+    track = tracking_name(remote, branch.ref)
+    said = {
+        "ahead": f"published {mine}" if branch.ref in pushed else f"to publish {mine}",
+        "behind": f"the remote's {theirs} has more than yours ({mine}): {track}",
+        "diverged": f"differs from the remote's {theirs} ({mine} here); not published — "
+        f"merge {track} into yours to publish both",
+    }[branch.state]
+    return f"  {branch.ref}: {said}"

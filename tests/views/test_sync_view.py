@@ -1,0 +1,61 @@
+"""What ``git okstra sync`` prints for a report: the summary by kind of ref, the refs a person
+must act on named in it too, and every ref with ``-v``."""
+
+from __future__ import annotations
+
+from okstra_git.services.branches import BranchState
+from okstra_git.services.sync.engine import SyncReport
+from okstra_git.services.sync.reconcile import RefState
+from okstra_git.views.sync import kind, text
+
+A, B, C = "a" * 40, "b" * 40, "c" * 40
+
+
+def test_the_kinds_of_refs():
+    assert kind("refs/okstra/tasks/g/i") == "tasks"
+    assert kind("refs/okstra/claims/g/i/stage-1") == "claims"
+    assert kind("refs/notes/okstra/verdicts") == "notes"
+    assert kind("refs/okstra/branches/g/i/task") == "branches"
+
+
+def test_a_summary_counts_each_kind_and_names_what_needs_a_person():
+    tasks = [RefState(f"refs/okstra/tasks/g/t{n}", None, A, "fetched", A) for n in range(2000)]
+    report = SyncReport(
+        "origin",
+        fetched=True,
+        refs=[
+            *tasks,
+            RefState("refs/okstra/tasks/h/x", A, B, "fast-forwarded", B),
+            RefState("refs/okstra/tasks/h/y", A, None, "local-only", A),
+            RefState("refs/okstra/claims/h/y/stage-1", A, B, "conflict"),
+            RefState("refs/okstra/claims/h/z/stage-1", None, C, "invalid"),
+            RefState("refs/notes/okstra/verdicts", A, B, "merged", C),
+        ],
+        unchanged=7,
+        pushed=["refs/okstra/tasks/h/y", "refs/notes/okstra/verdicts", "refs/okstra/branches/t1"],
+        attempts=2,
+        branches=[
+            BranchState("refs/okstra/branches/t1", A, None, "ahead"),
+            BranchState("refs/okstra/branches/t2", A, None, "ahead"),
+            BranchState("refs/okstra/branches/t3", A, B, "behind"),
+            BranchState("refs/okstra/branches/t4", A, A, "same"),
+        ],
+    )
+    assert text(report).splitlines() == [
+        "okstra sync with origin (fetched, 2 attempts)",
+        "  tasks: 2000 fetched, 1 fast-forwarded, 1 new here; 1 pushed",
+        "  claims: 1 in conflict, 1 not adopted",
+        "  notes: 1 merged; 1 pushed",
+        f"  refs/okstra/claims/h/y/stage-1: CONFLICT: left as it was (here {A[:12]}, remote "
+        f"{B[:12]})",
+        f"  refs/okstra/claims/h/z/stage-1: NOT ADOPTED: the remote's {C[:12]} fails its checks",
+        "  branches: 1 published, 1 to publish",
+        f"  refs/okstra/branches/t3: the remote's {B[:12]} has more than yours ({A[:12]}): "
+        "refs/okstra-remotes/origin/branches/t3",
+        "7 ref(s) already in step; 3 pushed",
+    ]
+    every = text(report, verbose=True).splitlines()
+    assert len(every) == 1 + 2000 + 5 + 3 + 1  # head, each ref, each branch not in step, sum
+    assert every[1] == f"  refs/okstra/tasks/g/t0: fetched {A[:12]}"
+    assert every[-4] == f"  refs/okstra/branches/t1: published {A[:12]}"
+    assert every[-3] == f"  refs/okstra/branches/t2: to publish {A[:12]}"
