@@ -174,7 +174,7 @@ from hypothesis import strategies as st  # noqa: E402
 def _words(cmd: declare.Command) -> st.SearchStrategy[list[str]]:
     """Command lines made of the command's own options, values, positional words and the
     words argparse treats specially."""
-    options = [arg.name for arg in cmd.all_args if not arg.positional]
+    options = [name for arg in cmd.all_args if not arg.positional for name in arg.names]
     valued = [arg.name for arg in cmd.all_args if not arg.positional and not arg.flag]
     tricky = ["", "-", "--", "-1", "--bogus", "a=b", "--json=1", "-h x", "two words"]
     plain = st.sampled_from(["x", "y", "z"])
