@@ -18,9 +18,44 @@ def wants_json(argv: list[str]) -> bool:
     return "--json" in (argv[: argv.index("--")] if "--" in argv else argv)
 
 
+def _escape(error: UnicodeError) -> tuple[str, int]:
+    """A character the output's charset lacks, as a JSON-style ``\\uXXXX`` escape (a pair for
+    one beyond the BMP): readable, and inside ``--json`` strings still the same JSON."""
+    assert isinstance(error, UnicodeEncodeError)
+    text = error.object[error.start : error.end]
+    units = text.encode("utf-16-be", "surrogatepass")
+    escaped = "".join(
+        f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2)
+    )
+    return escaped, error.end
+
+
+def _any_locale() -> None:
+    """Output survives any locale. Under a charset that cannot hold okstra's text (ISO-8859-1,
+    EUC-JP: an em dash, a Korean title) a character it lacks is written escaped, not an
+    error; under UTF-8 a file name that is not UTF-8 (read with surrogateescape) goes out as
+    its own bytes, as git prints it."""
+    import codecs
+
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        if encoding is None or not hasattr(stream, "reconfigure"):
+            continue  # replaced by a caller (pytest's capture, an in-process run)
+        if codecs.lookup(encoding).name == "utf-8":
+            if stream.errors == "strict":
+                stream.reconfigure(errors="surrogateescape")
+            continue
+        try:
+            codecs.lookup_error("okstra-escape")
+        except LookupError:
+            codecs.register_error("okstra-escape", _escape)
+        stream.reconfigure(errors="okstra-escape")
+
+
 def main(argv: list[str] | None = None) -> int:
     import gc
 
+    _any_locale()
     args = sys.argv[1:] if argv is None else argv
     as_json = wants_json(args)
     # A command is one short process: the cycle collector's passes over a heap that only grows

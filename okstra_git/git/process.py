@@ -27,7 +27,10 @@ def run(argv: Sequence[str], cwd: str | Path | None = None, *, check: bool = Fal
     return subprocess.run(
         list(argv),
         cwd=cwd,
-        text=True,
+        # git writes UTF-8 (paths as stored): read so under any locale, and bytes that are not
+        # UTF-8 (a file name) kept as they are, not lost to the locale's charset.
+        encoding="utf-8",
+        errors="surrogateescape",
         capture_output=True,
         stdin=subprocess.DEVNULL,
         check=check,
