@@ -448,6 +448,15 @@ def _implementation(s: Situation) -> Step:
         )
     if mine:
         return _work_on(s, mine)
+    lapsed = [st for st in s.stages if st.state == "expired" and st.mine]
+    if lapsed:
+        # Still this clone's until someone takes it over: renewing keeps its work here.
+        return _run(
+            s,
+            ("stage", "renew", s.key, "--stage", lapsed[0].number),
+            f"the lease of this clone's claim of stage {lapsed[0].number} ran out and nobody "
+            "has taken it over yet: renew it, then finish its work",
+        )
     remote = ("--remote", s.remote) if s.remote else ()
     ready = [st for st in s.stages if st.state == "ready"]
     if ready:

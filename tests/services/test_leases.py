@@ -15,7 +15,9 @@ from pathlib import Path
 
 from conftest import git, make_repo, okstra, race_jobs
 from plans import plan_text
-from team_world import CLAIMS, KEY, Team, approve_here, run_json
+from team_world import CLAIMS, KEY, Team, approve_here, run_json, run_line
+
+from okstra_git.logic.nextstep import line
 
 FREE = plan_text([(n, [], [f"src/{n}.py"]) for n in (1, 2, 3, 4)], steps=5)
 """Four stages that depend on nothing, five steps each: a batch is one stage."""
@@ -142,13 +144,29 @@ def test_renew_moves_this_clones_leases_and_refuses_what_it_does_not_hold(tmp_pa
     assert proc.returncode == 1 and "only a started claim has a lease to renew" in proc.stderr
 
 
+def test_this_clones_own_lapsed_claim_is_renewed_by_its_next_step(tmp_path: Path):
+    repo = make_repo(tmp_path / "repo")
+    assert okstra(repo, "init").returncode == 0
+    approve_here(repo, plan_text([(1, [], ["src/1.py"])], steps=2))
+    took = run_json(repo, "stage", "claim", KEY, "--lease", "1s")
+    wait_past(took["placements"][0]["leaseExpiresAt"])
+    step = run_json(repo, "task", "status", KEY)["next"]
+    assert step["argv"] == ["git", "okstra", "stage", "renew", KEY, "--stage", "1"], step
+    assert "nobody has taken it over yet" in step["why"]
+    proc = run_line(line(step["argv"], step["cwd"]))
+    assert proc.returncode == 0, proc.stderr
+    state = run_json(repo, "task", "status", KEY)
+    assert state["stages"][0]["state"] == "started"
+    assert state["next"]["argv"][2:4] == ["stage", "done"]
+
+
 def test_a_renewed_claim_outlives_its_first_lease_and_an_unrenewed_one_is_taken_over(
     tmp_path: Path,
 ):
     team = Team.make(tmp_path)
     ann = team.clone("ann", "Ann")
     bob = team.clone("bob", "Bob")
-    approve_here(ann, FREE)
+    approve_here(ann, plan_text([(1, [], ["src/1.py"]), (2, [], ["src/2.py"])], steps=5))
     run_json(ann, "sync", "origin")
     first = run_json(
         ann, "stage", "claim", KEY, "--stage", "1", "--remote", "origin", "--lease", "3s"
@@ -174,7 +192,10 @@ def test_a_renewed_claim_outlives_its_first_lease_and_an_unrenewed_one_is_taken_
     )
     assert proc.returncode == 1 and "held by run implementation-001" in proc.stderr
 
-    proc = okstra(bob, "stage", "claim", KEY, "--take-over-expired", "--remote", "origin")
+    # Bob's next step is to take it over, and it runs as printed.
+    step = status["next"]
+    assert step["argv"][2:] == ["stage", "claim", KEY, "--take-over-expired", "--remote", "origin"]
+    proc = run_line(line(step["argv"], step["cwd"]))
     assert proc.returncode == 0, proc.stderr
     assert remote_claim(team, 2)["takeOverOf"] == "implementation-002"
     assert remote_claim(team, 2)["user"].startswith("Bob")
