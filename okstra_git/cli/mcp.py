@@ -30,6 +30,7 @@ TOOLS = {
     "stage_renew": "stage renew",
     "stage_done": "stage done",
     "stage_release": "stage release",
+    "integrate": "integrate",
     "verify_target": "verify target",
     "verify_record": "verify record",
     "report_init": "report init",

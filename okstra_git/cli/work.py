@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     "a file), OKSTRA_REPORT (where to write the stage's report), OKSTRA_BASE, OKSTRA_WORKTREE, "
     "OKSTRA_TASK_WORKTREE, OKSTRA_REPOSITORY and OKSTRA_REMOTE set; its output goes to stderr. "
     "When CMD exits 0 with its work committed and the worktree clean, the stage is marked done "
-    "with the report CMD wrote (if any); otherwise it is released, every commit kept on its "
+    "with the report CMD wrote (if any) and integrated into the published task branch (a merge "
+    "conflict stops the loop, exit 1); otherwise it is released, every commit kept on its "
     "branch, and this loop does not take it again. The loop waits for stages other runs hold "
     "or that wait on others, takes over a claim whose lease ran out, and ends when every stage "
     "is done (exit 0) or only stages it gave back are left (exit 1). Ctrl-C or SIGTERM stops "
@@ -69,6 +70,8 @@ def work(
     if done.released and not done.stopped:
         failed = ", ".join(map(str, sorted(done.released)))
         said.append(f"the command failed on stage(s) {failed}: released, commits kept")
+    if done.conflict:
+        said.append(done.conflict)
     if done.lost:
         lost = ", ".join(map(str, sorted(done.lost)))
         said.append(f"stage(s) {lost} changed hands while the loop worked on them")

@@ -79,6 +79,8 @@ class WorkReport:
     """Every stage of the task is done."""
     stopped: str | None = None
     """The signal that stopped the loop (``SIGTERM``), if one did."""
+    conflict: str | None = None
+    """Why integrating the done stages stopped (a merge conflict left in the task worktree)."""
     code: int = 0
     """The exit status."""
 
@@ -90,6 +92,7 @@ class WorkReport:
             "lost": {str(n): why for n, why in sorted(self.lost.items())},
             "finished": self.finished,
             "stopped": self.stopped,
+            "conflict": self.conflict,
         }
 
 
@@ -188,6 +191,9 @@ class Worker:
             for place in batch.stages:
                 self._work_on(batch, place)
                 self._checkpoint()
+            if self.report.conflict is not None:
+                self._release_held("integrating stopped on a merge conflict")
+                return
             if self.once:
                 self._finish_if_all_done()
                 return
@@ -387,6 +393,27 @@ class Worker:
         for note in (result.run_note, result.publish_note):
             if note:
                 self.say(note)
+        self._integrate()
+
+    def _integrate(self) -> None:
+        """Merge the done stages into the published task branch (``git okstra integrate``).
+        A merge that conflicts stops the loop: the task worktree holds it for a person, with
+        the commands that finish or abort it."""
+        from .integrate import MergeConflict, integrate
+
+        try:
+            done = integrate(self.ctx, self.key, self.remote)
+        except MergeConflict as exc:
+            self.say(f"integrating stopped on a conflict: {exc}")
+            self.report.code = 1
+            self.report.conflict = str(exc)
+            return
+        except OkstraError as exc:  # lost races, an unreachable remote: a later claim retries
+            self.say(f"could not integrate now (a later claim does): {exc}")
+            return
+        merged = ", ".join(str(m.stage) for m in done.merged) or "nothing new"
+        where = f"; published to {done.remote}" if done.published else ""
+        self.say(f"integrated {merged} into {done.task_branch} at {done.head[:12]}{where}")
 
     def _give_back(self, stage: int, why: str) -> None:
         self.failed.add(stage)

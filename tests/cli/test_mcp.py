@@ -193,6 +193,7 @@ def test_every_tool_answers_as_its_output_schema_says(tmp_path: Path):
         ("report_validate", {"repository": str(repo), "data": str(data)}),
         ("verify_record", {**where, "verdict": "accepted", "report": str(data)}),
         ("report_init", {**where, "out": "starter.data.json"}),
+        ("integrate", where),
         ("sync", {"repository": str(repo), "remote": "origin"}),
     ]
     assert {name for name, _ in calls} | DRIVEN == set(TOOLS)
@@ -206,7 +207,8 @@ def test_every_tool_answers_as_its_output_schema_says(tmp_path: Path):
     recorded = answers[4].structured_content
     assert recorded["verdict"]["verdict"] == "accepted" and recorded["added"]
     assert (repo / "starter.data.json").is_file()  # relative to the repository
-    assert "refs/notes/okstra/verdicts" in answers[6].structured_content["pushed"]
+    assert answers[6].structured_content["taskBranch"] == "okstra/grp/feat/task"
+    assert "refs/notes/okstra/verdicts" in answers[7].structured_content["pushed"]
 
 
 def test_stdout_carries_nothing_but_the_protocol(tmp_path: Path):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import git, make_repo, okstra
 from plans import plan_text
-from team_world import CLAIMS, FOUR_STAGES, KEY, Team, approve_here
+from team_world import CLAIMS, KEY, Team, approve_here
 
 AGENT = """#!/bin/sh
 # The agent: commits its stage's file and writes its report; AGENT_HOLD makes it wait
@@ -95,10 +95,22 @@ def two_clones(tmp_path: Path, plan: str) -> tuple[Team, Path, Path]:
     return team, ann, bob
 
 
-def test_two_loops_in_two_clones_finish_the_plan_and_no_stage_is_taken_twice(
+DIAMOND = plan_text(
+    [
+        (1, [], ["src/1.py"]),
+        (2, [1], ["src/2.py"]),
+        (3, [1], ["src/3.py"]),
+        (4, [2, 3], ["src/4.py"]),
+    ],
+    steps=5,
+)
+"""1, then 2 and 3 side by side, then 4 joining them; five steps each: a batch is one stage."""
+
+
+def test_two_loops_in_two_clones_finish_a_diamond_and_no_stage_is_taken_twice(
     tmp_path: Path, agent: Path
 ):
-    team, ann, bob = two_clones(tmp_path, FOUR_STAGES)
+    team, ann, bob = two_clones(tmp_path, DIAMOND)
     loops = [loop(clone, agent, "--remote", "origin", "--lease", "1h") for clone in (ann, bob)]
     results = [finish(proc) for proc in loops]
     for code, data, err in results:
@@ -116,9 +128,25 @@ def test_two_loops_in_two_clones_finish_the_plan_and_no_stage_is_taken_twice(
     for _, _, err in results:  # each says so when it ends
         assert "okstra work: every stage of p:g:i is done" in err
     assert "okstra work: claimed stage" in "".join(err for *_, err in results)
-    # Stage 3 was based on stage 1's done commit, wherever stage 1 was done.
-    three, one = remote_claim(team, 3), remote_claim(team, 1)
-    assert three["baseCommit"] == one["headCommit"]
+    # Every stage's base holds its dependencies' work, wherever they were done.
+    for stage, deps in ((2, [1]), (3, [1]), (4, [2, 3])):
+        base = remote_claim(team, stage)["baseCommit"]
+        for dep in deps:
+            done_at = remote_claim(team, dep)["headCommit"]
+            git(team.remote, "merge-base", "--is-ancestor", done_at, base)
+    # The one published task branch holds every stage, each merged once.
+    task = git(team.remote, "rev-parse", "refs/okstra/branches/g/i/task")
+    for stage in (1, 2, 3, 4):
+        git(
+            team.remote,
+            "merge-base",
+            "--is-ancestor",
+            remote_claim(team, stage)["headCommit"],
+            task,
+        )
+    merges = git(team.remote, "log", "--merges", "--format=%s", task).splitlines()
+    stage_merges = sorted(m.split(" (")[0] for m in merges if m.startswith("integrate stage "))
+    assert stage_merges == [f"integrate stage {n}" for n in (1, 2, 3, 4)], merges
 
 
 def test_a_killed_loop_leaves_a_claim_that_expires_and_the_other_loop_takes_over(
