@@ -10,6 +10,7 @@ of another (libgit2 transactions skip that check).
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput
@@ -214,6 +215,16 @@ class Claim(Record):
         return (now or datetime.now(UTC)) >= expires
 
 
+def renamed_run(claim: Claim, old: str, new: str) -> Claim:
+    """``claim`` naming run ``old`` as ``new`` wherever it names it (its run, the run it took
+    over, its history): sync's ``--renumber`` of a run claimed on both sides."""
+    claim.run_id = new if claim.run_id == old else claim.run_id
+    if claim.take_over_of == old:
+        claim.take_over_of = new
+    claim.history = [new if run == old else run for run in claim.history]
+    return claim
+
+
 class ClaimState(Value):
     """A claim as read from its ref, with the commit to compare-and-swap against."""
 
@@ -231,6 +242,31 @@ def claim_json(claim: Claim, where: str) -> bytes:
     data = to_data(claim)
     check_own(data, "claim", where)
     return dumps_pretty(data)
+
+
+def claim_tree(
+    repo: GitRepo, ref: str, claim: Claim, files: Mapping[str, bytes] | None = None
+) -> str:
+    """The tree of a commit of claim ref ``ref``: ``claim``'s ``claim.json``, and ``files``
+    beside it (a done stage's report)."""
+    where = f"{ref}:{CLAIM_PATH}"
+    return repo.tree_with(None, {CLAIM_PATH: claim_json(claim, where), **(files or {})})
+
+
+def claim_commit(
+    repo: GitRepo,
+    key: TaskKey,
+    claim: Claim,
+    parent: str | None,
+    subject: str,
+    files: Mapping[str, bytes] | None = None,
+) -> str:
+    """Write (not land) the next commit of ``claim``'s ref after ``parent``: its tree as
+    :func:`claim_tree`, its message ``subject`` then the ``Okstra-Task`` and ``Okstra-Run``
+    trailers (docs/storage.md). Landing it is the caller's compare-and-swap."""
+    message = f"{subject}\n\nOkstra-Task: {key}\nOkstra-Run: {claim.run_id}\n"
+    tree = claim_tree(repo, claim_ref(key, claim.stage), claim, files)
+    return repo.commit(tree, [parent] if parent else [], message)
 
 
 def load_claim(repo: GitRepo, key: TaskKey, stage: int) -> ClaimState | None:

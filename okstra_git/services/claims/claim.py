@@ -45,12 +45,11 @@ from ...logic.stagemap import Stage
 from ...logic.workspace import run_paths
 from ...records.approval import APPROVALS_REF
 from ...records.claim import (
-    CLAIM_PATH,
     CLAIMS_PREFIX,
     Claim,
     ClaimState,
+    claim_commit,
     claim_holder,
-    claim_json,
     claim_ref,
     load_claims,
 )
@@ -455,17 +454,14 @@ def claim(
                 take_over_of=prev.claim.run_id if taking and prev else None,
                 history=[*prev.claim.history, prev.claim.run_id] if prev else [],
             )
-            ref = claim_ref(key, number)
-            tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(record, f"{ref}:{CLAIM_PATH}")})
             verb = (
                 f"take over stage {number} from {record.take_over_of}"
                 if taking
                 else f"claim stage {number}"
             )
-            message = f"{verb} for {run_id}\n\nOkstra-Task: {key}\nOkstra-Run: {run_id}\n"
             old = prev.head if prev else None
-            commit = ctx.repo.commit(tree, [old] if old else [], message)
-            updates.append(RefUpdate(ref, commit, old))
+            commit = claim_commit(ctx.repo, key, record, old, f"{verb} for {run_id}")
+            updates.append(RefUpdate(claim_ref(key, number), commit, old))
             placements.append(Placement.of(record, stages[number].title))
         # The task event of the claim: the run bookkeeping of ``run start`` (which cannot share
         # this transaction) plus the implementation base on the first claim.

@@ -14,7 +14,7 @@ from ...core.userfiles import read_json_object, workspace_relative
 from ...git.repo import RefUpdate, cas_retry
 from ...git.worktrees import dirty_paths, worktree_head
 from ...logic.planfile import read_plan_file
-from ...records.claim import CLAIM_PATH, REPORT_PATH, Claim, claim_holder, claim_json, claim_ref
+from ...records.claim import REPORT_PATH, Claim, claim_commit, claim_holder, claim_ref
 from ...records.task import now_iso, task_ref
 from ..branches import merge_command, merge_ref
 from ..context import Context
@@ -147,14 +147,9 @@ def done(
         c.head_commit = head_commit
         c.report_path = report_path
         c.carry = carry_data
-        files = {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")}
-        if report_raw is not None:
-            files[REPORT_PATH] = report_raw
-        message = (
-            f"done stage {stage} at {head_commit[:12]} ({c.run_id})\n\n"
-            f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
-        )
-        commit = ctx.repo.commit(ctx.repo.tree_with(None, files), [current.head], message)
+        files = {REPORT_PATH: report_raw} if report_raw is not None else None
+        subject = f"done stage {stage} at {head_commit[:12]} ({c.run_id})"
+        commit = claim_commit(ctx.repo, key, c, current.head, subject, files)
         update = RefUpdate(ref, commit, current.head)
         ctx.repo.update_refs([update], f"okstra: done stage {stage}")
         return c, update

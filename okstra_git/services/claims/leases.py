@@ -22,11 +22,10 @@ from ...core.shell import command, okstra
 from ...core.strict import lease as parse_lease
 from ...git.repo import OLD_LOCK_SECONDS, RefMoved, RefUpdate, cas_retry
 from ...records.claim import (
-    CLAIM_PATH,
     DEFAULT_LEASE,
     LEASE_KEY,
     Claim,
-    claim_json,
+    claim_commit,
     claim_ref,
     load_claims,
 )
@@ -182,14 +181,9 @@ def renew(
             expired = c.lease_expired(now)
             c.lease_expires_at = iso_seconds(now + span)
             c.lease_seconds = int(span.total_seconds())
-            ref = claim_ref(key, number)
-            tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
-            message = (
-                f"renew stage {number} lease to {c.lease_expires_at} ({c.run_id})\n\n"
-                f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
-            )
-            commit = ctx.repo.commit(tree, [state.head], message)
-            updates.append(RefUpdate(ref, commit, state.head))
+            subject = f"renew stage {number} lease to {c.lease_expires_at} ({c.run_id})"
+            commit = claim_commit(ctx.repo, key, c, state.head, subject)
+            updates.append(RefUpdate(claim_ref(key, number), commit, state.head))
             renewed.append(Renewed(number, c.run_id, c.lease_expires_at, previous, expired))
         ctx.repo.update_refs(updates, f"okstra: renew the lease of {key}")
         return updates, renewed

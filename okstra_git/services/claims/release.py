@@ -11,7 +11,7 @@ from ...core.errors import BadInput, Refused
 from ...core.keys import TaskKey
 from ...core.shell import okstra as shell_okstra
 from ...git.repo import RefUpdate, cas_retry
-from ...records.claim import CLAIM_PATH, Claim, claim_holder, claim_json, claim_ref, load_claims
+from ...records.claim import Claim, claim_commit, claim_holder, claim_ref, load_claims
 from ...records.task import now_iso
 from ..context import Context
 from ..identity import ensure_clone_id
@@ -72,14 +72,10 @@ def release(
         c.released_at = now_iso()
         c.released_by = who + (" (--force)" if force else "")
         c.release_reason = reason.strip()
-        tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(c, f"{ref}:{CLAIM_PATH}")})
         forced = " (forced)" if force else ""
         said = " ".join(c.release_reason.split())  # the subject line: the reason cannot add lines
-        message = (
-            f"release stage {stage} of {c.run_id}{forced}: {said}\n\n"
-            f"Okstra-Task: {key}\nOkstra-Run: {c.run_id}\n"
-        )
-        commit = ctx.repo.commit(tree, [current.head], message)
+        subject = f"release stage {stage} of {c.run_id}{forced}: {said}"
+        commit = claim_commit(ctx.repo, key, c, current.head, subject)
         update = RefUpdate(ref, commit, current.head)
         ctx.repo.update_refs([update], f"okstra: release stage {stage}")
         return c, update

@@ -32,7 +32,7 @@ from ...git import plumbing
 from ...git.repo import BULK_REFS, CommitInfo, GitRepo, RefUpdate, cas_retry
 from ...logic import replay as rp
 from ...records.base import loads
-from ...records.claim import CLAIM_PATH
+from ...records.claim import CLAIM_PATH, claim_tree, read_claim_at, renamed_run
 from ...records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
 from ...records.task import MANIFEST_PATH, TASKS_PREFIX
 from ..setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
@@ -594,7 +594,7 @@ def _apply_choice(
             updates.append(RefUpdate(ref, theirs, local))
             refs[ref] = (theirs, theirs)
         else:
-            new = _renamed_claims(repo, base, own, choice.unit, done.renumbered[choice.unit])
+            new = _renamed_claims(repo, ref, base, own, choice.unit, done.renumbered[choice.unit])
             updates.append(RefUpdate(ref, new, local))
             refs[ref] = (new, theirs)
     if choice.action == "take-theirs":
@@ -636,17 +636,14 @@ def _renumbered(repo: GitRepo, remote: str, task: _Task, choice: Choice) -> str:
 
 
 def _renamed_claims(
-    repo: GitRepo, base: str | None, own: list[str], old: str, new: str
+    repo: GitRepo, ref: str, base: str | None, own: list[str], old: str, new: str
 ) -> str | None:
-    """The local-only claim commits ``own`` rewritten with run id ``old`` as ``new``."""
+    """The local-only claim commits ``own`` of ``ref`` rewritten with run id ``old`` as
+    ``new``, each keeping its author and date."""
     tip = base
     for commit in own:
-        data = _claim_at(repo, commit)
-        data["runId"] = new if data.get("runId") == old else data.get("runId")
-        if data.get("takeOverOf") == old:
-            data["takeOverOf"] = new
-        data["history"] = [new if run == old else run for run in data.get("history", [])]
-        tree = repo.tree_with(None, {CLAIM_PATH: dumps_pretty(data)})
+        claim = renamed_run(read_claim_at(repo, commit, ref), old, new)
+        tree = claim_tree(repo, ref, claim)
         message = repo.commit_info(commit).message.replace(old, new)
         tip = repo.commit(tree, [tip] if tip else [], message, author_of=commit)
     return tip
