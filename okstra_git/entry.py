@@ -1,4 +1,4 @@
-"""The ``git-okstra`` executable: error formatting and exit codes (SPEC §13).
+"""The ``git-okstra`` executable: error formatting and exit codes (docs/cli.md).
 
 Commands are declared in ``okstra_git/cli/`` (see ``cli/declare.py``); running one imports only
 its group's module, which imports its services only when the command runs. With ``--json`` a

@@ -189,3 +189,20 @@ def test_the_pygit2_rule_catches_what_it_names():
     assert len(_pygit2_leaks(ast.parse(leaky))) == 5
     clean = "repo.tree_id(head)\nctx.repo.commit_info(c).author\nrepo.history(h, r)\n"
     assert _pygit2_leaks(ast.parse(clean)) == []
+
+
+def test_comments_cite_the_docs_the_project_ships():
+    """A docstring or comment points at ``docs/`` (which ships with the source), never at a
+    specification the project does not ship, and every page it names exists."""
+    import re
+
+    docs = PACKAGE.parent / "docs"
+    unshipped, missing = [], []
+    for name, path in modules().items():
+        text = path.read_text("utf-8")
+        if re.search(r"\bSPEC §", text):
+            unshipped.append(name)
+        missing += [f"{name}: {page}" for page in re.findall(r"docs/([\w.-]+\.md)", text)]
+    missing = [m for m in missing if not (docs / m.split(": ")[1]).is_file()]
+    assert not unshipped, f"cite docs/ instead of SPEC §: {unshipped}"
+    assert not missing, f"pages that docs/ does not have: {missing}"

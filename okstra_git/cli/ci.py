@@ -1,4 +1,4 @@
-"""``git okstra ci check``: the verification gate for CI jobs (SPEC §7)."""
+"""``git okstra ci check``: the verification gate for CI jobs (docs/hooks.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``git okstra clarify``: the §5 Clarification Items of a report (SPEC §11)."""
+"""``git okstra clarify``: the §5 Clarification Items of a report (docs/workflow.md)."""
 
 from __future__ import annotations
 

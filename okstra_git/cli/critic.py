@@ -1,4 +1,5 @@
-"""``git okstra critic``: the acceptance critic's candidates, confirmed or downgraded (SPEC §10)."""
+"""``git okstra critic``: the acceptance critic's candidates, confirmed or downgraded
+(docs/workflow.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``git okstra incremental``: re-verify only what an answer touched (SPEC §9)."""
+"""``git okstra incremental``: re-verify only what an answer touched (docs/workflow.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``git okstra plan``: validate, submit, approve and inspect a task's plan (SPEC §3, §4)."""
+"""``git okstra plan``: validate, submit, approve and inspect a task's plan (docs/workflow.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``git okstra report``: a run's report data — check it, start it, render it (SPEC §8)."""
+"""``git okstra report``: a run's report data — check it, start it, render it (docs/workflow.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ group(
     "report",
     "Report data (data.json): validate it, start it for a phase, render Markdown and HTML.",
     about="The schema is schemas/final-report.schema.json; the rules beyond it are those of "
-    "SPEC §8. validate and render need no repository.",
+    "docs/workflow.md (Reports). validate and render need no repository.",
 )
 
 DATA = Arg("data", "The report data (data.json).", metavar="DATA", complete="file")

@@ -1,4 +1,5 @@
-"""``git okstra stage``: ready set, claims, done, release and the consumers view (SPEC §5)."""
+"""``git okstra stage``: ready set, claims, done, release and the consumers view
+(docs/workflow.md)."""
 
 from __future__ import annotations
 

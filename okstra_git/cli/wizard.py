@@ -1,4 +1,4 @@
-"""``git okstra wizard``: set up a run one prompt at a time (SPEC §12)."""
+"""``git okstra wizard``: set up a run one prompt at a time (docs/workflow.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The project's exceptions; each carries the process exit code of SPEC §13."""
+"""The project's exceptions; each carries its process exit code (docs/cli.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Task keys and the ref-safe slugs made from them (SPEC §1). Pure: no git here."""
+"""Task keys and the ref-safe slugs made from them (docs/workflow.md). Pure: no git here."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ class TaskKey(Value):
 
 
 def part_problem(part: str) -> str | None:
-    """Why ``part`` cannot be one part of a task key (SPEC §1), or ``None``."""
+    """Why ``part`` cannot be one part of a task key (docs/workflow.md), or ``None``."""
     if part == "":
         return "is empty"
     if ":" in part:
@@ -124,7 +124,7 @@ def parse_task_key(text: str, default_project: str | None = None) -> TaskKey:
 
 
 def slug(part: str) -> str:
-    """A ref-safe path segment for one key part (SPEC §1).
+    """A ref-safe path segment for one key part (docs/workflow.md).
 
     Lowercase, runs outside ``[a-z0-9._-]`` become ``-``, no ``..``, trimmed of ``-`` and
     ``.``, never ending in ``.lock``. Nothing left (e.g. non-ASCII) gives ``u-<sha1[:10]>``.

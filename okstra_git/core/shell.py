@@ -1,4 +1,4 @@
-"""Commands printed for a person or an agent to run (SPEC §13): shell-quoted and one line.
+"""Commands printed for a person or an agent to run (docs/cli.md): shell-quoted and one line.
 
 Every hint, refusal and directive that names a command builds it here, so a task key such as
 ``p:g:x';touch PWNED;'`` or a path with spaces comes back from ``shlex.split`` as the same argv.

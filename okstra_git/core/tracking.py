@@ -1,4 +1,4 @@
-"""Where a clone keeps what a remote holds of okstra's data (SPEC §15). Pure.
+"""Where a clone keeps what a remote holds of okstra's data (docs/storage.md). Pure.
 
 ``init --remote R`` makes a plain ``git fetch R`` bring the remote's ``refs/okstra/*`` into
 ``refs/okstra-remotes/R/*`` and its ``refs/notes/okstra/*`` into

@@ -1,4 +1,4 @@
-"""The verification gate: may this ref move to this commit? (SPEC §7)
+"""The verification gate: may this ref move to this commit? (docs/hooks.md)
 
 One decision shared by the pre-push hook, the server-side pre-receive/update hooks and
 ``git okstra ci check``. It runs on every push, so it is lean on purpose: it reads through git's

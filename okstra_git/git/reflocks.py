@@ -1,5 +1,5 @@
-"""Who left a ref lock: okstra's writers say so, so a lock left by a killed writer is named at
-the first failed try (SPEC §15: a stale ref lock is never removed automatically).
+"""Who left a ref lock: okstra's writers say so, so a lock left by a killed writer is named at the
+first failed try (docs/concurrency-and-sync.md: a stale ref lock is never removed automatically).
 
 git and libgit2 lock a ref by creating ``<ref>.lock`` and renaming it over the ref; the file
 says nothing about its writer, so on its own a lock can only be judged by its age. An okstra

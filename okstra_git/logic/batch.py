@@ -1,4 +1,4 @@
-"""Which stages a claim may take (SPEC §5, seed 000 §2.3). Pure: no git here.
+"""Which stages a claim may take (docs/workflow.md, seed 000 §2.3). Pure: no git here.
 
 The **ready set** is every stage that is not done, whose depends-on are all done, and that no
 live claim holds. The **batch** is the front of the ready set in stage-number order, taken while

@@ -1,11 +1,12 @@
-"""§5 Clarification Items and the approval marker of a plan (SPEC §4), as pure text functions.
+"""§5 Clarification Items and the approval marker of a plan (docs/workflow.md), as pure text
+functions.
 
 The §5 table has eight columns, ``ID | Ticket ID | Kind | Statement | Expected form | Blocks |
-Status | User input`` (in any order; a header cell may add a note in parentheses). A report
-without a ``## 5. Clarification Items`` section (the legacy ``4.5.9 Open Questions`` / ``5.1`` /
-``5.2`` layout) is "schema absent", which is not the same as "no items": the approval gate then
-relies on the marker alone. Under that heading okstra is strict (SPEC §15): a table whose header
-is not those eight columns, or a row it cannot read (an unknown Kind, Blocks or Status, too many
+Status | User input`` (in any order; a header cell may add a note in parentheses). A report without
+a ``## 5. Clarification Items`` section (the legacy ``4.5.9 Open Questions`` / ``5.1`` / ``5.2``
+layout) is "schema absent", which is not the same as "no items": the approval gate then relies on
+the marker alone. Under that heading okstra is strict (docs/workflow.md): a table whose header is
+not those eight columns, or a row it cannot read (an unknown Kind, Blocks or Status, too many
 cells), is reported, and blocks approval, instead of being skipped.
 """
 
@@ -50,7 +51,7 @@ COLUMNS = (
     "Status",
     "User input",
 )
-"""The §5 columns in their canonical order (SPEC §4)."""
+"""The §5 columns in their canonical order (docs/workflow.md)."""
 _FIELDS = dict(
     zip(
         map(header_key, COLUMNS),
@@ -335,7 +336,8 @@ def append_audit_line(
 
 
 class ApprovalText(Value):
-    """What a plan's own text says about its approval: checks 1–2 of SPEC §4, read once."""
+    """What a plan's own text says about its approval: checks 1–2 of the approval gate
+    (docs/workflow.md), read once."""
 
     __slots__ = ("blockers", "clarification", "markers")
     markers: list[tuple[int, bool]]

@@ -1,4 +1,4 @@
-"""The critic pass (SPEC §10; seed 000, 2026-06-04/05 designs). Pure: plain data, no git.
+"""The critic pass (docs/workflow.md; seed 000, 2026-06-04/05 designs). Pure: plain data, no git.
 
 A run opts into a critic at set-up (``convergence.critic``: enabled, provider, model). In the
 finding phases the critic hunts for what the workers missed (``coverage``); in
@@ -123,7 +123,7 @@ def merge(
 ) -> tuple[dict[str, Any], MergeSummary]:
     """The report with every candidate confirmed into an acceptance blocker (severity kept) or
     downgraded into a residual risk with its trigger — never dropped — and the verdict
-    re-derived (SPEC §10).
+    re-derived (docs/workflow.md).
 
     A candidate restating a row that was there before (case and spacing aside) adds its source
     to that row instead of a second row. A candidate already merged (its source is on a row)

@@ -1,4 +1,4 @@
-"""Incremental re-verification (SPEC §9; seed 001). Pure: plain data in, plain data out.
+"""Incremental re-verification (docs/workflow.md; seed 001). Pure: plain data in, plain data out.
 
 A re-run of a phase whose earlier run already verified the plan may re-verify only the stages
 an answer touched — the *impacted* stages and everything downstream of them — and carry the
@@ -43,7 +43,7 @@ class ScopeDecision:
     """Why, in one sentence."""
 
     def to_cli(self) -> dict[str, Any]:
-        """What ``incremental scope`` prints (SPEC §9 keys)."""
+        """What ``incremental scope`` prints (docs/workflow.md: its keys)."""
         return {
             "mode": self.mode,
             "reverify_stages": list(self.reverify_stages),
@@ -104,7 +104,7 @@ def decide_scope(
     cur_base_sha: str | None,
     cutoff: Fraction | float = CUTOFF_RATIO,
 ) -> ScopeDecision:
-    """The scope of a re-run against the earlier run's Stage Map (SPEC §9).
+    """The scope of a re-run against the earlier run's Stage Map (docs/workflow.md).
 
     Full when the earlier base is unknown or differs from the current one, when the map is
     absent or structurally broken, when nothing is impacted, when an impacted number is not in

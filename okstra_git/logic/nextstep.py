@@ -1,4 +1,4 @@
-"""The next step of a task, for this clone (SPEC §16): one pure function of where it stands.
+"""The next step of a task, for this clone (docs/workflow.md): one pure function of where it stands.
 
 ``task status`` shows it, ``task show`` resumes with it, refusals hint with it, ``verify
 record`` and ``ci check`` follow up with it: every printed "what now" comes from
@@ -11,7 +11,7 @@ resolve a conflict, push to a protected branch) or ``done`` — and ``argv``, ``
 Its text form is one shell line that runs from any folder: ``git -C <cwd> …`` with absolute
 paths, each word quoted (``core/shell.py``).
 
-Rules, first match wins (SPEC §1 phase order, the gates of §4–§6):
+Rules, first match wins (the phase order and the gates of docs/workflow.md):
 
 1. local records older than a remote's → ``sync`` (every other answer would be stale);
 2. a finished task → done;

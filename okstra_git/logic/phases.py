@@ -1,4 +1,4 @@
-"""The phase order of SPEC §1 and how a finished run moves a task's workflow. Pure."""
+"""The phase order (docs/workflow.md) and how a finished run moves a task's workflow. Pure."""
 
 from __future__ import annotations
 
@@ -25,5 +25,5 @@ def next_phase_after(task_type: str, status: str) -> str:
 
 
 def waits_for_approval(task_type: str, status: str) -> bool:
-    """Implementation may start only from an approved plan (SPEC §4)."""
+    """Implementation may start only from an approved plan (docs/workflow.md)."""
     return task_type == "implementation-planning" and status == "completed"

@@ -1,4 +1,4 @@
-"""Reading and validating plan files (SPEC §3). Pure: no git here, so ``plan validate`` and
+"""Reading and validating plan files (docs/workflow.md). Pure: no git here, so ``plan validate`` and
 ``clarify status`` never load pygit2."""
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ def read_plan_file(path: str | os.PathLike[str], what: str = "plan") -> PlanFile
 
 
 class Validation(Value):
-    """The Stage Map of a plan and every failed check (SPEC §3), and what of §5 is unreadable."""
+    """The Stage Map of a plan and every failed check (docs/workflow.md), and what of §5 is
+    unreadable."""
 
     __slots__ = ("clarification", "findings", "path", "stage_map")
     path: str

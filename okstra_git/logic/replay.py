@@ -1,4 +1,5 @@
-"""Replaying a clone's local-only task events on top of the remote's chain (SPEC §14). Pure.
+"""Replaying a clone's local-only task events on top of the remote's chain
+(docs/concurrency-and-sync.md). Pure.
 
 ``sync`` finds a task ref diverged from the remote's: both sides appended events since their
 merge base. Like ``git pull --rebase``, each local-only event is re-applied, oldest first, on

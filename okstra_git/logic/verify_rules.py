@@ -1,4 +1,4 @@
-"""The final-verification gate and verdict rules of SPEC §6, as pure functions (no git).
+"""The final-verification gate and verdict rules (docs/workflow.md), as pure functions (no git).
 
 The service answers the git questions (which stages are done, which done commits HEAD does
 not contain, whether the worktree is clean) and these functions turn the answers into the
@@ -110,7 +110,7 @@ def single_stage_refusals(
 
 def routing(scope: str, verdict: str) -> str:
     """Where the task goes after a verdict: ``release-handoff`` only for an accepted whole-task
-    verdict; a single-stage verdict never goes there (SPEC §6)."""
+    verdict; a single-stage verdict never goes there (docs/workflow.md)."""
     if verdict == "blocked":
         return "implementation"
     if scope == WHOLE_TASK:

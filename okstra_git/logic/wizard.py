@@ -1,4 +1,4 @@
-"""The run set-up wizard (SPEC §12) as a pure state machine: plain data in, plain data out.
+"""The run set-up wizard (docs/workflow.md) as a pure state machine: plain data in, plain data out.
 
 An agent UI drives it one prompt at a time. A prompt is ``pick`` (one value from options),
 ``text`` (free input), ``pick_group`` (up to :data:`GROUP_LIMIT` independent picks of one group

@@ -1,9 +1,9 @@
 """Approval records: JSON Lines in the note on the **plan blob**, ``refs/notes/okstra/approvals``.
 
-The note is attached to the exact plan content that was approved, so any edit of the plan
-(a new blob) leaves the approval behind (SPEC §2, §4). Lines are canonical JSON, sorted and
-unique, like the verdict notes: ``git notes --ref okstra/approvals show <blob>`` prints valid
-JSON Lines and two clones' notes merge with ``cat_sort_uniq``.
+The note is attached to the exact plan content that was approved, so any edit of the plan (a new
+blob) leaves the approval behind (docs/storage.md, docs/workflow.md). Lines are canonical JSON,
+sorted and unique, like the verdict notes: ``git notes --ref okstra/approvals show <blob>`` prints
+valid JSON Lines and two clones' notes merge with ``cat_sort_uniq``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ SCHEMA_VERSION = 1
 APPROVALS_REF = "refs/notes/okstra/approvals"
 METHODS = ("A", "B")
 """``A``: the user ticked the marker by hand and the first gate check recorded it;
-``B``: ``git okstra plan approve`` ticked it (SPEC §4)."""
+``B``: ``git okstra plan approve`` ticked it (docs/workflow.md)."""
 
 
 class Approval(Value):

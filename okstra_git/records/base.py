@@ -1,13 +1,16 @@
 """Typed records ↔ canonical JSON.
 
-Records are dataclasses with snake_case fields; their JSON is camelCase with sorted keys, so
-what plain git prints (``git show ref:task.json``) is stable and diffable. ``from_data`` does
-the structural checks a reader needs (cheap: no jsonschema import on read paths); the full
-JSON Schema runs on every write, where a bad record must never be stored.
+A record is a class whose fields are its annotations (snake_case): a ``core.values.Value`` or
+``Record`` (the task, a claim, an approval), a plain slotted class (the verdict, which the
+pre-push hook reads: loading ``dataclasses`` and ``typing`` would cost every push more than the
+rest of the hook) or, for run records only, a dataclass. The required fields are the
+``__init__`` parameters without a default. Their JSON is camelCase with sorted keys, so what
+plain git prints (``git show ref:task.json``) is stable and diffable (docs/storage.md).
 
-A record the pre-push hook reads (the verdict) is a plain class instead: its fields are its
-annotations, the required ones are its ``__init__`` parameters without a default. Loading
-``dataclasses`` and ``typing`` would cost every push more than the rest of the hook.
+``from_data`` does the structural checks a reader needs (cheap: no jsonschema import on read
+paths). The full JSON Schema runs on what okstra reads from elsewhere (a remote, a file, a
+user), always, and on what it writes under ``OKSTRA_CHECK_OWN_RECORDS=1`` (the tests): a record
+okstra builds is valid by construction, and jsonschema costs a claim ~30 ms (:func:`check_own`).
 """
 
 from __future__ import annotations

@@ -111,8 +111,8 @@ class Claim(Record):
     plan_blob: str | None
     """The approved plan blob the claim was made against."""
     stacked_on: int | None
-    """The dependency stage whose done head is the base (SPEC §5 stacking); None when the base
-    is the task worktree HEAD."""
+    """The dependency stage whose done head is the base (docs/workflow.md: stacking); None when the
+    base is the task worktree HEAD."""
     lease_expires_at: str | None
     """ISO 8601, UTC; past it, a ``started`` claim may be taken over."""
     lease_seconds: int | None

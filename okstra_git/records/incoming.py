@@ -1,4 +1,4 @@
-"""Records fetched from a remote are hostile until checked (SPEC §14).
+"""Records fetched from a remote are hostile until checked (docs/concurrency-and-sync.md).
 
 ``sync`` checks the tip of every task and claim ref it is about to adopt (a ref new here, a
 fast-forward) or to replay local events onto, before any local ref points at it: the ref's

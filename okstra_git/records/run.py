@@ -1,4 +1,5 @@
-"""Run records, ``runs/<type>/<seq>.json`` in the task tree (SPEC §2): stored and loaded here.
+"""Run records, ``runs/<type>/<seq>.json`` in the task tree (docs/storage.md): stored and loaded
+here.
 
 Apart from :mod:`.task` so the commands that read only the manifest (``task show``, ``stage
 ready``, ``verify target``…) do not build the run record classes on every start.
@@ -17,7 +18,7 @@ from .task import SCHEMA_VERSION, TaskState, task_ref
 
 @dataclass
 class Critic:
-    """A run's critic pass opt-in (SPEC §10), chosen at set-up (``run start --critic``)."""
+    """A run's critic pass opt-in (docs/workflow.md), chosen at set-up (``run start --critic``)."""
 
     enabled: bool
     """Whether the run has a critic pass."""
@@ -39,7 +40,7 @@ class Convergence:
 
 @dataclass
 class IncrementalDecision:
-    """``incremental scope`` for this run (SPEC §9): which stages it re-verifies and which
+    """``incremental scope`` for this run (docs/workflow.md): which stages it re-verifies and which
     prior results it carries forward, and from which run."""
 
     mode: str

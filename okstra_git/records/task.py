@@ -33,7 +33,7 @@ def task_ref(key: TaskKey) -> str:
 
 
 class Workflow(Record):
-    """Where the task stands in the phase order of SPEC §1."""
+    """Where the task stands in the phase order (docs/workflow.md, Phases and runs)."""
 
     __slots__ = (
         "awaiting_approval",
@@ -183,7 +183,7 @@ class Task(Record):
     latest_plan: PlanRef | None
     """The plan snapshot in force."""
     implementation_base_commit: str | None
-    """The task worktree HEAD when the first stage was claimed (SPEC §5)."""
+    """The task worktree HEAD when the first stage was claimed (docs/workflow.md)."""
 
     def __init__(
         self,

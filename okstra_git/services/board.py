@@ -1,4 +1,4 @@
-"""``git okstra board``: what the team's records say, every task at once (SPEC §18).
+"""``git okstra board``: what the team's records say, every task at once (docs/security.md).
 
 Gathered from this clone without network, through the readers every command uses: the task
 list (``tasks``), each task's ``task status`` (``status``, which alone works out ``next``),

@@ -1,4 +1,5 @@
-"""Code that travels with claims (SPEC §14): stage and task branches on a shared remote.
+"""Code that travels with claims (docs/concurrency-and-sync.md): stage and task branches on a shared
+remote.
 
 Locally a task's branches are ``refs/heads/okstra/<group>/<id>/task`` and ``…/stage-<N>``. On
 a remote they live beside the task's other records, as ``refs/okstra/branches/<group>/<id>/…``,

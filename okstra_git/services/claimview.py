@@ -1,6 +1,6 @@
-"""The read side of stage claims (SPEC §5): the ready set (``stage ready``) and the consumers
-view (``stage list``), without what claiming needs (worktrees, runs, the claim transaction):
-agents poll these, so they load only the records they show."""
+"""The read side of stage claims (docs/workflow.md): the ready set (``stage ready``) and the
+consumers view (``stage list``), without what claiming needs (worktrees, runs, the claim
+transaction): agents poll these, so they load only the records they show."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def select(
     stage: int | None = None,
     take_over_expired: bool = False,
 ) -> batching.Selection:
-    """The ready set and batch of ``stages`` given their ``claims`` at ``now`` (SPEC §5)."""
+    """The ready set and batch of ``stages`` given their ``claims`` at ``now``
+    (docs/workflow.md)."""
     holders = {n: claim_holder(s.claim, now) for n, s in claims.items()}
     return batching.select(stages, holders, stage=stage, take_over_expired=take_over_expired)
 

@@ -40,8 +40,8 @@ class Context(Value):
 
     @property
     def default_project(self) -> str:
-        """``okstra.projectId``, else the main worktree's folder name (SPEC §1); refused with
-        the fix when no task key could hold it."""
+        """``okstra.projectId``, else the main worktree's folder name (docs/workflow.md); refused
+        with the fix when no task key could hold it."""
         configured = self.repo.config_get("okstra.projectId")
         if configured is not None:
             return check_project_id(configured, "config okstra.projectId")

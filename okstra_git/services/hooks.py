@@ -1,6 +1,6 @@
 """Installing the gate where git will run it, beside whatever hook manager a repository uses.
 
-Where git looks for hooks decides everything (SPEC §7, notes on hook managers):
+Where git looks for hooks decides everything (docs/hooks.md, notes on hook managers):
 
 - no ``core.hooksPath``: the common git dir's ``hooks/``, shared by every linked worktree.
   okstra's script goes into ``pre-push`` and a hook already there (git-lfs's, a team's) is

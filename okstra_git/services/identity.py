@@ -1,4 +1,5 @@
-"""This clone's identity (SPEC §16): a random id in the clone's own config, ``okstra.cloneId``.
+"""This clone's identity (docs/workflow.md): a random id in the clone's own config,
+``okstra.cloneId``.
 
 Hostnames do not tell clones apart: several clones of one project live on one machine (one per
 agent), and each must know which claims are its own — to resume, release, mark done, renew,

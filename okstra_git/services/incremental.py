@@ -1,5 +1,5 @@
 """``incremental scope KEY``: decide a running run's re-verification scope from the task's own
-records, and record the decision on the run (SPEC §9).
+records, and record the decision on the run (docs/workflow.md).
 
 Where the inputs live (all in the task ref, so every clone that synced the task decides alike):
 

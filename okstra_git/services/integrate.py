@@ -1,5 +1,5 @@
 """``git okstra integrate KEY [--remote R]``: the task branch as one published, leased ref
-(SPEC §16).
+(docs/workflow.md).
 
 Each clone used to merge done stages into its own task worktree, and whichever clone synced
 first published its task branch: two clones' branches diverged, and a stage based on one of

@@ -1,4 +1,4 @@
-"""Where a task's worktrees and branches are (SPEC §5; the layout is drawn in
+"""Where a task's worktrees and branches are (docs/workflow.md; the layout is drawn in
 :mod:`.worktrees`): what read commands (``verify target``, ``task status``) need, without the
 code that makes, lists and tears worktrees down."""
 

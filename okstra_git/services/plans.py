@@ -1,4 +1,4 @@
-"""Plans in the task and the approval gate (SPEC §3, §4).
+"""Plans in the task and the approval gate (docs/workflow.md).
 
 A submitted plan is snapshotted into the task ref as ``plans/plan-<seq>.md`` (each snapshot is
 immutable: new content gets a new seq). An approval is a note on the plan's blob in
@@ -184,7 +184,8 @@ def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
 
 
 class Assessment(Value):
-    """Whether the task's plan is approved (SPEC §4, checks 1–3) and every reason it is not."""
+    """Whether the task's plan is approved (docs/workflow.md, checks 1–3) and every reason it is
+    not."""
 
     __slots__ = ("approvals", "approved_blob", "blockers", "messages", "plan", "reasons",
                  "relpath", "source", "stale_checkout", "state", "validation")  # fmt: skip
@@ -586,7 +587,8 @@ def approve_in_claim(
 
 
 def ensure_approved(ctx: Context, key: TaskKey) -> ApprovedPlan:
-    """Refuse (exit 1, SPEC §4 texts) unless the task's plan is approved; method A records.
+    """Refuse (exit 1, with the texts of docs/workflow.md) unless the task's plan is approved;
+    method A records.
 
     The plan is read from the work tree (the snapshot when the file is absent). A marker ticked
     by hand with §5 clear and no approval yet is recorded here (method A), with the content

@@ -1,4 +1,5 @@
-"""How a task's local refs stand against what a fetch brought from each remote (SPEC §14).
+"""How a task's local refs stand against what a fetch brought from each remote
+(docs/concurrency-and-sync.md).
 
 The one view every reader shares: task and claim refs are read from the local refs only —
 they are what every write compares-and-swaps against, and a remote's copy may have diverged

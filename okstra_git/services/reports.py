@@ -1,4 +1,4 @@
-"""Reports against the task's records (SPEC §8, §11): report data consistent with the claims,
+"""Reports against the task's records (docs/workflow.md): report data consistent with the claims,
 starter data for the task's phase, and the clarification turn-around."""
 
 from __future__ import annotations
@@ -232,7 +232,7 @@ def default_data_path(ctx: Context, key: TaskKey, task_type: str, seq: str) -> P
 
 
 # ---------------------------------------------------------------------------------------------
-# The clarification turn-around (SPEC §11)
+# The clarification turn-around (docs/workflow.md)
 
 
 @dataclass(frozen=True)

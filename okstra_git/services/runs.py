@@ -1,4 +1,4 @@
-"""Runs: one execution of a phase for a task, numbered per task type (SPEC §1)."""
+"""Runs: one execution of a phase for a task, numbered per task type (docs/workflow.md)."""
 
 from __future__ import annotations
 
@@ -72,11 +72,12 @@ def start_run(
 
     ``critic`` (``PROVIDER[:MODEL]``) opts the run into a critic pass, kept as its
     ``convergence.critic``; ``base`` (default HEAD, when there is one) is the commit the run
-    analyses, kept as ``baseCommit`` so a later run can tell whether the code moved (SPEC §9).
+    analyses, kept as ``baseCommit`` so a later run can tell whether the code moved
+    (docs/workflow.md, Incremental re-verification).
 
-    Phase routing (SPEC §14): ``implementation`` only from an approved plan (§4);
-    ``final-verification`` only when the gate of §6 is met for its scope (whole-task, or
-    ``stage``), refused with the gate's own texts (``verify.GateRefused``);
+    Phase routing (docs/workflow.md, Phases and runs): ``implementation`` only from an approved
+    plan; ``final-verification`` only when the verification gate is met for its scope
+    (whole-task, or ``stage``), refused with the gate's own texts (``verify.GateRefused``);
     ``release-handoff`` only with an accepted whole-task verdict on the task's HEAD.
     """
     check_task_type(task_type)
@@ -88,7 +89,7 @@ def start_run(
     base_commit = _base_commit(ctx, base)
     require_task(ctx.repo, key)
     if task_type == "implementation":
-        from .plans import ensure_approved  # SPEC §4: only from an approved plan
+        from .plans import ensure_approved  # only from an approved plan (docs/workflow.md)
 
         ensure_approved(ctx, key)
     elif task_type == FINAL_VERIFICATION:
@@ -230,8 +231,9 @@ def finish_run(
         record.report_path = report_path
         records["run"] = record
         flow = task.workflow
-        # `verify record` routes the task (SPEC §6) and marks the phase completed; `run start`
-        # had set it running, so "completed" here means a verdict was recorded in this run.
+        # `verify record` routes the task (docs/workflow.md) and marks the phase completed;
+        # `run start` had set it running, so "completed" here means a verdict was recorded in
+        # this run.
         routed_by_verdict = (
             task_type == FINAL_VERIFICATION and flow.phase_states.get(task_type) == "completed"
         )

@@ -87,7 +87,7 @@ def init(
         if repo.config_get(key) is None:
             repo.config_set(key, "cat_sort_uniq")
             changes[key] = "cat_sort_uniq"
-    if clone_id(repo) is None:  # this clone's identity (SPEC §16): made once, kept
+    if clone_id(repo) is None:  # this clone's identity (docs/workflow.md): made once, kept
         changes[CLONE_KEY] = ensure_clone_id(repo)
     if _exclude_workspace(ctx):
         changes["info/exclude"] = WORKSPACE_EXCLUDE

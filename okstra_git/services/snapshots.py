@@ -1,6 +1,6 @@
-"""The plan snapshots in the task ref and their Stage Map (SPEC §3): what read commands need of
-a plan (``verify target``, ``task status``, ``stage done``), without the approval machinery of
-:mod:`.plans` (clarification items, approval notes, locks)."""
+"""The plan snapshots in the task ref and their Stage Map (docs/workflow.md): what read commands
+need of a plan (``verify target``, ``task status``, ``stage done``), without the approval machinery
+of :mod:`.plans` (clarification items, approval notes, locks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``task status``: one overview of a task and the exact next command (SPEC §14).
+"""``task status``: one overview of a task and the exact next command
+(docs/concurrency-and-sync.md).
 
 Phase, plan and approval, every Stage Map stage (state, holder, lease, done commit, merged
 into the task worktree?), the latest verdict on the task's HEAD, how the local records stand

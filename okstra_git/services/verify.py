@@ -1,4 +1,5 @@
-"""Final verification (SPEC §6): resolve what a run verifies, enforce the gate, record verdicts.
+"""Final verification (docs/workflow.md): resolve what a run verifies, enforce the gate, record
+verdicts.
 
 Nothing is typed in by hand: the worktree, base, HEAD and stage list come from the task record
 (implementation base), the stage claims (done head commits, report paths, stage worktrees and
@@ -218,7 +219,7 @@ def _whole_task(
     lines += rules.whole_task_refusals(numbers, done, unmerged, dirty)
     if lines and override is None and not dirty and (head is None or absent or unmerged):
         # The task branch is one published ref: integrate makes the task worktree if absent,
-        # fetches what is missing and merges every done stage (SPEC §16).
+        # fetches what is missing and merges every done stage (docs/workflow.md).
         from ..logic.nextstep import line, okstra_argv
         from .remoteview import shared_remote
 
@@ -352,7 +353,7 @@ def record_verdict(
     expect_head: str | None = None,
     sign: bool = False,
 ) -> Recorded:
-    """Re-run the gate now, check the report against the verdict, and record it (SPEC §6).
+    """Re-run the gate now, check the report against the verdict, and record it (docs/workflow.md).
     ``verdict`` None: the report's own (``finalVerdict.verdictToken``), so the command the next
     step prints runs as printed, whatever the verifier decided."""
     import hashlib

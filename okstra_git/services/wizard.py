@@ -1,4 +1,5 @@
-"""The wizard protocol over a state file (SPEC §12): read the state, apply one answer, write it.
+"""The wizard protocol over a state file (docs/workflow.md): read the state, apply one answer, write
+it.
 
 Every step replaces the file atomically, so a process killed between (or during) steps leaves
 the previous state or the next one, and the next ``wizard step`` carries on from it. Steps on

@@ -1,4 +1,4 @@
-"""``git okstra work``: the worker loop an agent runs under (SPEC §17, docs/agents.md).
+"""``git okstra work``: the worker loop an agent runs under (docs/agents.md).
 
 Claim the next batch, run the agent's command once per claimed stage in that stage's worktree,
 renew the lease while it runs, then mark the stage done (its work committed, the tree clean)

@@ -1,4 +1,4 @@
-"""Task and stage worktrees (SPEC §5): where they live, making them, listing, tearing down.
+"""Task and stage worktrees (docs/workflow.md): where they live, making them, listing, tearing down.
 
 Layout under ``okstra.worktreeRoot`` (default: one folder per clone,
 ``~/.okstra/worktrees/<clone folder>-<8 hex>``, so two clones of one project on one machine never

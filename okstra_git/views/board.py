@@ -1,4 +1,4 @@
-"""The board as one self-contained HTML page (SPEC §18), from the plain data of
+"""The board as one self-contained HTML page (docs/security.md), from the plain data of
 ``services.board``. Pure: no repository here.
 
 Everything is written into the page — every task, its Stage Map drawn as an SVG graph laid

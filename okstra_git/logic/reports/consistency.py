@@ -1,4 +1,4 @@
-"""Report data against what the task's records say (SPEC §8): the verified stages and their
+"""Report data against what the task's records say (docs/workflow.md): the verified stages and their
 implementation reports as the claims record them, and, for ``verify record``, the verdict and
 target being recorded. Pure: the service gathers the facts from git."""
 
@@ -61,7 +61,7 @@ DECISION_FIELDS = ("mode", "reverifyStages", "carryStages", "reason")
 
 def decision_problems(data: dict[str, Any], recorded: Mapping[str, Any] | None) -> list[Problem]:
     """A run whose record says it re-verifies incrementally carries that same decision in its
-    report data, so the report says what the run really did (SPEC §9)."""
+    report data, so the report says what the run really did (docs/workflow.md)."""
     if recorded is None or recorded.get("mode") != "incremental":
         return []
     base = ("implementationPlanning", "incrementalDecision")

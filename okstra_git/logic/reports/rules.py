@@ -1,4 +1,5 @@
-"""The rules a run's report data satisfies (SPEC §8): the JSON Schema, then every rule beyond it.
+"""The rules a run's report data satisfies (docs/workflow.md): the JSON Schema, then every rule
+beyond it.
 
 :func:`validate` reports every problem at once, each with the JSON pointer of the field it is
 about, a rule id and a message that says what to change. The rules read plain data and never
@@ -436,7 +437,7 @@ def _phase_continuation(data: dict[str, Any]) -> list[Problem]:
 
 
 def _release_routing(data: dict[str, Any]) -> list[Problem]:
-    """release-handoff follows only an accepted whole-task verification (SPEC §6)."""
+    """release-handoff follows only an accepted whole-task verification (docs/workflow.md)."""
     if _task_type(data) != FINAL_VERIFICATION:
         return []
     token = field_at(data, "finalVerdict", "verdictToken")
@@ -587,8 +588,9 @@ def _clarification_rows(data: dict[str, Any]) -> list[Problem]:
 
 
 def _stage_map(data: dict[str, Any]) -> list[Problem]:
-    """The Stage Map checks of SPEC §3 on ``implementationPlanning.stageMap`` — those the schema
-    cannot express: S2 numbering, S3 references, S4 cycles, S6 step counts, S9 parallel files."""
+    """The Stage Map checks (docs/workflow.md) on ``implementationPlanning.stageMap`` — those the
+    schema cannot express: S2 numbering, S3 references, S4 cycles, S6 step counts, S9 parallel
+    files."""
     from ...core.errors import BadInput
     from ..stagemap import stage_map_from_data
     from ..stagemap import validate as validate_stage_map

@@ -1,4 +1,4 @@
-"""The Stage Map of a plan (docs/plan-format.md): parsing, validation (S1–S7, S9) and graph helpers.
+"""The Stage Map of a plan (docs/workflow.md): parsing, validation (S1–S7, S9) and graph helpers.
 
 A plan lists its stages in the ``## 5.5 Stage Map`` table and describes each one in a
 ``### Stage N — Title`` section (numbered steps, then a ``#### Stage Exit Contract`` with the

@@ -1,4 +1,4 @@
-"""The Stage Map checks S1-S7 and S9 (docs/plan-format.md), each failure naming its check and
+"""The Stage Map checks S1-S7 and S9 (docs/workflow.md), each failure naming its check and
 stage."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from .model import CHECKS, S9_PAIRS_SHOWN, STAGE_STEP_CAP, Finding, Graph, Stage
 
 
 def validate(stage_map: StageMap) -> list[Finding]:
-    """Every failed check of SPEC §3 (S1–S7, S9), grouped by check in ``CHECKS`` order."""
+    """Every failed Stage Map check (docs/workflow.md: S1–S7, S9), grouped by check in ``CHECKS``
+    order."""
     findings = list(stage_map.parse_findings)
     graph = stage_map.graph
     stages = stage_map.stages

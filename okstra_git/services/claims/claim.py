@@ -1,5 +1,5 @@
-"""Stage claims (SPEC §5): select a batch, claim it atomically, provision its worktrees, then
-finish, release and list.
+"""Stage claims (docs/workflow.md): select a batch, claim it atomically, provision its worktrees,
+then finish, release and list.
 
 How a claim is ordered, and why:
 
@@ -82,7 +82,7 @@ class Placement:
     branch: str
     """The stage branch (empty with ``--no-worktree``)."""
     base_commit: str
-    """What the stage starts from (SPEC §5 base rules)."""
+    """What the stage starts from (docs/workflow.md base rules)."""
     started_head_commit: str
     """The stage branch head at the claim (the base, unless an earlier claim left commits)."""
     stacked_on: int | None
@@ -260,7 +260,7 @@ def _base(
     task_path: Path | None,
     remote: str | None,
 ) -> tuple[str, int | None]:
-    """SPEC §16: the task worktree HEAD must contain every dependency's done head (the claim
+    """docs/workflow.md: the task worktree HEAD must contain every dependency's done head (the claim
     integrated them first, :func:`_integrate_dependencies`); otherwise refuse naming the
     integrate. Stacking on one dependency's head is gone: that head lacks the other
     dependencies the task branch has, and a stage based on it could lose one. A done head this

@@ -23,13 +23,12 @@ RUN_TYPE = "implementation"
 
 
 def is_ours(ctx: Context, lay: Layout | None, claim: Claim) -> bool:
-    """Whether ``claim`` belongs to this clone: it records this clone's id (SPEC §16). A claim
-    written before clones had ids is this clone's when its worktree is one this repository
-    registered, or (gone, or never made) it was taken on this host at this clone's own folder
-    for the stage (``lay``: the task's layout, worked out here when None) — clones never share
-    a worktree folder. Only such a claim is offered for resuming or releasing here, renewed or
-    marked done; another clone's (another machine's, or a clone beside this one) is that
-    clone's."""
+    """Whether ``claim`` belongs to this clone: it records this clone's id (docs/workflow.md). A
+    claim written before clones had ids is this clone's when its worktree is one this repository
+    registered, or (gone, or never made) it was taken on this host at this clone's own folder for
+    the stage (``lay``: the task's layout, worked out here when None) — clones never share a
+    worktree folder. Only such a claim is offered for resuming or releasing here, renewed or marked
+    done; another clone's (another machine's, or a clone beside this one) is that clone's."""
     if claim.clone is not None:
         return claim.clone == clone_id(ctx.repo)
     path = Path(claim.worktree_path) if claim.worktree_path else None

@@ -1,4 +1,4 @@
-"""Claim leases (SPEC §17, docs/agents.md): the default lease of a claim, and renewing this
+"""Claim leases (docs/agents.md): the default lease of a claim, and renewing this
 clone's claims while their work goes on.
 
 A lease is how a claim of an agent that died frees itself: past ``leaseExpiresAt`` another run

@@ -1,4 +1,4 @@
-"""Sharing okstra's refs and notes through a remote (SPEC §2, §14).
+"""Sharing okstra's refs and notes through a remote (docs/storage.md, docs/concurrency-and-sync.md).
 
 Fetch lands in remote-tracking namespaces only — ``refs/okstra-remotes/<R>/*`` for task and
 claim refs, ``refs/notes/okstra-remotes/<R>/*`` for notes — so a fetch never clobbers local

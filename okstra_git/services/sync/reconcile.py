@@ -1,4 +1,5 @@
-"""Bringing local okstra refs in step with the fetched remote-tracking ones (SPEC §2, §14).
+"""Bringing local okstra refs in step with the fetched remote-tracking ones (docs/storage.md,
+docs/concurrency-and-sync.md).
 
 What ``sync`` does between its fetch and its push, task by task (a task ref and its claim
 refs), all landing locally in ONE ref transaction conditional on every value read:
