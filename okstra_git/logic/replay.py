@@ -34,8 +34,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..core.jsontext import dumps_pretty
-
 MANIFEST = "task.json"
 _MISSING = object()
 LATEST_WINS = frozenset({"workflow", "latestRun", "latestReportPath", "currentStatus", "updatedAt"})
@@ -221,12 +219,21 @@ def take_theirs(events: list[Event], unit: str) -> list[Event]:
     return [e for e in events if not any(unit_of(path) == unit for path in e.files)]
 
 
-def renumber(events: list[Event], unit: str, new_seq: str) -> list[Event]:
+RunMover = Callable[[str, bytes, str], bytes]
+"""``(path, stored run record, new seq)`` → the record moved to that run number: the run
+record's own module rewrites it (``records/run.py``), this layer below it cannot."""
+
+
+def renumber(events: list[Event], unit: str, new_seq: str, move_run: RunMover) -> list[Event]:
     """The events with the local ``unit`` (a run id or ``plan-<seq>``) moved to ``new_seq``:
-    its files, its records' ``seq`` and workspace paths, the manifest's pointers at it, and the
+    its files, its run record (through ``move_run``), the manifest's pointers at it, and the
     event messages naming it."""
     kind, _, seq = unit.rpartition("-")
-    rename = _plan_renamer(seq, new_seq) if kind == "plan" else _run_renamer(kind, seq, new_seq)
+    rename = (
+        _plan_renamer(seq, new_seq)
+        if kind == "plan"
+        else _run_renamer(kind, seq, new_seq, move_run)
+    )
     return [rename(event) for event in events]
 
 
@@ -247,10 +254,7 @@ def _plan_renamer(seq: str, new_seq: str) -> Renamer:
     return lambda e: _renamed(e, manifest, path, lambda _p, raw: raw, e.message)
 
 
-def _run_renamer(task_type: str, seq: str, new_seq: str) -> Renamer:
-    from ..core.keys import parse_task_key
-    from .workspace import run_paths
-
+def _run_renamer(task_type: str, seq: str, new_seq: str, move_run: RunMover) -> Renamer:
     old_id, new_id = f"{task_type}-{seq}", f"{task_type}-{new_seq}"
 
     def manifest(data: dict[str, Any]) -> dict[str, Any]:
@@ -274,10 +278,7 @@ def _run_renamer(task_type: str, seq: str, new_seq: str) -> Renamer:
     def content(name: str, raw: bytes | None) -> bytes | None:
         if raw is None or name != f"runs/{task_type}/{new_seq}.json":
             return raw
-        record = json.loads(raw)
-        record["seq"] = new_seq
-        record["paths"] = run_paths(parse_task_key(record["taskKey"]), task_type, new_seq)
-        return dumps_pretty(record)
+        return move_run(name, raw, new_seq)
 
     def message(text: str) -> str:
         return text.replace(old_id, new_id).replace(f"{task_type} {seq}", f"{task_type} {new_seq}")

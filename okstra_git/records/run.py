@@ -102,6 +102,18 @@ def run_record_data(record: RunRecord, where: str) -> bytes:
     return dumps_pretty(data)
 
 
+def moved_run(where: str, raw: bytes, seq: str) -> bytes:
+    """The stored run record ``raw`` (at ``where``) moved to run number ``seq``: its ``seq`` and
+    its workspace paths (sync's ``--renumber`` of a run started on both sides)."""
+    from ..core.keys import parse_task_key
+    from ..logic.workspace import run_paths
+
+    record = from_data(RunRecord, loads(raw, where), where)
+    record.seq = seq
+    record.paths = run_paths(parse_task_key(record.task_key), record.task_type, seq)
+    return run_record_data(record, where)
+
+
 def load_run(repo: GitRepo, state: TaskState, task_type: str, seq: str) -> RunRecord | None:
     path = f"runs/{task_type}/{seq}.json"
     raw = repo.read_path(state.head, path)

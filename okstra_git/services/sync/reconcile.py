@@ -35,6 +35,7 @@ from ...logic import replay as rp
 from ...records.base import loads
 from ...records.claim import CLAIM_PATH, claim_tree, read_claim_at, renamed_run
 from ...records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
+from ...records.run import moved_run
 from ...records.task import MANIFEST_PATH, TASKS_PREFIX
 from ..setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
 
@@ -392,7 +393,10 @@ def _replay(
     if choice is not None and choice.action == "take-theirs":
         events = rp.take_theirs(events, choice.unit)
     elif choice is not None:
-        events = rp.renumber(events, choice.unit, renumbered[choice.unit].rpartition("-")[2])
+        seq = renumbered[choice.unit].rpartition("-")[2]
+        events = rp.renumber(
+            events, choice.unit, seq, lambda path, raw, new: moved_run(f"{ref}:{path}", raw, new)
+        )
     key_text = _task_key(repo, local, ref)
     if base is None and events:
         here = repo.commit_info(repo.first_parents(local, None, ref)[0])
