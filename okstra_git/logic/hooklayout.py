@@ -87,6 +87,24 @@ def calls_gate(text: str) -> bool:
     return _GATE_CALL.search(text) is not None
 
 
+def lefthook_stdin_only_ours(configs: list[str]) -> bool:
+    """okstra's script is the one pre-push job the lefthook ``configs`` give stdin to, and
+    nothing else can add one (no ``extends:`` or ``remotes:``): then an empty stdin at push
+    time is git's own (nothing to send), not one lefthook handed to another job."""
+    if any(re.search(r"^(extends|remotes):", text, re.MULTILINE) for text in configs):
+        return False
+    takers = 0
+    for text in configs:
+        hook = re.search(r"^pre-push:\s*$", text, re.MULTILINE)
+        if hook is None:
+            continue
+        body = text[hook.end() :]
+        end = re.search(r"^\S", body, re.MULTILINE)
+        body = body[: end.start()] if end else body
+        takers += len(re.findall(r"^\s*use_stdin:\s*true\s*(#.*)?$", body, re.MULTILINE))
+    return takers == 1 and any(lefthook_runs_script(text) for text in configs)
+
+
 def lefthook_runs_script(config: str) -> bool:
     """The lefthook config declares okstra's pre-push script with ``use_stdin: true``.
 

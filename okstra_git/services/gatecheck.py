@@ -65,15 +65,34 @@ def pre_push(from_env: bool, require_refs: bool = False) -> Outcome:
         (remote_ref, remote_sha, local_sha)
         for _local_ref, local_sha, remote_ref, remote_sha in _stdin_lines("pre-push", _PUSH_LINE)
     ]
+    if require_refs and not updates and _stdin_was_ours():
+        _say("okstra pre-push", "nothing to push, so nothing to check", False)
+        return Outcome(0, [])
     if require_refs and not updates:
         error = (
             "no pushed ref on stdin, so nothing could be checked; the push is stopped. Under "
             "lefthook, okstra's script needs `use_stdin: true` and must be the only pre-push job "
-            "with it (lefthook hands stdin to one job). If nothing was to be pushed, ignore this."
+            "with it (lefthook hands stdin to one job); then a push with nothing to send "
+            "passes too."
         )
         _say("okstra pre-push", error, False)
         return Outcome(1, [], error)
     return _report_hook("okstra pre-push", _decide(updates, "client"), gitlab=False)
+
+
+def _stdin_was_ours() -> bool:
+    """Under lefthook (``--require-refs``): its config in this work tree gives stdin to
+    okstra's script alone, so an empty stdin means git had nothing to send."""
+    from ..logic import hooklayout as L
+
+    texts = []
+    for name in L.LEFTHOOK_CONFIG_NAMES:
+        try:
+            with open(name, encoding="utf-8", errors="replace") as fh:
+                texts.append(fh.read())
+        except OSError:
+            continue
+    return bool(texts) and L.lefthook_stdin_only_ours(texts)
 
 
 def _pre_commit_stage() -> Outcome:

@@ -368,6 +368,20 @@ def test_lefthook_gets_a_script_and_gates_a_push_lefthook_would_skip(tmp_path: P
     proc = push(work, "origin", "feature:main")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert remote_ref(remote, "main") == unverified
+    # Nothing to send: git runs pre-push with no line on stdin. okstra's script is the one
+    # pre-push job given stdin, so that empty stdin is git's own, not one lefthook withheld.
+    proc = push(work, "origin", "feature:main")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Everything up-to-date" in proc.stderr
+    # Another job taking stdin: an empty stdin could be one lefthook withheld, so it refuses.
+    config = (work / "lefthook.yml").read_text()
+    (work / "lefthook.yml").write_text(
+        config.replace(
+            "  commands:\n", "  commands:\n    reader:\n      run: cat\n      use_stdin: true\n", 1
+        )
+    )
+    proc = push(work, "origin", "feature:main")
+    assert proc.returncode != 0 and "use_stdin: true" in proc.stdout + proc.stderr
 
 
 # -- git-lfs ------------------------------------------------------------------------------------
