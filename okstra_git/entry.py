@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return dispatch(args, as_json)
     except OkstraError as exc:
-        return _fail(str(exc), exc.exit_code, exc.hint, as_json, exc.next)
+        return _fail(str(exc), exc.exit_code, exc.hint, as_json, exc.next, _for_github(args))
     except KeyboardInterrupt:
         if as_json:
             _fail("interrupted", 130, None, as_json)
@@ -80,19 +80,36 @@ def main(argv: list[str] | None = None) -> int:
         from .cli.declare import describe_failure
 
         message, code = describe_failure(exc)
-        return _fail(message, code, None, as_json)
+        return _fail(message, code, None, as_json, github=_for_github(args))
     finally:
         if collecting:
             gc.enable()
 
 
+def _for_github(argv: list[str]) -> bool:
+    """``--format github`` among the options: failures are annotations too."""
+    words = argv[: argv.index("--")] if "--" in argv else argv
+    pairs = zip(words, [*words[1:], ""], strict=True)
+    return "--format=github" in words or any(a == "--format" and b == "github" for a, b in pairs)
+
+
 def _fail(
-    message: str, code: int, hint: str | None, as_json: bool, step: dict | None = None
+    message: str,
+    code: int,
+    hint: str | None,
+    as_json: bool,
+    step: dict | None = None,
+    github: bool = False,
 ) -> int:
-    """Say why on stderr (and as the one ``--json`` object on stdout); return ``code``. A
-    refusal about a task carries the task's next step (``step``) in ``--json``."""
+    """Say why on stderr (and as the one ``--json`` object on stdout, or with ``github`` as
+    a GitHub ``::error`` there); return ``code``. A refusal about a task carries the task's
+    next step (``step``) in ``--json``."""
     text = f"git okstra: {message}\n" + (f"hint: {hint}\n" if hint else "")
     sys.stderr.write(text)
+    if github and not as_json:
+        from .views.ci import github_error
+
+        sys.stdout.write(github_error(message + (f" (hint: {hint})" if hint else "")))
     if as_json:
         from .cli.declare import failure_json
 

@@ -98,8 +98,42 @@ def _write_github(report: dict[str, Any], output: Path | None) -> str:
             raise BadInput(
                 f"$GITHUB_STEP_SUMMARY {summary}: cannot append the summary ({exc.strerror})"
             ) from exc
+    _step_outputs(report)
     _emit(markdown, output)
     return f"::{level} title=okstra verification gate::{_gh_escape(report['message'])}\n"
+
+
+def _step_outputs(report: dict[str, Any]) -> None:
+    """The step's outputs (``steps.<id>.outputs.passed`` …) appended to ``$GITHUB_OUTPUT``;
+    the message, which can span lines, in GitHub's ``name<<DELIMITER`` form with a delimiter
+    it cannot hold."""
+    path = os.environ.get("GITHUB_OUTPUT")
+    if not path:
+        return
+    verdict = report["verdict"]
+    values = {
+        "passed": "true" if report["passed"] else "false",
+        "commit": report["commit"],
+        "tree": report["tree"],
+        "verdict": verdict["verdict"] if verdict else "",
+        "task": verdict["taskKey"] if verdict else (report["task"] or ""),
+    }
+    lines = [f"{name}={value}" for name, value in values.items()]
+    delimiter = "okstra_" + os.urandom(8).hex()
+    lines += [f"message<<{delimiter}", report["message"], delimiter]
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+    except OSError as exc:
+        raise BadInput(
+            f"$GITHUB_OUTPUT {path}: cannot append the outputs ({exc.strerror})"
+        ) from exc
+
+
+def github_error(message: str) -> str:
+    """An error (bad usage, a repository that cannot be read) as a workflow command, so
+    ``--format github`` annotates it too."""
+    return f"::error title=git okstra ci check::{_gh_escape(message)}\n"
 
 
 def _gh_escape(text: str) -> str:

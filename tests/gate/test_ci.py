@@ -115,6 +115,52 @@ def test_github_writes_the_step_summary_and_error_annotation(repo: Path, tmp_pat
     assert f"| verdict | accepted (whole-task) for {KEY} |" in summary.read_text()
 
 
+def github_outputs(path: Path) -> dict[str, str]:
+    """``$GITHUB_OUTPUT`` read as the runner reads it: ``name=value`` and ``name<<DELIM``."""
+    found, lines = {}, iter(path.read_text().splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            found[name] = "\n".join(iter(lambda: next(lines), delimiter))
+        else:
+            name, value = line.split("=", 1)
+            found[name] = value
+    return found
+
+
+def test_github_writes_step_outputs(repo: Path, tmp_path: Path):
+    outputs = tmp_path / "output"
+    outputs.write_text("earlier=1\n")
+    head = git(repo, "rev-parse", "HEAD")
+    proc = check(repo, "--format", "github", env={"GITHUB_OUTPUT": str(outputs)})
+    assert proc.returncode == 1
+    found = github_outputs(outputs)
+    assert found["earlier"] == "1"  # appended
+    assert found["passed"] == "false" and found["commit"] == head and found["verdict"] == ""
+    assert "does not pass the verification gate" in found["message"]
+    assert "\n" in found["message"]  # a message of several lines, whole
+    add_verdict(repo)
+    proc = check(repo, "--format", "github", env={"GITHUB_OUTPUT": str(outputs)})
+    assert proc.returncode == 0
+    found = github_outputs(outputs)  # the later value of a name wins, as on the runner
+    assert found["passed"] == "true" and found["verdict"] == "accepted" and found["task"] == KEY
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("no-such-rev",), ("--bogus",), ("HEAD", "--task", "not a key")],
+    ids=["bad rev", "unknown option", "bad task key"],
+)
+def test_github_reports_usage_errors_as_error_annotations(repo: Path, args: tuple[str, ...]):
+    for form in (("--format", "github"), ("--format=github",)):
+        proc = check(repo, *form, *args)
+        assert proc.returncode == 2, proc.stderr
+        (line,) = proc.stdout.splitlines()
+        assert line.startswith("::error title=git okstra ci check::"), proc.stdout
+        assert proc.stderr.startswith("git okstra: ")  # and said as always
+    assert check(repo, *args).stdout == ""  # other formats: stderr only
+
+
 def test_fetch_reads_the_remote_notes_into_the_tracking_namespace(tmp_path: Path):
     work, _remote = pair(tmp_path)
     head = commit(work, "verified")
@@ -255,6 +301,45 @@ def test_the_shipped_ci_jobs_pass_on_a_verified_commit(tmp_path: Path):
     for line in job["before_script"][1:] + job["script"]:  # [0] is apt-get, for the image
         run(line)
     assert ET.parse(fresh / "okstra-gate.xml").getroot().get("failures") == "0"
+
+
+WORKFLOW = ROOT / "contrib/github-actions/okstra-gate.yml"
+
+
+@pytest.mark.usefixtures("scripts_on_path")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["actionlint", "-no-color"],
+        ["zizmor", "--offline", "--persona", "pedantic", "--no-progress"],
+    ],
+    ids=["actionlint", "zizmor"],
+)
+def test_the_github_workflow_passes_the_linters(argv: list[str]):
+    """actionlint (a workflow's types, expressions and shell) and zizmor's strictest persona
+    (permissions, persisted credentials, unpinned actions, injection): no finding."""
+    if shutil.which(argv[0]) is None:
+        pytest.skip(f"{argv[0]} is not installed (it is in the test extra)")
+    proc = subprocess.run([*argv, str(WORKFLOW)], text=True, capture_output=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_github_workflow_keeps_the_strict_rules():
+    """What the linters are for, checked as such too: no default permissions, every job read
+    only with a time limit, every action pinned to a commit, no token left in .git/config."""
+    yaml = pytest.importorskip("yaml")
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    assert workflow["permissions"] == {}
+    for job in workflow["jobs"].values():
+        assert job["permissions"] == {"contents": "read"} and 0 < job["timeout-minutes"] <= 30
+        for step in job["steps"]:
+            if "uses" in step:
+                ref = step["uses"].partition("@")[2]
+                assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), step
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False
+    gitlab = yaml.safe_load((ROOT / "contrib/gitlab-ci/okstra-gate.yml").read_text())
+    assert gitlab["okstra-gate"]["timeout"]
 
 
 @pytest.mark.parametrize(
