@@ -6,7 +6,7 @@ import functools
 import re
 
 from .errors import BadInput
-from .values import Value, init, remember
+from .values import Value, remember
 
 TASK_TYPES = (
     "requirements-discovery",
@@ -36,16 +36,13 @@ def _is_control(ch: str) -> bool:
 class TaskKey(Value):
     """A task's identity, ``project-id:task-group:task-id``, kept byte-exact as typed."""
 
-    __slots__ = ("_ref_suffix", "group", "project", "task_id")
+    _memo = ("_ref_suffix",)
     project: str
     """The project id: ``okstra.projectId`` config, else the repository folder name."""
     group: str
     """The task group, e.g. a ticket or epic id."""
     task_id: str
     """The task id within its group."""
-
-    def __init__(self, project: str, group: str, task_id: str) -> None:
-        init(self, project=project, group=group, task_id=task_id)
 
     def __str__(self) -> str:
         return f"{self.project}:{self.group}:{self.task_id}"

@@ -1,4 +1,4 @@
-"""Immutable values for the classes read commands build as they start.
+"""Value classes, their fields declared once: for the classes read commands build as they start.
 
 ``@dataclass(frozen=True)`` writes and compiles six methods per class when its module is
 imported: ~0.4 ms a class on Python 3.11, which was about half of what a read command spends
@@ -6,26 +6,35 @@ beyond loading pygit2. A :class:`Value` gives the same behaviour without that: e
 hash by field values, a ``repr`` naming them, :meth:`Value.replace`, and assignment refused
 after ``__init__``.
 
-A subclass annotates and documents its fields as record fields are (their order is the
-``repr``'s), lists them in ``__slots__``, and its ``__init__`` takes them by the same names and
-hands every one to :func:`init`. A slot that is not annotated is not a field: it may hold
-what :func:`remember` keeps. A :class:`Record` is the mutable kind, for stored records that
-commands change before writing them back. ``records.base`` reads both as plain records.
+A subclass annotates and documents its fields, as a dataclass does (their order is the
+constructor's and the ``repr``'s; a field given a value there has that default), and nothing
+else: its ``__slots__`` and ``__init__`` (keyword or positional arguments, in field order) come
+from the annotations. A slot that holds what :func:`remember` keeps (derived from the fields,
+worked out once) is named in ``_memo``. A :class:`Record` is the mutable kind, for stored
+records that commands change before writing them back; one that a listing builds by the
+thousand may write its own ``__init__``. ``records.base`` reads both as plain records.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Self, TypeVar
+    from typing import Any, ClassVar, Self, TypeVar
+    from typing import dataclass_transform as fields_from_annotations
 
     T = TypeVar("T")
+else:
+
+    def fields_from_annotations(**_options):  # typing.dataclass_transform: tells mypy; no-op
+        return lambda cls: cls
+
 
 _assign = object.__setattr__
+_NO_DEFAULT = object()
 
 
-def init(value: Value, **fields: Any) -> None:
-    """Set ``value``'s fields: every one of them, nothing else."""
+def init(value: Value | Record, **fields: Any) -> None:
+    """Set ``value``'s fields: every one of them, nothing else (a hand-written ``__init__``)."""
     if len(fields) != len(value._fields):
         missing = sorted(set(value._fields) - fields.keys())
         raise TypeError(f"{type(value).__name__}: fields not set: {', '.join(missing)}")
@@ -34,22 +43,68 @@ def init(value: Value, **fields: Any) -> None:
 
 
 def remember(value: Value, slot: str, derived: T) -> T:
-    """Keep ``derived``, worked out from ``value``'s fields, in its (unannotated) ``slot``."""
+    """Keep ``derived``, worked out from ``value``'s fields, in its ``_memo`` ``slot``."""
     _assign(value, slot, derived)
     return derived
 
 
-class _Fields:
-    """Equality and ``repr`` by the fields: the annotated names of the class itself."""
+@fields_from_annotations()
+class _FieldsMeta(type):
+    """Makes a class's ``__slots__``, field list and defaults from its own annotations."""
+
+    def __new__(
+        mcls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
+    ) -> _FieldsMeta:
+        # Its own annotations only (not inherited); inspect.get_annotations would load inspect.
+        fields = tuple(
+            field
+            for field, hint in namespace.get("__annotations__", {}).items()
+            if not str(hint).startswith("ClassVar")
+        )
+        defaults = {
+            field: namespace.pop(field) for field in fields if field in namespace
+        }  # a class attribute of a slot's name would shadow the slot
+        if "__slots__" not in namespace:
+            namespace["__slots__"] = (*fields, *namespace.get("_memo", ()))
+        cls: Any = super().__new__(mcls, name, bases, namespace, **kwargs)
+        cls._fields = fields
+        cls._defaults = defaults
+        return cls
+
+
+class _Fields(metaclass=_FieldsMeta):
+    """Equality, ``repr`` and the constructor by the fields."""
 
     __slots__ = ()
-    _fields: tuple[str, ...] = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
     """The field names, in declaration order (set for each subclass)."""
+    _defaults: ClassVar[dict[str, Any]] = {}
+    """The fields that have a default: name → value (set for each subclass)."""
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        # Its own annotations only (not inherited); inspect.get_annotations would load inspect.
-        cls._fields = tuple(cls.__dict__.get("__annotations__", ()))  # noqa: RUF063
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        fields = self._fields
+        if not kwargs and len(args) == len(fields):  # the common calls, kept as fast as init()
+            for name, value in zip(fields, args):  # noqa: B905  # lengths checked above
+                _assign(self, name, value)
+            return
+        if not args and len(kwargs) == len(fields) and all(name in kwargs for name in fields):
+            for name in fields:
+                _assign(self, name, kwargs[name])
+            return
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__}: {len(args)} values for {len(fields)} fields")
+        given = dict(zip(fields, args, strict=False))
+        for name, value in kwargs.items():
+            if name not in fields or name in given:
+                raise TypeError(f"{type(self).__name__}: unexpected or repeated field {name!r}")
+            given[name] = value
+        for name in fields:
+            value = given.get(name, _NO_DEFAULT)
+            if value is _NO_DEFAULT:
+                value = self._defaults.get(name, _NO_DEFAULT)
+                if value is _NO_DEFAULT:
+                    raise TypeError(f"{type(self).__name__}: field not set: {name}")
+            _assign(self, name, value)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self._fields)

@@ -21,7 +21,7 @@ import pygit2
 
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict
-from ..core.values import Value, init
+from ..core.values import Value
 from .packedrefs import _clashing, _loose_names, _packed_entries, _packed_refs_under, _shared_folder
 from .plumbing import not_a_commit, note_paths, unreadable
 
@@ -67,7 +67,6 @@ class RefMoved(Exception):
 class RefUpdate(Value):
     """One conditional ref change inside a transaction."""
 
-    __slots__ = ("expected", "name", "new")
     name: str
     """Full refname, e.g. ``refs/okstra/tasks/g/i``."""
     new: str | None
@@ -75,14 +74,10 @@ class RefUpdate(Value):
     expected: str | None
     """The value read before deciding (hex); ``None`` means the ref must not exist yet."""
 
-    def __init__(self, name: str, new: str | None, expected: str | None) -> None:
-        init(self, name=name, new=new, expected=expected)
-
 
 class DiffStatEntry(Value):
     """One file of a diff stat."""
 
-    __slots__ = ("added", "binary", "deleted", "path")
     path: str
     """The file's path (``old => new`` for a rename)."""
     added: int
@@ -92,14 +87,10 @@ class DiffStatEntry(Value):
     binary: bool
     """A binary file: the line counts are 0."""
 
-    def __init__(self, path: str, added: int, deleted: int, binary: bool) -> None:
-        init(self, path=path, added=added, deleted=deleted, binary=binary)
-
 
 class CommitInfo(Value):
     """A commit as a message names it."""
 
-    __slots__ = ("author", "commit", "committed", "message", "parents", "when")
     commit: str
     """Its id."""
     parents: tuple[str, ...]
@@ -112,25 +103,6 @@ class CommitInfo(Value):
     """Author date, ISO 8601 in the author's offset."""
     committed: str
     """Committer date, ISO 8601 in UTC."""
-
-    def __init__(
-        self,
-        commit: str,
-        parents: tuple[str, ...],
-        message: str,
-        author: str,
-        when: str,
-        committed: str,
-    ) -> None:
-        init(
-            self,
-            commit=commit,
-            parents=parents,
-            message=message,
-            author=author,
-            when=when,
-            committed=committed,
-        )
 
     @property
     def subject(self) -> str:

@@ -11,7 +11,7 @@ import pygit2
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict, OkstraError, Refused, system_problem
 from ..core.shell import command
-from ..core.values import Value, init
+from ..core.values import Value
 from ..logic.workspace import OKSTRA_DIR
 from .repo import (
     ASIDE_MAKING,
@@ -135,7 +135,6 @@ def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
 class WorktreeInfo(Value):
     """A linked worktree as registered in ``<common dir>/worktrees/<name>``."""
 
-    __slots__ = ("broken", "locked", "name", "path", "prunable")
     name: str
     """The git worktree name (the admin folder's name)."""
     path: Path
@@ -147,11 +146,6 @@ class WorktreeInfo(Value):
     broken: bool
     """Its folder is there but its ``.git`` file is gone or points elsewhere: git cannot read
     it until ``git worktree repair`` rewrites the file."""
-
-    def __init__(
-        self, name: str, path: Path, prunable: bool, locked: str | None, broken: bool
-    ) -> None:
-        init(self, name=name, path=path, prunable=prunable, locked=locked, broken=broken)
 
 
 def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:

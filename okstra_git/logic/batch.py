@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..core.errors import BadInput, Refused
-from ..core.values import Value, init
+from ..core.values import Value
 
 if TYPE_CHECKING:
     from .stagemap import Stage
@@ -32,20 +32,14 @@ RELEASED = "released"
 class Holder(Value):
     """What a stage's claim ref says, reduced to what selection needs."""
 
-    __slots__ = ("lease_expires_at", "run_id", "state", "who")
     state: str
     """``started`` (live), ``expired`` (started, lease past), ``done`` or ``released``."""
     run_id: str
     """The run named in the claim."""
-    who: str
+    who: str = ""
     """Who holds it and where, e.g. ``Bob <bob@example.org> on build-7`` (empty: unknown)."""
-    lease_expires_at: str | None
+    lease_expires_at: str | None = None
     """When a started claim's lease runs out; None: it has no lease (held until released)."""
-
-    def __init__(
-        self, state: str, run_id: str, who: str = "", lease_expires_at: str | None = None
-    ) -> None:
-        init(self, state=state, run_id=run_id, who=who, lease_expires_at=lease_expires_at)
 
     @property
     def held_by(self) -> str:
@@ -57,7 +51,6 @@ class Holder(Value):
 class Selection(Value):
     """The outcome of one selection over a Stage Map and its claims."""
 
-    __slots__ = ("batch", "blocked", "ready", "steps", "take_over")
     ready: tuple[int, ...]
     """Ready stages in number order."""
     batch: tuple[int, ...]
@@ -68,16 +61,6 @@ class Selection(Value):
     """Batch members whose expired claim the new claim replaces."""
     steps: int
     """Summed effective steps of the batch."""
-
-    def __init__(
-        self,
-        ready: tuple[int, ...],
-        batch: tuple[int, ...],
-        blocked: dict[int, str],
-        take_over: tuple[int, ...],
-        steps: int,
-    ) -> None:
-        init(self, ready=ready, batch=batch, blocked=blocked, take_over=take_over, steps=steps)
 
 
 def _steps(stage: Stage) -> int:

@@ -24,7 +24,7 @@ from ..core.mdtable import (
     table_blocks,
 )
 from ..core.shell import okstra
-from ..core.values import Value, init
+from ..core.values import Value
 
 KINDS = ("material", "decision", "data-point")
 BLOCKS = ("approval", "next-phase", "none")
@@ -64,8 +64,6 @@ _FIELDS = dict(
 class ClarificationItem(Value):
     """One row of the §5 table; cells are unwrapped from backticks and stripped."""
 
-    __slots__ = ("blocks", "expected_form", "id", "kind", "line", "statement", "status",
-                 "ticket_id", "user_input")  # fmt: skip
     id: str
     """The row id, ``C-001`` style (empty if the cell was empty)."""
     ticket_id: str
@@ -85,69 +83,30 @@ class ClarificationItem(Value):
     line: int
     """1-based line of the row in the report."""
 
-    def __init__(
-        self,
-        id: str,
-        ticket_id: str,
-        kind: str,
-        statement: str,
-        expected_form: str,
-        blocks: str,
-        status: str,
-        user_input: str,
-        line: int,
-    ) -> None:
-        init(
-            self,
-            id=id,
-            ticket_id=ticket_id,
-            kind=kind,
-            statement=statement,
-            expected_form=expected_form,
-            blocks=blocks,
-            status=status,
-            user_input=user_input,
-            line=line,
-        )
-
 
 class MalformedRow(Value):
     """A §5 table line that could not be read safely: a row, or a table header that is not the
     §5 header (then the table's rows are not read)."""
 
-    __slots__ = ("line", "reason")
     line: int
     """1-based line of the row or header."""
     reason: str
     """Why it was skipped, naming what was expected."""
 
-    def __init__(self, line: int, reason: str) -> None:
-        init(self, line=line, reason=reason)
-
 
 class ClarificationReport(Value):
     """What a report's §5 says: absent, present without rows, or present with rows."""
 
-    __slots__ = ("items", "line", "malformed", "schema_present")
     schema_present: bool
     """Whether the report has a ``## 5. Clarification Items`` section; False for legacy
     reports and reports without §5."""
-    items: tuple[ClarificationItem, ...]
+    items: tuple[ClarificationItem, ...] = ()
     """The readable rows, in order."""
-    line: int | None
+    line: int | None = None
     """Line of the ``## 5. Clarification Items`` heading, if present."""
-    malformed: tuple[MalformedRow, ...]
+    malformed: tuple[MalformedRow, ...] = ()
     """Lines that could not be read: rows (too many cells, an unknown Kind, Blocks or Status)
     and table headers that are not the §5 header."""
-
-    def __init__(
-        self,
-        schema_present: bool,
-        items: tuple[ClarificationItem, ...] = (),
-        line: int | None = None,
-        malformed: tuple[MalformedRow, ...] = (),
-    ) -> None:
-        init(self, schema_present=schema_present, items=items, line=line, malformed=malformed)
 
 
 def parse_clarification_items(text: str) -> ClarificationReport:
@@ -339,21 +298,12 @@ class ApprovalText(Value):
     """What a plan's own text says about its approval: checks 1–2 of the approval gate
     (docs/workflow.md), read once."""
 
-    __slots__ = ("blockers", "clarification", "markers")
     markers: list[tuple[int, bool]]
     """``(line_no, checked)`` of every marker line (:func:`find_approval_markers`)."""
     clarification: ClarificationReport
     """The §5 table as read."""
     blockers: list[ClarificationItem]
     """Its unresolved ``Blocks=approval`` rows."""
-
-    def __init__(
-        self,
-        markers: list[tuple[int, bool]],
-        clarification: ClarificationReport,
-        blockers: list[ClarificationItem],
-    ) -> None:
-        init(self, markers=markers, clarification=clarification, blockers=blockers)
 
     @property
     def marker_set(self) -> bool:

@@ -40,19 +40,6 @@ KINDS = ("run", "work", "wait", "human", "done")
 class StageView(Value):
     """One Stage Map stage as the next step needs it."""
 
-    __slots__ = (
-        "holder",
-        "integrated",
-        "merge_ref",
-        "merged",
-        "mine",
-        "number",
-        "report",
-        "run_id",
-        "state",
-        "worktree",
-        "worktree_here",
-    )
     number: int
     state: str
     """``ready``, ``blocked``, ``started``, ``expired`` or ``done``."""
@@ -110,30 +97,6 @@ class StageView(Value):
 class Situation(Value):
     """Where a task stands for this clone, as plain data."""
 
-    __slots__ = (
-        "approval_reasons",
-        "clone_dir",
-        "key",
-        "latest_report",
-        "main_push",
-        "merging",
-        "next_phase",
-        "plan_path",
-        "plan_submitted",
-        "remote",
-        "run_report",
-        "running",
-        "running_by",
-        "stages",
-        "stale_remote",
-        "status",
-        "task_branch",
-        "task_worktree",
-        "verdict",
-        "verdict_opens",
-        "verdict_recorded",
-        "verdict_unpublished",
-    )
     key: str
     status: str
     """The task's ``currentStatus``."""
@@ -234,18 +197,6 @@ class Situation(Value):
 class Step(Value):
     """The next step: what kind, the command and where it runs, who takes it and why."""
 
-    __slots__ = (
-        "also",
-        "argv",
-        "commit",
-        "cwd",
-        "kind",
-        "report",
-        "stages",
-        "who",
-        "why",
-        "worktree",
-    )
     kind: str
     """One of :data:`KINDS`."""
     argv: tuple[str, ...] | None

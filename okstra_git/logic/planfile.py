@@ -17,16 +17,12 @@ MAX_PLAN_BYTES = 2 << 20
 class PlanFile(Value):
     """A plan's exact bytes, its text and its git blob id."""
 
-    __slots__ = ("path", "raw", "text")
     path: str
     """How messages name the file."""
     raw: bytes
     """The bytes on disk: the blob id and every rewrite start from these."""
     text: str
     """``raw`` decoded as UTF-8."""
-
-    def __init__(self, path: str, raw: bytes, text: str) -> None:
-        init(self, path=path, raw=raw, text=text)
 
     @property
     def blob(self) -> str:
@@ -60,7 +56,6 @@ class Validation(Value):
     """The Stage Map of a plan and every failed check (docs/workflow.md), and what of §5 is
     unreadable."""
 
-    __slots__ = ("clarification", "findings", "path", "stage_map")
     path: str
     """The plan, as messages name it."""
     stage_map: StageMap

@@ -25,8 +25,6 @@ METHODS = ("A", "B")
 class Approval(Value):
     """One user approval of one plan content for one task."""
 
-    __slots__ = ("approved_at", "approved_by", "blob", "method", "plan_path", "recorded_by",
-                 "schema_version", "task_key")  # fmt: skip
     task_key: str
     """The approved task, exactly as typed."""
     plan_path: str

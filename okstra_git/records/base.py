@@ -24,6 +24,7 @@ import types
 from ..core.errors import BadInput, OkstraError
 from ..core.jsontext import camel, dumps_line
 from ..core.strict import json_value, not_text
+from ..core.values import _Fields
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,12 +86,16 @@ def _declared(cls: type) -> list[tuple[str, str, Any, bool]]:
             for f in dataclasses.fields(cls)
         ]
     # A plain record: its annotations (builtins and PEP 604 unions, evaluated in its module)
-    # and the parameters of its __init__ that have no default.
+    # and the parameters of its __init__ that have no default (a Value's or Record's own
+    # constructor: the fields without a default).
     constructor: Any = cls.__init__  # type: ignore[misc]  # the class's own, read not called
-    init = constructor.__code__
-    params = init.co_varnames[1 : init.co_argcount + init.co_kwonlyargcount]
-    optional = len(constructor.__defaults__ or ())
-    required = set(params[: len(params) - optional])
+    if constructor is _Fields.__init__:
+        required = {name for name in vars(cls)["_fields"] if name not in vars(cls)["_defaults"]}
+    else:
+        init = constructor.__code__
+        params = init.co_varnames[1 : init.co_argcount + init.co_kwonlyargcount]
+        optional = len(constructor.__defaults__ or ())
+        required = set(params[: len(params) - optional])
     scope = vars(sys.modules[cls.__module__])
     return [
         (name, camel(name), eval(text, scope), name in required)  # its own source

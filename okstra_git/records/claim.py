@@ -18,7 +18,7 @@ from ..core.jsontext import dumps_pretty
 from ..core.keys import TaskKey, parse_task_key
 from ..core.shell import command
 from ..core.strict import is_digits
-from ..core.values import Record, Value, init
+from ..core.values import Record, Value
 from ..git.repo import GitRepo
 from ..logic.batch import EXPIRED, Holder
 from .base import check_own, from_data, stored_json, to_data
@@ -50,35 +50,6 @@ def claim_ref(key: TaskKey, stage: int) -> str:
 class Claim(Record):
     """``claim.json``: one run's hold on one stage."""
 
-    __slots__ = (
-        "base_commit",
-        "batch",
-        "branch",
-        "carry",
-        "clone",
-        "done_at",
-        "head_commit",
-        "history",
-        "host",
-        "lease_expires_at",
-        "lease_seconds",
-        "plan_blob",
-        "release_reason",
-        "released_at",
-        "released_by",
-        "report_path",
-        "run_id",
-        "schema_version",
-        "stacked_on",
-        "stage",
-        "started_at",
-        "started_head_commit",
-        "status",
-        "take_over_of",
-        "task_key",
-        "user",
-        "worktree_path",
-    )
     task_key: str
     """The task the stage belongs to, exactly as typed."""
     stage: int
@@ -228,14 +199,10 @@ def renamed_run(claim: Claim, old: str, new: str) -> Claim:
 class ClaimState(Value):
     """A claim as read from its ref, with the commit to compare-and-swap against."""
 
-    __slots__ = ("claim", "head")
     claim: Claim
     """The record in the ref's ``claim.json``."""
     head: str
     """The claim ref's commit it was read from: the compare-and-swap expectation."""
-
-    def __init__(self, claim: Claim, head: str) -> None:
-        init(self, claim=claim, head=head)
 
 
 def claim_json(claim: Claim, where: str) -> bytes:

@@ -14,7 +14,7 @@ from ..core.jsontext import dumps_pretty
 from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.tracking import TASKS_PREFIX, tracking_name
-from ..core.values import Record, Value, init
+from ..core.values import Record, Value
 from ..git.repo import GitRepo, RefUpdate, cas_retry
 from .base import check_own, from_data, loads, stored_json, to_data
 
@@ -35,16 +35,6 @@ def task_ref(key: TaskKey) -> str:
 class Workflow(Record):
     """Where the task stands in the phase order (docs/workflow.md, Phases and runs)."""
 
-    __slots__ = (
-        "awaiting_approval",
-        "current_phase",
-        "current_phase_state",
-        "last_completed_phase",
-        "last_safe_checkpoint",
-        "next_recommended_phase",
-        "phase_states",
-        "routing_status",
-    )
     current_phase: str
     """The task type of the latest run (or the task's own type before any run)."""
     current_phase_state: str
@@ -86,7 +76,6 @@ class Workflow(Record):
 class RunRef(Record):
     """A pointer to one run of the task."""
 
-    __slots__ = ("report_path", "seq", "status", "task_type")
     task_type: str
     """The phase the run executes."""
     seq: str
@@ -112,7 +101,6 @@ class RunRef(Record):
 class PlanRef(Record):
     """The plan snapshot the task currently follows."""
 
-    __slots__ = ("blob", "path", "seq")
     seq: str
     """3-digit plan sequence; the snapshot is ``plans/plan-<seq>.md`` in the task tree."""
     path: str
@@ -134,24 +122,6 @@ class PlanRef(Record):
 class Task(Record):
     """The task manifest, ``task.json``."""
 
-    __slots__ = (
-        "brief_path",
-        "created_at",
-        "current_status",
-        "implementation_base_commit",
-        "latest_plan",
-        "latest_report_path",
-        "latest_run",
-        "project_id",
-        "schema_version",
-        "task_group",
-        "task_id",
-        "task_key",
-        "task_type",
-        "updated_at",
-        "work_category",
-        "workflow",
-    )
     task_key: str
     """``project:group:id`` exactly as typed."""
     project_id: str
@@ -225,14 +195,10 @@ class Task(Record):
 class TaskState(Value):
     """A task as read from its ref: the manifest and the commit it came from."""
 
-    __slots__ = ("head", "key", "task")
     key: TaskKey
     task: Task
     head: str
     """The event commit the manifest was read from: the compare-and-swap expectation."""
-
-    def __init__(self, key: TaskKey, task: Task, head: str) -> None:
-        init(self, key=key, task=task, head=head)
 
 
 def load_task(repo: GitRepo, key: TaskKey) -> TaskState | None:

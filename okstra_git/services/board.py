@@ -28,7 +28,6 @@ EVENTS = 5
 class BoardTask(Value):
     """One task on the board: its status, or why it could not be read."""
 
-    __slots__ = ("branches", "carriers", "error", "events", "key", "status")
     key: str
     status: TaskStatus | None
     """None when reading the task failed (``error`` says why)."""
@@ -74,8 +73,6 @@ class BoardTask(Value):
 class Board(Value):
     """Everything the board shows."""
 
-    __slots__ = ("fetched_only", "generated_at", "problems", "protected", "remotes", "repository",
-                 "tasks")  # fmt: skip
     repository: str
     """The repository's folder."""
     generated_at: str
@@ -91,27 +88,6 @@ class Board(Value):
     """The protected branches here (local and remote-tracking) verdicts are looked for on."""
     problems: list[str]
     """What could not be read for the whole board (e.g. the gate's config)."""
-
-    def __init__(
-        self,
-        repository: str,
-        generated_at: str,
-        tasks: list[BoardTask],
-        fetched_only: list[dict[str, str | None]],
-        remotes: list[str],
-        protected: list[str],
-        problems: list[str],
-    ) -> None:
-        init(
-            self,
-            repository=repository,
-            generated_at=generated_at,
-            tasks=tasks,
-            fetched_only=fetched_only,
-            remotes=remotes,
-            protected=protected,
-            problems=problems,
-        )
 
     def to_data(self) -> dict[str, Any]:
         return {

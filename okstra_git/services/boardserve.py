@@ -29,7 +29,7 @@ from datetime import timedelta
 from typing import Any
 
 from ..core.errors import BadInput, OkstraError
-from ..core.values import Value, init
+from ..core.values import Value
 from ..git.repo import GitRepo
 from .context import Context
 
@@ -43,13 +43,9 @@ LOOPBACK_NAMES = ("localhost",)
 class Address(Value):
     """Where the server listens."""
 
-    __slots__ = ("host", "port")
     host: str
     port: int
     """0: any free port (the one taken is printed)."""
-
-    def __init__(self, host: str, port: int) -> None:
-        init(self, host=host, port=port)
 
 
 def parse_address(text: str) -> Address:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core.keys import TaskKey
-from ..core.values import Value, init
+from ..core.values import Value
 from ..logic import batch as batching
 from ..records.base import to_data
 from ..records.claim import Claim, ClaimState, claim_holder, load_claims
@@ -41,19 +41,12 @@ def select(
 class Readiness(Value):
     """What ``stage ready`` shows: the selection and the plan it came from."""
 
-    __slots__ = ("plan_path", "selection", "stages")
-
     selection: batching.Selection
     """Ready set, batch and reasons for the rest."""
     plan_path: str
     """The approved plan."""
     stages: dict[int, Stage]
     """The Stage Map by number."""
-
-    def __init__(
-        self, selection: batching.Selection, plan_path: str, stages: dict[int, Stage]
-    ) -> None:
-        init(self, selection=selection, plan_path=plan_path, stages=stages)
 
 
 def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Readiness:
@@ -74,15 +67,10 @@ def readiness(ctx: Context, key: TaskKey, take_over_expired: bool = False) -> Re
 class ClaimRow(Value):
     """One line of ``stage list``: the consumers view of a stage."""
 
-    __slots__ = ("claim", "state")
-
     claim: Claim
     """The stored claim."""
     state: str
     """``started``, ``expired``, ``done`` or ``released``."""
-
-    def __init__(self, claim: Claim, state: str) -> None:
-        init(self, claim=claim, state=state)
 
     def to_data(self) -> dict[str, Any]:
         c = self.claim

@@ -9,7 +9,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from ..core.keys import TaskKey, check_project_id, parse_task_key
-from ..core.values import Value, init, remember
+from ..core.values import Value, remember
 from ..git.repo import GitRepo
 
 TYPE_CHECKING = False
@@ -20,12 +20,9 @@ if TYPE_CHECKING:
 class Context(Value):
     """The repository a command works in."""
 
-    __slots__ = ("_gate_config", "repo")
+    _memo = ("_gate_config",)
     repo: GitRepo
     """The opened repository (possibly through a linked worktree)."""
-
-    def __init__(self, repo: GitRepo) -> None:
-        init(self, repo=repo)
 
     def gate_config(self) -> GateConfig:
         """The gate's config here (``okstra.protect``, match mode, signers), read once per

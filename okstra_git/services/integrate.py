@@ -33,7 +33,7 @@ from ..core.errors import BadInput, Conflict, Refused
 from ..core.keys import TaskKey
 from ..core.shell import command, okstra
 from ..core.tracking import tracking_name
-from ..core.values import Value, init
+from ..core.values import Value
 from ..git.process import git
 from ..git.reflocks import queue
 from ..git.repo import GitRepo, RefMoved, RefUpdate
@@ -53,7 +53,6 @@ ATTEMPTS = 12
 class Merged(Value):
     """One stage merged into the task branch by this integrate."""
 
-    __slots__ = ("claim_commit", "done_commit", "merge_commit", "run_id", "stage")
     stage: int
     run_id: str
     done_commit: str
@@ -62,18 +61,6 @@ class Merged(Value):
     """The claim ref's commit that recorded it done: what the merge vouches for."""
     merge_commit: str
     """The merge commit integrate made; empty for a merge a person finished (a conflict)."""
-
-    def __init__(
-        self, stage: int, run_id: str, done_commit: str, claim_commit: str, merge_commit: str
-    ) -> None:
-        init(
-            self,
-            stage=stage,
-            run_id=run_id,
-            done_commit=done_commit,
-            claim_commit=claim_commit,
-            merge_commit=merge_commit,
-        )
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -88,18 +75,6 @@ class Merged(Value):
 class IntegrateResult(Value):
     """What ``integrate`` did: the task branch's head now, and how it got there."""
 
-    __slots__ = (
-        "attempts",
-        "brought",
-        "event",
-        "head",
-        "key",
-        "merged",
-        "published",
-        "remote",
-        "task_branch",
-        "task_worktree",
-    )
     key: TaskKey
     task_worktree: str
     task_branch: str
@@ -117,33 +92,6 @@ class IntegrateResult(Value):
     """The task branch and the event landed on ``remote``."""
     attempts: int
     """Rounds: more than one when another clone integrated first."""
-
-    def __init__(
-        self,
-        key: TaskKey,
-        task_worktree: str,
-        task_branch: str,
-        head: str,
-        merged: tuple[Merged, ...],
-        brought: str,
-        event: str | None,
-        remote: str | None,
-        published: bool,
-        attempts: int,
-    ) -> None:
-        init(
-            self,
-            key=key,
-            task_worktree=task_worktree,
-            task_branch=task_branch,
-            head=head,
-            merged=merged,
-            brought=brought,
-            event=event,
-            remote=remote,
-            published=published,
-            attempts=attempts,
-        )
 
     def to_data(self) -> dict[str, Any]:
         return {

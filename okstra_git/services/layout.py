@@ -10,7 +10,7 @@ from pathlib import Path
 from ..core.errors import BadInput, brief
 from ..core.keys import TaskKey, slug
 from ..core.strict import unknown_home
-from ..core.values import Value, init
+from ..core.values import Value
 from ..git.worktrees import main_worktree
 from .context import Context
 
@@ -20,14 +20,10 @@ ROOT_CONFIG = "okstra.worktreeRoot"
 class Layout(Value):
     """Where one task's worktrees and branches are."""
 
-    __slots__ = ("folder", "key")
     key: TaskKey
     """The task."""
     folder: Path
     """``<root>/<project>/<group>/<id>``: every worktree of the task is inside it."""
-
-    def __init__(self, key: TaskKey, folder: Path) -> None:
-        init(self, key=key, folder=folder)
 
     @property
     def _names(self) -> str:

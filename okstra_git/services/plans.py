@@ -144,7 +144,6 @@ def _follow(
 
 
 class Submitted(Value):
-    __slots__ = ("created", "plan", "state", "validation")
     state: TaskState
     """The task after the submit (unchanged when the plan was already submitted)."""
     plan: PlanRef
@@ -152,11 +151,6 @@ class Submitted(Value):
     created: bool
     """False when this exact content at this path was already the task's plan."""
     validation: Validation
-
-    def __init__(
-        self, state: TaskState, plan: PlanRef, created: bool, validation: Validation
-    ) -> None:
-        init(self, state=state, plan=plan, created=created, validation=validation)
 
 
 def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
@@ -187,8 +181,6 @@ class Assessment(Value):
     """Whether the task's plan is approved (docs/workflow.md, checks 1–3) and every reason it is
     not."""
 
-    __slots__ = ("approvals", "approved_blob", "blockers", "messages", "plan", "reasons",
-                 "relpath", "source", "stale_checkout", "state", "validation")  # fmt: skip
     state: TaskState
     plan: PlanFile | None
     """The plan as read (work tree, else the snapshot); None when no plan was submitted."""
@@ -469,7 +461,6 @@ def _rewrite_plan(workdir: Path, path: Path, data: bytes, expected: bytes) -> No
 class Approved(Value):
     """What ``plan approve`` did."""
 
-    __slots__ = ("already", "approval", "blob", "changed_file", "path", "state")
     state: TaskState
     path: str
     """The plan, relative to the work tree."""
@@ -481,25 +472,6 @@ class Approved(Value):
     """Whether the marker was ticked and the audit line added to the file."""
     already: bool
     """True when the plan was already approved as it stands: nothing was written."""
-
-    def __init__(
-        self,
-        state: TaskState,
-        path: str,
-        blob: str,
-        approval: Approval,
-        changed_file: bool,
-        already: bool,
-    ) -> None:
-        init(
-            self,
-            state=state,
-            path=path,
-            blob=blob,
-            approval=approval,
-            changed_file=changed_file,
-            already=already,
-        )
 
 
 def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approved:
@@ -540,20 +512,14 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
 class ApprovedPlan(Value):
     """An approved plan, as the stage-claim gate needs it."""
 
-    __slots__ = ("blob", "path", "stage_map", "stale_checkout")
     path: str
     """Plan path relative to the work tree."""
     blob: str
     """Blob id the approval note is on."""
     stage_map: StageMap
     """The plan's validated Stage Map."""
-    stale_checkout: str | None
+    stale_checkout: str | None = None
     """The work tree's plan file is an older snapshot, not used (:class:`Assessment`)."""
-
-    def __init__(
-        self, path: str, blob: str, stage_map: StageMap, stale_checkout: str | None = None
-    ) -> None:
-        init(self, path=path, blob=blob, stage_map=stage_map, stale_checkout=stale_checkout)
 
 
 def approve_in_claim(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.tracking import LOCAL_REFS, tracking_name, tracking_refs
-from ..core.values import Value, init
+from ..core.values import Value
 from ..git.repo import GitRepo
 from ..records.claim import Claim, claims_prefix, read_claim_at
 from ..records.task import task_ref
@@ -27,7 +27,6 @@ STALE = ("behind", "diverged", "missing-here")
 class Lag(Value):
     """One ref of a task that differs from a remote's copy."""
 
-    __slots__ = ("local", "ref", "remote", "state", "there")
     remote: str
     """The remote whose fetched copy differs."""
     ref: str
@@ -40,11 +39,6 @@ class Lag(Value):
     """The local value."""
     there: str | None
     """The remote's value, as last fetched."""
-
-    def __init__(
-        self, remote: str, ref: str, state: str, local: str | None, there: str | None
-    ) -> None:
-        init(self, remote=remote, ref=ref, state=state, local=local, there=there)
 
     @property
     def stale(self) -> bool:

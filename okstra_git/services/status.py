@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
-from ..core.values import Record, Value, init
+from ..core.values import Record, Value
 from ..git.repo import GitRepo
 from ..logic import batch as batching
 from ..logic.nextstep import Situation, StageView, Step, next_step
@@ -36,19 +36,6 @@ if TYPE_CHECKING:
 class StageStatus(Value):
     """One Stage Map stage in ``task status``."""
 
-    __slots__ = (
-        "claim",
-        "depends_on",
-        "fetched_from",
-        "integrated",
-        "merge_ref",
-        "merged",
-        "mine",
-        "number",
-        "state",
-        "title",
-        "why",
-    )
     number: int
     title: str
     depends_on: list[int]
@@ -66,41 +53,12 @@ class StageStatus(Value):
     merge_ref: str
     """What ``git merge`` needs for it here: its stage branch when at the done commit, else
     the commit."""
-    fetched_from: str | None
+    fetched_from: str | None = None
     """The remote whose fetched claim record this is, newer than this clone's (only when the
     status was read with ``fetched``); None: the local record."""
-    integrated: bool | None
+    integrated: bool | None = None
     """A done stage: its done commit is in the published task branch (the local one when the
     task is not shared); None: not done."""
-
-    def __init__(
-        self,
-        number: int,
-        title: str,
-        depends_on: list[int],
-        state: str,
-        why: str | None,
-        claim: Claim | None,
-        mine: bool,
-        merged: bool | None,
-        merge_ref: str,
-        fetched_from: str | None = None,
-        integrated: bool | None = None,
-    ) -> None:
-        init(
-            self,
-            number=number,
-            title=title,
-            depends_on=depends_on,
-            state=state,
-            why=why,
-            claim=claim,
-            mine=mine,
-            merged=merged,
-            merge_ref=merge_ref,
-            fetched_from=fetched_from,
-            integrated=integrated,
-        )
 
     def to_data(self) -> dict[str, Any]:
         c = self.claim
@@ -134,20 +92,6 @@ class StageStatus(Value):
 class TaskStatus(Record):
     """Everything ``task status`` shows."""
 
-    __slots__ = (
-        "branch",
-        "lag",
-        "next",
-        "plan",
-        "remote",
-        "stages",
-        "state",
-        "task_branch",
-        "task_head",
-        "task_worktree",
-        "unpublished",
-        "verdict",
-    )
     state: TaskState
     plan: dict[str, Any] | None
     stages: list[StageStatus]

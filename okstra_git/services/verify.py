@@ -15,7 +15,7 @@ from typing import Any
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
 from ..core.shell import okstra
-from ..core.values import Value, init
+from ..core.values import Value
 from ..git.notesview import NotesView
 from ..git.repo import DiffStatEntry, GitRepo, RefUpdate
 from ..git.worktrees import dirty_paths, worktree_head
@@ -38,7 +38,6 @@ class GateRefused(Refused):
 class TargetStage(Value):
     """One Stage Map stage as the target sees it."""
 
-    __slots__ = ("branch", "head_commit", "number", "report", "report_path", "status")
     number: int
     """The Stage Map number."""
     status: str
@@ -49,35 +48,14 @@ class TargetStage(Value):
     """The stage's implementation report, recorded at ``stage done``."""
     branch: str | None
     """The stage branch, when claimed."""
-    report: str | None
+    report: str | None = None
     """The report's content as stored in the done claim (``report.md``): readable on every
     clone, whoever wrote it."""
-
-    def __init__(
-        self,
-        number: int,
-        status: str,
-        head_commit: str | None,
-        report_path: str | None,
-        branch: str | None,
-        report: str | None = None,
-    ) -> None:
-        init(
-            self,
-            number=number,
-            status=status,
-            head_commit=head_commit,
-            report_path=report_path,
-            branch=branch,
-            report=report,
-        )
 
 
 class Target(Value):
     """What a final-verification run verifies (the ``VERIFICATION_TARGET`` block)."""
 
-    __slots__ = ("all_stages_done", "base", "head", "head_tree", "scope", "stages", "task_key",
-                 "worktree")  # fmt: skip
     task_key: str
     """The task, exactly as typed."""
     scope: str
@@ -94,29 +72,6 @@ class Target(Value):
     """Every Stage Map stage (whole-task) or stage N alone."""
     all_stages_done: bool
     """Whether every Stage Map stage is done (routing after a single-stage verdict)."""
-
-    def __init__(
-        self,
-        task_key: str,
-        scope: str,
-        worktree: str,
-        base: str,
-        head: str,
-        head_tree: str,
-        stages: tuple[TargetStage, ...],
-        all_stages_done: bool,
-    ) -> None:
-        init(
-            self,
-            task_key=task_key,
-            scope=scope,
-            worktree=worktree,
-            base=base,
-            head=head,
-            head_tree=head_tree,
-            stages=stages,
-            all_stages_done=all_stages_done,
-        )
 
     def to_data(self, diff: list[DiffStatEntry]) -> dict[str, Any]:
         return {
@@ -329,7 +284,6 @@ def render_target(target: Target, diff: list[DiffStatEntry]) -> str:
 class Recorded(Value):
     """The outcome of ``verify record``."""
 
-    __slots__ = ("added", "next_phase", "task_head", "verdict")
     verdict: Verdict
     """The record in the notes (possibly one recorded before, see ``added``)."""
     added: bool
@@ -338,9 +292,6 @@ class Recorded(Value):
     """The task's next recommended phase."""
     task_head: str
     """The task event commit that moved the workflow."""
-
-    def __init__(self, verdict: Verdict, added: bool, next_phase: str, task_head: str) -> None:
-        init(self, verdict=verdict, added=added, next_phase=next_phase, task_head=task_head)
 
 
 def record_verdict(
@@ -490,7 +441,6 @@ def _event(record: Verdict, nxt: str) -> str:
 class ShownVerdict(Value):
     """A verdict found for a commit, with how it was found and its signature status."""
 
-    __slots__ = ("principal", "same_commit", "signature", "verdict")
     verdict: Verdict
     """The record."""
     same_commit: bool
@@ -501,18 +451,10 @@ class ShownVerdict(Value):
     principal: str | None
     """Who signed, when checked against allowed signers."""
 
-    def __init__(
-        self, verdict: Verdict, same_commit: bool, signature: str, principal: str | None
-    ) -> None:
-        init(
-            self, verdict=verdict, same_commit=same_commit, signature=signature, principal=principal
-        )
-
 
 class Shown(Value):
     """The verdicts ``verify show`` found for a commit."""
 
-    __slots__ = ("allowed_signers", "commit", "problems", "tree", "verdicts")
     commit: str
     """The commit asked about."""
     tree: str
@@ -523,23 +465,6 @@ class Shown(Value):
     """Note lines that are not verdict records."""
     allowed_signers: str | None
     """The allowed signers file signatures were checked against."""
-
-    def __init__(
-        self,
-        commit: str,
-        tree: str,
-        verdicts: list[ShownVerdict],
-        problems: list[str],
-        allowed_signers: str | None,
-    ) -> None:
-        init(
-            self,
-            commit=commit,
-            tree=tree,
-            verdicts=verdicts,
-            problems=problems,
-            allowed_signers=allowed_signers,
-        )
 
 
 def show_verdicts(ctx: Context, rev: str) -> Shown:

@@ -14,7 +14,7 @@ from ...core.mdtable import (
     table_blocks,
     unwrap_code,
 )
-from ...core.values import Value, init
+from ...core.values import Value
 from .model import CANONICAL_HEADER, Finding, Stage, StageMap
 
 TYPE_CHECKING = False
@@ -147,32 +147,12 @@ def parse_plan(text: str, path: str) -> StageMap:
 
 
 class _Section(Value):
-    __slots__ = ("contract_line", "files", "files_line", "line", "number", "steps")
     number: int
     line: int
     steps: tuple[str, ...]
     contract_line: int | None
     files_line: int | None
     files: tuple[str, ...]
-
-    def __init__(
-        self,
-        number: int,
-        line: int,
-        steps: tuple[str, ...],
-        contract_line: int | None,
-        files_line: int | None,
-        files: tuple[str, ...],
-    ) -> None:
-        init(
-            self,
-            number=number,
-            line=line,
-            steps=steps,
-            contract_line=contract_line,
-            files_line=files_line,
-            files=files,
-        )
 
 
 def _clean_cell(cell: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ...core.values import Value, init, remember
+from ...core.values import Value, remember
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ CANONICAL_HEADER = "| Stage | Title | Effective steps | Depends-on |"
 class Finding(Value):
     """One failed check, naming the stage(s) and, for Markdown plans, the line."""
 
-    __slots__ = ("check", "line", "message", "stages")
     check: str
     """The check id: ``S1`` … ``S7`` or ``S9``."""
     stages: tuple[int, ...]
@@ -32,9 +31,6 @@ class Finding(Value):
     """1-based line in the plan; None for report data or when no line applies."""
     message: str
     """One sentence saying what is wrong and how to fix it."""
-
-    def __init__(self, check: str, stages: tuple[int, ...], line: int | None, message: str) -> None:
-        init(self, check=check, stages=stages, line=line, message=message)
 
     def render(self, path: str) -> str:
         """``path:line: S5: message`` — the form the CLI prints."""
@@ -45,18 +41,6 @@ class Finding(Value):
 class Stage(Value):
     """One row of the Stage Map, joined with its ``### Stage N`` section."""
 
-    __slots__ = (
-        "contract_line",
-        "depends_on",
-        "effective_steps",
-        "files_line",
-        "line",
-        "number",
-        "predicted_files",
-        "section_line",
-        "steps",
-        "title",
-    )
     number: int
     """The stage number from the Stage column."""
     title: str
@@ -71,78 +55,31 @@ class Stage(Value):
     """Files named on the Stage Exit Contract's predicted-files line, in order, without repeats."""
     line: int | None
     """Line of the table row; None for report data."""
-    section_line: int | None
+    section_line: int | None = None
     """Line of the ``### Stage N`` heading; None when the plan has no such section."""
-    contract_line: int | None
+    contract_line: int | None = None
     """Line of the ``#### Stage Exit Contract`` heading inside that section, if any."""
-    files_line: int | None
+    files_line: int | None = None
     """Line of the predicted-files label inside the contract, if any."""
-
-    def __init__(
-        self,
-        number: int,
-        title: str,
-        effective_steps: int | None,
-        depends_on: tuple[int, ...],
-        steps: tuple[str, ...],
-        predicted_files: tuple[str, ...],
-        line: int | None,
-        section_line: int | None = None,
-        contract_line: int | None = None,
-        files_line: int | None = None,
-    ) -> None:
-        init(
-            self,
-            number=number,
-            title=title,
-            effective_steps=effective_steps,
-            depends_on=depends_on,
-            steps=steps,
-            predicted_files=predicted_files,
-            line=line,
-            section_line=section_line,
-            contract_line=contract_line,
-            files_line=files_line,
-        )
 
 
 class StageMap(Value):
     """A plan's stages plus what went wrong while reading them."""
 
-    __slots__ = ("_graph_cache", "dependencies_known", "from_markdown", "line",
-                 "parse_findings", "path", "stages")  # fmt: skip
+    _memo = ("_graph_cache",)
 
     stages: tuple[Stage, ...]
     """Stages in table (or list) order; a duplicated number appears once per row."""
     path: str
     """Where the map came from, for messages: the plan file or the data field."""
-    line: int | None
+    line: int | None = None
     """Line of the ``Stage Map`` heading; None for report data or when it is absent."""
-    parse_findings: tuple[Finding, ...]
+    parse_findings: tuple[Finding, ...] = ()
     """Problems met while parsing (S1 unreadable parts, S2 stray or repeated sections)."""
-    from_markdown: bool
+    from_markdown: bool = True
     """Whether stage sections were read; report data has no step lists, so S6 is skipped."""
-    dependencies_known: bool
+    dependencies_known: bool = True
     """False when the table has no Depends-on column; then S3, S4 and S9 are skipped."""
-
-    def __init__(
-        self,
-        stages: tuple[Stage, ...],
-        path: str,
-        line: int | None = None,
-        parse_findings: tuple[Finding, ...] = (),
-        from_markdown: bool = True,
-        dependencies_known: bool = True,
-    ) -> None:
-        init(
-            self,
-            stages=stages,
-            path=path,
-            line=line,
-            parse_findings=parse_findings,
-            from_markdown=from_markdown,
-            dependencies_known=dependencies_known,
-        )
 
     def stage(self, number: int) -> Stage | None:
         """The first stage with ``number``, or None."""
