@@ -297,6 +297,15 @@ def install_server(bare: Path, with_update: bool = False, force: bool = False) -
     where = layout(bare)
     if where.worktree is not None:
         raise BadInput(f"--server {bare}: not a bare repository (it has a work tree)")
+    gitolite = _gitolite(bare)
+    if gitolite and with_update:
+        raise Refused(
+            f"{bare} is a gitolite repository: gitolite owns its update hook, and the next "
+            "`gitolite setup` puts gitolite's back, dropping okstra's without a word. Install "
+            "the pre-receive hook alone, which gitolite leaves in place (and which also sees a "
+            "verdict notes commit pushed with the branch): "
+            + okstra("hooks", "install", "--server", str(bare))
+        )
     names = ["pre-receive", "update"] if with_update else ["pre-receive"]
     done = []
     for name in names:
@@ -306,7 +315,24 @@ def install_server(bare: Path, with_update: bool = False, force: bool = False) -
             lambda exe: f"OKSTRA_EXE=${{OKSTRA_EXE:-{shlex.quote(exe)}}}",
         )
         done.append(f"{name} {_install_script(where.hooks_dir, name, script, force, name)}")
-    return Outcome("; ".join(done), "server", where.hooks_dir / "pre-receive")
+    notes = []
+    if gitolite:
+        notes.append(
+            "gitolite: `gitolite setup` keeps this pre-receive unless a pre-receive in "
+            "~/.gitolite/hooks/common (or a repo-specific hook) is installed over it; check with "
+            f"ls -l {shlex.quote(str(where.hooks_dir))} after one"
+        )
+    return Outcome("; ".join(done), "gitolite" if gitolite else "server",
+                   where.hooks_dir / "pre-receive", notes)  # fmt: skip
+
+
+def _gitolite(bare: Path) -> bool:
+    """A repository gitolite manages: it writes ``gl-conf`` into each, and links each one's
+    ``update`` hook to its own common hook."""
+    update = bare / "hooks" / "update"
+    return (bare / "gl-conf").is_file() or (
+        update.is_symlink() and "/hooks/common/" in os.readlink(update)
+    )
 
 
 def render_script() -> str:

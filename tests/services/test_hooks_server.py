@@ -4,6 +4,9 @@ whole push path over a real `git daemon` on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -175,3 +178,53 @@ def test_push_sync_and_ci_check_over_git_daemon(tmp_path: Path, daemon: str):
     check = okstra(fresh, "ci", "check", "--fetch", "origin", "--format", "json")
     assert check.returncode == 0, check.stdout + check.stderr
     assert json.loads(check.stdout)["verdict"]["head"] == head
+
+
+# -- gitolite -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def gitolite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, str]]:
+    """A real gitolite (Debian's gitolite3) set up in this test's HOME; pushes reach it the way
+    sshd hands them over (gitolite-shell with SSH_ORIGINAL_COMMAND). Its `testing` repository
+    and the environment a `git` needs to push there."""
+    shell = Path("/usr/share/gitolite3/gitolite-shell")
+    if shutil.which("gitolite") is None or not shell.is_file():
+        pytest.skip("gitolite is not installed (Debian's gitolite3; .ci/run installs it)")
+    monkeypatch.setenv("OKSTRA_EXE", OKSTRA_EXE)
+    home = Path(os.environ["HOME"])
+    key = home / "admin"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    subprocess.run(["gitolite", "setup", "-pk", f"{key}.pub"], check=True, capture_output=True)
+    ssh = tmp_path / "ssh"
+    ssh.write_text(
+        "#!/bin/sh\nfor last; do :; done\n"
+        f'SSH_CONNECTION="127.0.0.1 1 127.0.0.1 22" SSH_ORIGINAL_COMMAND="$last" exec {shell} '
+        "admin\n"
+    )
+    ssh.chmod(0o755)
+    return home / "repositories" / "testing.git", {"GIT_SSH_COMMAND": str(ssh)}
+
+
+def test_under_gitolite_the_update_hook_is_refused_and_pre_receive_survives_setup(
+    gitolite, tmp_path: Path
+):
+    repo, env = gitolite
+    hooks = sorted(p.name for p in (repo / "hooks").iterdir())
+    proc = okstra(tmp_path, "hooks", "install", "--server", str(repo), "--update")
+    assert proc.returncode == 1 and "gitolite" in proc.stderr
+    assert f"git okstra hooks install --server {repo}" in proc.stderr  # the fix
+    assert sorted(p.name for p in (repo / "hooks").iterdir()) == hooks  # nothing written
+    proc = okstra(tmp_path, "hooks", "install", "--server", str(repo))
+    assert proc.returncode == 0 and "gitolite" in proc.stdout, proc.stdout + proc.stderr
+    subprocess.run(["gitolite", "setup"], check=True, capture_output=True)  # as admins do
+    work = tmp_path / "work"
+    subprocess.run(["git", "clone", "-q", "ssh://git@localhost/testing", str(work)],
+                   check=True, capture_output=True, env={**os.environ, **env})  # fmt: skip
+    head = commit(work, "unverified")
+    proc = push(work, "origin", "HEAD:main", env=env)
+    assert proc.returncode != 0 and "okstra pre-receive: refusing" in proc.stderr, proc.stderr
+    add_verdict(work)
+    proc = push(work, "origin", VERDICTS_REF, "HEAD:main", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert remote_ref(repo, "main") == head
