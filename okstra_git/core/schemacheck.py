@@ -19,7 +19,11 @@ import re
 
 TYPE_CHECKING = False  # the pre-push hook checks verdict lines here: no typing import
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    Check = Callable[[Any, str, list[str]], None]
+    """A compiled schema node: ``check(value, at, out)`` appends what is wrong at ``at``."""
 
 _ANNOTATIONS = frozenset({"$schema", "$id", "title", "description", "$defs", "$comment"})
 KEYWORDS = _ANNOTATIONS | {
@@ -56,7 +60,7 @@ def problems(data: Any, name: str) -> list[str]:
     valid)."""
     root = schema(name)
     found: list[str] = []
-    _check(data, root, root, "", found)
+    _checker(root, root)(data, "", found)
     return found
 
 
@@ -80,111 +84,220 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(text)
 
 
+_COMPILED: dict[int, tuple[dict[str, Any], Check]] = {}
+"""id of a schema node → (the node, kept alive so its id stays its own; its checker)."""
+
+
+def _checker(rules: dict[str, Any], root: dict[str, Any]) -> Check:
+    """The checker of a schema node, compiled once: the keywords' rules are read and turned
+    into small functions when the node is first checked, not again for every value (sync
+    checks 10k records against the same few schemas). A keyword outside the subset raises
+    ``ValueError`` then, as reading it did."""
+    found = _COMPILED.get(id(rules))
+    if found is not None and found[0] is rules:
+        return found[1]
+    made = (_keyword(keyword, rule, rules, root) for keyword, rule in rules.items())
+    steps = [step for step in made if step is not None]
+
+    def check(value: Any, at: str, out: list[str]) -> None:
+        for step in steps:
+            step(value, at, out)
+
+    _COMPILED[id(rules)] = (rules, check)
+    return check
+
+
 def _check(
     value: Any, rules: dict[str, Any], root: dict[str, Any], at: str, out: list[str]
 ) -> None:
-    where = at or "(top)"
-    for keyword, rule in rules.items():
-        if keyword in _ANNOTATIONS:
-            continue
-        if keyword == "$ref":
-            if not rule.startswith("#/$defs/"):
-                raise ValueError(f"schema $ref {rule!r}: only #/$defs/… is understood")
-            _check(value, root["$defs"][rule[len("#/$defs/") :]], root, at, out)
-        elif keyword == "type":
-            names = [rule] if isinstance(rule, str) else rule
-            if not any(_TYPES[n](value) for n in names):
-                out.append(f"{where}: expected {' or '.join(names)}, found {_json_type(value)}")
-        elif keyword == "const":
+    _checker(rules, root)(value, at, out)
+
+
+def _keyword(keyword: str, rule: Any, rules: dict[str, Any], root: dict[str, Any]) -> Check | None:
+    """The check one keyword of a node makes, in the words the node's problems are told in
+    (``at`` is the path, ``(top)`` for the whole record); None for a keyword that checks
+    nothing by itself (annotations, ``then``/``else``: ``if`` picks them)."""
+    if keyword in _ANNOTATIONS or keyword in ("then", "else"):
+        return None
+    if keyword == "$ref":
+        if not rule.startswith("#/$defs/"):
+            raise ValueError(f"schema $ref {rule!r}: only #/$defs/… is understood")
+        target = root["$defs"][rule[len("#/$defs/") :]]
+
+        def ref(value: Any, at: str, out: list[str]) -> None:
+            _checker(target, root)(value, at, out)  # on use: a definition may refer to itself
+
+        return ref
+    if keyword == "type":
+        names = [rule] if isinstance(rule, str) else rule
+        tests = [_TYPES[n] for n in names]
+        expected = " or ".join(names)
+
+        def type_(value: Any, at: str, out: list[str]) -> None:
+            if not any(test(value) for test in tests):
+                out.append(f"{at or '(top)'}: expected {expected}, found {_json_type(value)}")
+
+        return type_
+    if keyword == "const":
+        said = json.dumps(rule)
+
+        def const(value: Any, at: str, out: list[str]) -> None:
             if not _same(value, rule):
-                out.append(f"{where}: must be {json.dumps(rule)}")
-        elif keyword == "enum":
-            if not any(_same(value, option) for option in rule):
-                out.append(f"{where}: {_shown(value)} is not one of {json.dumps(rule)}")
-        elif keyword in ("pattern", "minLength", "maxLength"):
-            if isinstance(value, str):
-                if keyword == "pattern" and _pattern(rule).search(value) is None:
-                    out.append(f"{where}: {_shown(value)} does not match {rule!r}")
-                if keyword == "minLength" and len(value) < rule:
-                    out.append(f"{where}: shorter than {rule} character(s)")
-                if keyword == "maxLength" and len(value) > rule:
-                    out.append(f"{where}: longer than {rule} character(s)")
-        elif keyword in ("minimum", "maximum"):
-            if _TYPES["number"](value) and (value < rule if keyword == "minimum" else value > rule):
-                out.append(
-                    f"{where}: {value} is {'less' if keyword == 'minimum' else 'more'} than {rule}"
-                )
-        elif keyword in ("items", "minItems", "maxItems", "uniqueItems"):
-            if isinstance(value, list):
-                _array(keyword, rule, value, root, at, out)
-        elif keyword in ("properties", "required", "additionalProperties"):
-            if isinstance(value, dict):
-                _object(keyword, value, rules, root, at, out)
-        elif keyword in ("allOf", "anyOf", "oneOf"):
-            results = [_errors(value, sub, root, at) for sub in rule]
+                out.append(f"{at or '(top)'}: must be {said}")
+
+        return const
+    if keyword == "enum":
+        options = json.dumps(rule)
+        plain = frozenset(o for o in rule if type(o) is str)
+        every_text = len(plain) == len(rule)
+
+        def enum(value: Any, at: str, out: list[str]) -> None:
+            if type(value) is str and every_text:
+                if value in plain:
+                    return
+            elif any(_same(value, option) for option in rule):
+                return
+            out.append(f"{at or '(top)'}: {_shown(value)} is not one of {options}")
+
+        return enum
+    if keyword == "pattern":
+        search = _pattern(rule).search
+
+        def pattern(value: Any, at: str, out: list[str]) -> None:
+            if isinstance(value, str) and search(value) is None:
+                out.append(f"{at or '(top)'}: {_shown(value)} does not match {rule!r}")
+
+        return pattern
+    if keyword == "minLength":
+
+        def min_length(value: Any, at: str, out: list[str]) -> None:
+            if isinstance(value, str) and len(value) < rule:
+                out.append(f"{at or '(top)'}: shorter than {rule} character(s)")
+
+        return min_length
+    if keyword == "maxLength":
+
+        def max_length(value: Any, at: str, out: list[str]) -> None:
+            if isinstance(value, str) and len(value) > rule:
+                out.append(f"{at or '(top)'}: longer than {rule} character(s)")
+
+        return max_length
+    if keyword in ("minimum", "maximum"):
+        less = keyword == "minimum"
+        number = _TYPES["number"]
+
+        def bound(value: Any, at: str, out: list[str]) -> None:
+            if number(value) and (value < rule if less else value > rule):
+                said = "less" if less else "more"
+                out.append(f"{at or '(top)'}: {value} is {said} than {rule}")
+
+        return bound
+    if keyword in ("items", "minItems", "maxItems", "uniqueItems"):
+        return _array(keyword, rule, root)
+    if keyword in ("properties", "required", "additionalProperties"):
+        return _object(keyword, rules, root)
+    if keyword in ("allOf", "anyOf", "oneOf"):
+        subs = list(rule)
+
+        def combined(value: Any, at: str, out: list[str]) -> None:
+            results = [_errors(value, sub, root, at) for sub in subs]
             matched = sum(1 for errors in results if not errors)
             if keyword == "allOf":
                 for errors in results:
                     out.extend(errors)
             elif matched == 0:
-                out.append(f"{where}: matches none of the allowed shapes ({results[0][0]})")
+                out.append(f"{at or '(top)'}: matches none of the allowed shapes ({results[0][0]})")
             elif keyword == "oneOf" and matched > 1:
-                out.append(f"{where}: matches {matched} of the shapes, where exactly one must")
-        elif keyword in ("if", "then", "else"):
-            if keyword == "if":
-                branch = "then" if not _errors(value, rule, root, at) else "else"
-                if branch in rules:
-                    _check(value, rules[branch], root, at, out)
-        else:
-            raise ValueError(f"schema keyword {keyword!r} is not understood by schemacheck")
+                out.append(
+                    f"{at or '(top)'}: matches {matched} of the shapes, where exactly one must"
+                )
+
+        return combined
+    if keyword == "if":
+        then, otherwise = rules.get("then"), rules.get("else")
+
+        def if_(value: Any, at: str, out: list[str]) -> None:
+            branch = then if not _errors(value, rule, root, at) else otherwise
+            if branch is not None:
+                _checker(branch, root)(value, at, out)
+
+        return if_
+    raise ValueError(f"schema keyword {keyword!r} is not understood by schemacheck")
 
 
-def _object(
-    keyword: str,
-    value: dict[str, Any],
-    rules: dict[str, Any],
-    root: dict[str, Any],
-    at: str,
-    out: list[str],
-) -> None:
-    where = at or "(top)"
+def _object(keyword: str, rules: dict[str, Any], root: dict[str, Any]) -> Check:
     properties = rules.get("properties", {})
     if keyword == "required":
-        for name in rules["required"]:
-            if name not in value:
-                out.append(f"{where}: missing {name!r}")
-    elif keyword == "properties":
-        for name, sub in properties.items():
-            if name in value:
-                _check(value[name], sub, root, f"{at}/{name}" if at else name, out)
-    else:
-        extra = rules["additionalProperties"]
+        names = list(rules["required"])
+
+        def required(value: Any, at: str, out: list[str]) -> None:
+            if isinstance(value, dict):
+                for name in names:
+                    if name not in value:
+                        out.append(f"{at or '(top)'}: missing {name!r}")
+
+        return required
+    if keyword == "properties":
+        subs = list(properties.items())
+
+        def props(value: Any, at: str, out: list[str]) -> None:
+            if isinstance(value, dict):
+                for name, sub in subs:
+                    if name in value:
+                        path = f"{at}/{name}" if at else name
+                        _checker(sub, root)(value[name], path, out)
+
+        return props
+    extra = rules["additionalProperties"]
+
+    def additional(value: Any, at: str, out: list[str]) -> None:
+        if not isinstance(value, dict):
+            return
         for name in value:
             if name in properties:
                 continue
             if extra is False:
-                out.append(f"{where}: unexpected field {name!r}")
+                out.append(f"{at or '(top)'}: unexpected field {name!r}")
             elif isinstance(extra, dict):
-                _check(value[name], extra, root, f"{at}/{name}" if at else name, out)
+                _checker(extra, root)(value[name], f"{at}/{name}" if at else name, out)
+
+    return additional
 
 
-def _array(
-    keyword: str, rule: Any, value: list[Any], root: dict[str, Any], at: str, out: list[str]
-) -> None:
-    where = at or "(top)"
+def _array(keyword: str, rule: Any, root: dict[str, Any]) -> Check:
     if keyword == "items":
-        for index, item in enumerate(value):
-            _check(item, rule, root, f"{at}/{index}" if at else str(index), out)
-    elif keyword == "minItems" and len(value) < rule:
-        out.append(f"{where}: fewer than {rule} item(s)")
-    elif keyword == "maxItems" and len(value) > rule:
-        out.append(f"{where}: more than {rule} item(s)")
-    elif (
-        keyword == "uniqueItems"
-        and rule
-        and any(_same(a, b) for i, a in enumerate(value) for b in value[i + 1 :])
-    ):
-        out.append(f"{where}: items are not unique")
+
+        def items(value: Any, at: str, out: list[str]) -> None:
+            if isinstance(value, list):
+                check = _checker(rule, root)
+                for index, item in enumerate(value):
+                    check(item, f"{at}/{index}" if at else str(index), out)
+
+        return items
+    if keyword == "minItems":
+
+        def min_items(value: Any, at: str, out: list[str]) -> None:
+            if isinstance(value, list) and len(value) < rule:
+                out.append(f"{at or '(top)'}: fewer than {rule} item(s)")
+
+        return min_items
+    if keyword == "maxItems":
+
+        def max_items(value: Any, at: str, out: list[str]) -> None:
+            if isinstance(value, list) and len(value) > rule:
+                out.append(f"{at or '(top)'}: more than {rule} item(s)")
+
+        return max_items
+
+    def unique(value: Any, at: str, out: list[str]) -> None:
+        if (
+            isinstance(value, list)
+            and rule
+            and any(_same(a, b) for i, a in enumerate(value) for b in value[i + 1 :])
+        ):
+            out.append(f"{at or '(top)'}: items are not unique")
+
+    return unique
 
 
 def _errors(value: Any, rules: dict[str, Any], root: dict[str, Any], at: str) -> list[str]:
