@@ -144,11 +144,22 @@ class GitRepo:
         """Config as ``git config --list`` gave it (see :meth:`_git_config`), until a write."""
         self._reads: dict[tuple[str, str], Any] | None = None
         """While :meth:`reading_once`: each ref question asked so far, with its answer."""
+        self._main: pygit2.Repository | None = None
+        """The main worktree's repository, once opened (:meth:`main_repository`)."""
         self.memo: dict[tuple[str, str, str], Any] = {}
         """Records read from this repository's objects, by (kind, ref, commit): git objects
         never change, so an entry is never stale. A claim reads the same task and claims
         before it locks and again under the lock, and an agent claims in one process task after
         task; parsing and checking them once each is a third of a claim. See :meth:`memoized`."""
+
+    def main_repository(self) -> pygit2.Repository:
+        """The repository of the main worktree (this one, when opened there), opened once: a
+        claim asks for its HEAD under the task ref's lock, and opening a repository cost more
+        than the question. Its HEAD and refs are read afresh on every question."""
+        if self._main is None:
+            same = self.git_dir.resolve() == self.common_dir.resolve()
+            self._main = self.repo if same else pygit2.Repository(str(self.common_dir))
+        return self._main
 
     @contextlib.contextmanager
     def reading_once(self) -> Iterator[None]:
@@ -559,9 +570,13 @@ class GitRepo:
     def tree_with(self, base: str | None, changes: Mapping[str, bytes | None]) -> str:
         """Write the tree of ``base`` (a commit or tree id; ``None``: the empty tree) with
         ``changes`` (path → content, ``None`` removes); returns the new tree's id."""
-        return self._tree_with(self._tree_of(base) if base is not None else None, changes)
+        return str(self._tree_with(self._tree_of(base) if base is not None else None, changes)[0])
 
-    def _tree_with(self, base: pygit2.Tree | None, changes: Mapping[str, bytes | None]) -> str:
+    def _tree_with(
+        self, base: pygit2.Tree | None, changes: Mapping[str, bytes | None]
+    ) -> tuple[pygit2.Oid, int]:
+        """The tree written, and how many entries it has (an empty subtree is left out of its
+        parent: told by the builder, not by reading the tree back)."""
         builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
         nested: dict[str, dict[str, bytes | None]] = {}
         for path, content in changes.items():
@@ -576,13 +591,13 @@ class GitRepo:
         for name, sub_changes in nested.items():
             existing = base[name] if base is not None and name in base else None
             sub_base = existing if isinstance(existing, pygit2.Tree) else None
-            sub_id = self._tree_with(sub_base, sub_changes)
-            if len(cast(pygit2.Tree, self.repo[sub_id])) == 0:
+            sub_id, entries = self._tree_with(sub_base, sub_changes)
+            if entries == 0:
                 if builder.get(name) is not None:
                     builder.remove(name)
             else:
-                builder.insert(name, pygit2.Oid(hex=sub_id), _FILEMODE_TREE)
-        return str(builder.write())
+                builder.insert(name, sub_id, _FILEMODE_TREE)
+        return builder.write(), len(builder)
 
     def commit(
         self, tree: str, parents: list[str], message: str, author_of: str | None = None
@@ -967,7 +982,7 @@ class GitRepo:
         """
         wanted = f"ref: refs/heads/{branch}"
         if _head_file(self.common_dir) == wanted:
-            main = pygit2.Repository(str(self.common_dir)).workdir
+            main = self.main_repository().workdir
             if main:
                 return Path(main)
         for name in self.repo.list_worktrees():

@@ -203,7 +203,7 @@ def _name_taken(repo: GitRepo, name: str) -> bool:
 
 def main_worktree(repo: GitRepo) -> tuple[Path, str]:
     """The main worktree's folder and HEAD commit (the task worktree starts from it)."""
-    main = pygit2.Repository(str(repo.common_dir))
+    main = repo.main_repository()
     if main.is_bare or main.workdir is None:
         raise BadInput(f"{repo.common_dir} is a bare repository; stage worktrees need a work tree")
     if main.head_is_unborn:
