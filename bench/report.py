@@ -88,6 +88,12 @@ def _completion(short: bool):
     return bench_completion.measure(1 if short else 15, short)
 
 
+def _remote(short: bool):
+    import bench_remote
+
+    return bench_remote.measure(1 if short else 7, short)
+
+
 BENCHES = {
     "push": _push,
     "cli": _cli,
@@ -100,6 +106,7 @@ BENCHES = {
     "board": _board,
     "worktrees": _worktrees,
     "completion": _completion,
+    "remote": _remote,
 }
 
 

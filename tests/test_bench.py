@@ -35,6 +35,8 @@ GOALS = (
     "board page size, 50 tasks",
     "stage worktree, 200 files (whole process)",
     "sync both ways, 10+10 task refs (cpu)",
+    "stage claim --remote, 5 other tasks (cpu)",
+    "stage done --remote, 5 other tasks (cpu)",
     "completion of a task key, 200 tasks (whole process)",
     "--version (whole process)",
 )
