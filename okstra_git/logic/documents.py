@@ -39,7 +39,10 @@ def _code(value: Any) -> str:
         run = run + 1 if ch == "`" else 0
         longest = max(longest, run)
     fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    # A span's content that starts or ends with a backtick needs a space beside the fence, and
+    # one that starts and ends with a space loses one at each end when read: pad both.
+    spaced = text.startswith(" ") and text.endswith(" ") and text.strip(" ")
+    pad = " " if text.startswith("`") or text.endswith("`") or spaced else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
