@@ -144,6 +144,9 @@ class GitRepo:
         """Config as ``git config --list`` gave it (see :meth:`_git_config`), until a write."""
         self._reads: dict[tuple[str, str], Any] | None = None
         """While :meth:`reading_once`: each ref question asked so far, with its answer."""
+        self._local_config: tuple[object, dict[str, str | None]] = (None, {})
+        """What :meth:`local_config_get` read, by the config file's identity (inode, mtime,
+        size) it read it from."""
         self._main: pygit2.Repository | None = None
         """The main worktree's repository, once opened (:meth:`main_repository`)."""
         self.memo: dict[tuple[str, str, str], Any] = {}
@@ -261,13 +264,29 @@ class GitRepo:
         return self._once("local-config", name, self._local_config_get)
 
     def _local_config_get(self, name: str) -> str | None:
+        path = self.common_dir / "config"
         try:
-            return pygit2.Config(str(self.common_dir / "config"))[name]
+            seen = os.stat(path)
+        except OSError:
+            seen = None
+        # Kept while the file is the same one (git rewrites a config into a new file, renamed
+        # into place): a claim asks for this clone's id once per claim it looks at.
+        mark = (seen.st_ino, seen.st_mtime_ns, seen.st_size) if seen is not None else None
+        if mark is not None and self._local_config[0] == mark and name in self._local_config[1]:
+            return self._local_config[1][name]
+        try:
+            value: str | None = pygit2.Config(str(path))[name]
         except (KeyError, pygit2.GitError):
-            return None
+            value = None
+        if mark is not None:
+            if self._local_config[0] != mark:
+                self._local_config = (mark, {})
+            self._local_config[1][name] = value
+        return value
 
     def local_config_set(self, name: str, value: str) -> None:
         """Set ``name`` in this repository's own config file (git locks it while writing)."""
+        self._local_config = (None, {})
         pygit2.Config(str(self.common_dir / "config"))[name] = value
 
     def config_get_all(self, name: str) -> list[str]:
