@@ -247,8 +247,8 @@ def symbolic_targets(refs: Iterable[str]) -> dict[str, str]:
     A push to a symbolic ref moves (or deletes, or creates) the ref it points to, so a server
     judges that one. ``git for-each-ref`` resolves a whole chain at once but skips a dangling
     symbolic ref, which a push creates the target of; so each ref it does not list (a new
-    ref, as git reports it) is asked of ``git symbolic-ref``, which follows one as far as it
-    goes."""
+    ref, as git reports it) is read as a loose file (:func:`_loose_refs_dir`) or asked of
+    ``git symbolic-ref``, which follows one as far as it goes."""
     names = list(dict.fromkeys(refs))
     if not names:
         return {}
@@ -260,14 +260,46 @@ def symbolic_targets(refs: Iterable[str]) -> dict[str, str]:
         name, _, target = line.partition("\0")
         listed[name] = target
     targets = {name: listed[name] for name in names if listed.get(name)}
-    for name in names:
-        if name in listed:
-            continue
-        code, out, _ = git_output("symbolic-ref", "--quiet", "--", name)
-        target = out.decode("utf-8", "surrogateescape").strip()
-        if code == 0 and target and target != name:
+    unlisted = [name for name in names if name not in listed]
+    loose = _loose_refs_dir()
+    for name in unlisted:
+        target = _loose_symref(loose, name) if loose is not None else _asked_symref(name)
+        if target is not None and target != name:
             targets[name] = target
     return targets
+
+
+def _loose_refs_dir() -> str | None:
+    """The git dir a server hook runs in (receive-pack sets ``GIT_DIR``), when its refs are
+    files: there a symbolic ref is always a loose file (``packed-refs`` holds none), so a
+    ref the push creates is checked by reading one path, not by starting one git per ref
+    (a sync pushes dozens). ``None``: ask git (another ref store, or no ``GIT_DIR``)."""
+    git_dir = os.environ.get("GIT_DIR")
+    if not git_dir or os.path.isdir(os.path.join(git_dir, "reftable")):
+        return None
+    return git_dir
+
+
+def _loose_symref(git_dir: str, name: str) -> str | None:
+    """Where the loose symbolic ref ``name`` finally points (a chain followed, as git does,
+    up to 5 links), or ``None`` when ``name`` is no symbolic ref."""
+    target = None
+    for _ in range(5):
+        try:
+            with open(os.path.join(git_dir, name), "rb") as fh:
+                head = fh.read(4096)
+        except OSError:  # absent (a new ref), or a folder
+            return target
+        if not head.startswith(b"ref: "):
+            return target
+        name = target = head[5:].strip().decode("utf-8", "surrogateescape")
+    return _asked_symref(name) or target  # a longer chain: git knows its end
+
+
+def _asked_symref(name: str) -> str | None:
+    code, out, _ = git_output("symbolic-ref", "--quiet", "--", name)
+    target = out.decode("utf-8", "surrogateescape").strip()
+    return target if code == 0 and target else None
 
 
 def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | None]:

@@ -6,7 +6,7 @@ import fnmatch
 from pathlib import Path
 
 import pytest
-from conftest import git
+from conftest import git, make_repo
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -90,3 +90,36 @@ def test_glob_match_with_stars_only(parts: list[str], ref: str):
     """The path that loads no re: globs made of literal runs and stars."""
     glob = "*".join(parts)
     assert glob_match(glob, ref) == fnmatch.fnmatchcase(ref, glob)
+
+
+@pytest.mark.parametrize("git_dir", [True, False], ids=["loose files", "asked of git"])
+def test_symbolic_targets_follow_chains_and_dangling_refs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, git_dir: bool
+):
+    from okstra_git.git.plumbing import symbolic_targets
+
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    seed = make_repo(tmp_path / "seed")
+    git(seed, "push", "-q", str(bare), "main")
+    for name, target in [
+        ("refs/heads/trunk", "refs/heads/main"),
+        ("refs/heads/alias", "refs/heads/trunk"),
+        ("refs/heads/soon", "refs/heads/release/9"),  # dangling
+        ("refs/heads/later", "refs/heads/soon"),  # a chain ending dangling
+    ]:
+        git(bare, "symbolic-ref", name, target)
+    git(bare, "pack-refs", "--all")  # direct refs packed; symbolic ones stay loose files
+    monkeypatch.chdir(bare)
+    if git_dir:
+        monkeypatch.setenv("GIT_DIR", ".")
+    else:
+        monkeypatch.delenv("GIT_DIR", raising=False)
+    asked = ["refs/heads/main", "refs/heads/trunk", "refs/heads/alias", "refs/heads/soon",
+             "refs/heads/later", "refs/heads/new", "refs/okstra/tasks/g/i"]  # fmt: skip
+    assert symbolic_targets(asked) == {
+        "refs/heads/trunk": "refs/heads/main",
+        "refs/heads/alias": "refs/heads/main",
+        "refs/heads/soon": "refs/heads/release/9",
+        "refs/heads/later": "refs/heads/release/9",
+    }

@@ -124,6 +124,11 @@ def test_a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_moves(signed_serv
         assert "refusing to update refs/heads/main" in proc.stderr
         assert f"pushed as {name}, a symbolic ref to refs/heads/main" in proc.stderr
         assert remote_ref(remote, "main") == verified
+    # A dangling one: the push would create the protected ref it names.
+    git(remote, "symbolic-ref", "refs/heads/next-release", "refs/heads/release/9")
+    proc = push(work, "--no-verify", "origin", "HEAD:refs/heads/next-release")
+    assert proc.returncode != 0 and "refusing to update refs/heads/release/9" in proc.stderr
+    assert remote_ref(remote, "refs/heads/release/9") is None
 
 
 # -- whose notes count -------------------------------------------------------------------------
