@@ -149,9 +149,11 @@ def _git_lines(*args: str) -> list[str]:
 
 def _task_keys() -> list[str]:
     """Every task key, on every TAB, without loading pygit2 (~60 ms, twice the whole answer at
-    20k tasks): the keys kept for the task refs' names (``records/taskindex.py``); when those
-    names changed (a task was made), the keys the task-list index holds for the refs' commits,
-    else the full listing (which brings that index up to date), kept for the next TAB."""
+    20k tasks): the keys kept (``records/taskindex.py``) while the files holding the task refs
+    are the same (a few stats), or while the task refs' names are (``git for-each-ref``); when
+    the names changed (a task was made), the keys the task-list index holds for the refs'
+    commits, else the full listing (which brings that index up to date), kept for the next
+    TAB. The mark is taken first: a ref made meanwhile changes the next one."""
     from ..core.errors import OkstraError
     from ..core.tracking import TASKS_PREFIX
     from ..git import plumbing
@@ -159,19 +161,23 @@ def _task_keys() -> list[str]:
 
     try:
         common = plumbing.common_dir()
-        found = taskindex.remembered_keys(common, plumbing.ref_names(TASKS_PREFIX))
+        mark = plumbing.ref_files_mark(common, TASKS_PREFIX)
+        found = taskindex.remembered_keys(common, mark)
         if found is not None:
             return found
-        refs = plumbing.list_refs(TASKS_PREFIX)
-        found = taskindex.indexed_keys(common, refs)
+        names = plumbing.ref_names(TASKS_PREFIX)
+        found = taskindex.keys_for_names(common, names)
         if found is None:
-            from ..services import tasks
-            from ..services.context import open_context
+            refs = plumbing.list_refs(TASKS_PREFIX)
+            found = taskindex.indexed_keys(common, refs)
+            if found is None:
+                from ..services import tasks
+                from ..services.context import open_context
 
-            found = [task.task_key for task in tasks.list_tasks(open_context(), None)]
-        found.sort()
-        names = "".join(f"{ref}\n" for ref in refs).encode("utf-8", "surrogateescape")
-        taskindex.remember_keys(common, names, found)
+                found = [task.task_key for task in tasks.list_tasks(open_context(), None)]
+            found.sort()
+            names = "".join(f"{ref}\n" for ref in refs).encode("utf-8", "surrogateescape")
+        taskindex.remember_keys(common, mark, names, found)
         return found
     except OkstraError:  # not in a repository, or an unreadable task: offer nothing
         return []

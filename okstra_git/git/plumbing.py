@@ -210,6 +210,51 @@ def common_dir() -> str:
     return os.path.abspath(out.decode("utf-8", "surrogateescape").strip())
 
 
+MARKED_FOLDERS = 500
+"""From this many folders of loose refs on, :func:`ref_files_mark` gives up: listing the refs
+costs less than looking at every folder."""
+RACY_NS = 2_000_000_000
+"""A file changed this recently may change again within the same tick of the file system's
+clock, unseen by its mtime (git's "racy" entries): :func:`ref_files_mark` does not vouch."""
+
+
+def ref_files_mark(common_dir: str, prefix: str) -> str | None:
+    """What the files that hold the refs under ``prefix`` (``refs/…/``) are now, as one text:
+    ``packed-refs`` and every folder of loose refs under ``prefix``, each by inode, mtime and
+    size. git (and libgit2) make, move and delete a ref by making or removing a file renamed
+    into place, in its folder or as a new ``packed-refs``, so the text changes whenever the
+    refs' names can have changed (a ref moving may change it too). None when it cannot tell:
+    refs kept in a reftable, more than :data:`MARKED_FOLDERS` folders, or one changed within
+    :data:`RACY_NS`."""
+    import time
+
+    if os.path.isdir(os.path.join(common_dir, "reftable")):
+        return None
+    parts = []
+    newest = 0
+    try:
+        seen = os.stat(os.path.join(common_dir, "packed-refs"))
+        parts.append(f"p {seen.st_ino} {seen.st_mtime_ns} {seen.st_size}")
+        newest = seen.st_mtime_ns
+    except FileNotFoundError:
+        parts.append("p -")
+    pending = [os.path.join(common_dir, *prefix.strip("/").split("/"))]
+    while pending:
+        folder = pending.pop()
+        try:
+            seen = os.stat(folder)
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError):
+            parts.append(f"- {folder}")
+            continue
+        parts.append(f"{seen.st_ino} {seen.st_mtime_ns} {folder}")
+        newest = max(newest, seen.st_mtime_ns)
+        pending += [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
+        if len(parts) > MARKED_FOLDERS:
+            return None
+    return None if time.time_ns() - newest < RACY_NS else "\t".join(parts)
+
+
 def ref_names(*patterns: str) -> bytes:
     """The names of the refs matching ``patterns``, one a line, as ``git for-each-ref`` sorts
     them: the raw output, for a caller that only compares it."""

@@ -105,37 +105,69 @@ def indexed_keys(common_dir: str, heads: Mapping[str, str]) -> list[str] | None:
 
 KEYS_PATH = "okstra-cache/task-keys.txt"
 """In the common git dir: every task key, for completion, beside the task refs' names it was
-made for. A task's key never changes and tasks are never deleted, so the names alone say
-whether it is current; task events (new commits) leave it so."""
-_KEYS_FORMAT = b"okstra-git task-keys 1"
+made for and a mark of the files that held them (``git/plumbing.ref_files_mark``). A task's
+key never changes and tasks are never deleted, so the names alone say whether it is current;
+task events (new commits) leave it so."""
+_KEYS_FORMAT = b"okstra-git task-keys 3"
+"""Its first line; then the mark, the sizes of the keys and of the names, the keys (one a line),
+the names (``git for-each-ref``'s output). Keys first: a TAB whose mark holds reads only them."""
 
 
-def remembered_keys(common_dir: str, names: bytes) -> list[str] | None:
-    """The task keys :func:`remember_keys` kept for exactly the task refs ``names`` (``git
-    for-each-ref --format=%(refname)``'s output), else ``None``. The names are compared whole:
-    no digest to compute (loading ``hashlib`` alone costs a TAB ~8 ms)."""
+def _kept(common_dir: str, names_too: bool) -> tuple[bytes, bytes, bytes] | None:
+    """The mark, the keys block and (``names_too``) the names block of the file
+    :func:`remember_keys` wrote."""
     try:
         with open(os.path.join(common_dir, KEYS_PATH), "rb") as kept:
-            data = kept.read()
+            head = [kept.readline(4096) for _ in range(4)]
+            if head[0] != _KEYS_FORMAT + b"\n" or not all(h.endswith(b"\n") for h in head):
+                return None
+            mark, keys_size, names_size = (h[:-1] for h in head[1:])
+            if not (keys_size.isdigit() and names_size.isdigit()):
+                return None
+            keys = kept.read(int(keys_size))
+            names = kept.read(int(names_size) + 1) if names_too else b""
     except OSError:
         return None
-    start = len(_KEYS_FORMAT) + 1
-    if not data.startswith(_KEYS_FORMAT + b"\n") or data[start : start + len(names)] != names:
-        return None
-    keys = data[start + len(names) :]
-    if not keys.startswith(b"\n"):  # the names kept are longer than the ones given
-        return None
+    if len(keys) != int(keys_size) or (names_too and len(names) != int(names_size)):
+        return None  # cut short, or longer than it says
+    return mark, keys, names
+
+
+def _keys(block: bytes) -> list[str] | None:
     try:
-        return keys[1:].decode("utf-8").splitlines()
+        return block.decode("utf-8").splitlines()
     except UnicodeDecodeError:
         return None
 
 
-def remember_keys(common_dir: str, names: bytes, keys: list[str]) -> None:
-    """Keep ``keys`` for the task refs ``names``: written whole, renamed into place; a
-    repository this user may not write to only costs the next TAB its speed."""
+def remembered_keys(common_dir: str, mark: str | None) -> list[str] | None:
+    """The task keys :func:`remember_keys` kept when the files holding the task refs were
+    exactly ``mark`` (``None``: it cannot be told that way), else ``None``."""
+    kept = _kept(common_dir, names_too=False) if mark is not None else None
+    if kept is None or mark is None or kept[0] != mark.encode("utf-8", "surrogateescape"):
+        return None
+    return _keys(kept[1])
+
+
+def keys_for_names(common_dir: str, names: bytes) -> list[str] | None:
+    """The task keys :func:`remember_keys` kept for exactly the task refs ``names`` (``git
+    for-each-ref --format=%(refname)``'s output), else ``None``. The names are compared whole:
+    no digest to compute (loading ``hashlib`` alone costs a TAB ~8 ms)."""
+    kept = _kept(common_dir, names_too=True)
+    if kept is None or kept[2] != names:
+        return None
+    return _keys(kept[1])
+
+
+def remember_keys(common_dir: str, mark: str | None, names: bytes, keys: list[str]) -> None:
+    """Keep ``keys`` for the task refs ``names``, read when their files were ``mark``: written
+    whole, renamed into place; a repository this user may not write to only costs the next TAB
+    its speed."""
     path = os.path.join(common_dir, KEYS_PATH)
-    text = b"".join([_KEYS_FORMAT, b"\n", names, b"\n", "".join(f"{k}\n" for k in keys).encode()])
+    block = "".join(f"{k}\n" for k in keys).encode()
+    mark_line = (mark or "-").encode("utf-8", "surrogateescape")
+    head = [_KEYS_FORMAT, mark_line, b"%d" % len(block), b"%d" % len(names)]
+    text = b"\n".join(head) + b"\n" + block + names
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)

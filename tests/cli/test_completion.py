@@ -104,6 +104,53 @@ def test_task_keys_are_kept_for_the_task_refs_names_and_offered_without_pygit2(r
     assert complete() == (three, False)
 
 
+def test_task_keys_come_by_a_few_stats_while_the_ref_files_stay_the_same(repo: Path, tmp_path):
+    """Once the files holding the task refs (packed-refs, the loose refs' folders) are older
+    than the file system clock's tick, a TAB stats them instead of running git for-each-ref;
+    any change to them (a new task) sends it back to listing the names, and a change made a
+    moment ago is not vouched for."""
+    import time
+
+    line = ["completion", "words", "--", "git-okstra", "task", "show", "p:"]
+    trace = tmp_path / "trace.txt"
+
+    def age() -> None:
+        old = time.time() - 60
+        for path in [repo / ".git" / "packed-refs", *(repo / ".git/refs/okstra").rglob("*")]:
+            if path.is_dir() or path.name == "packed-refs":
+                os.utime(path, (old, old))
+
+    def complete() -> tuple[list[str], bool]:
+        trace.unlink(missing_ok=True)
+        env = {**os.environ, "GIT_TRACE": str(trace)}
+        proc = subprocess.run(
+            [sys.executable, "-m", "okstra_git", *line],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert proc.returncode == 0, proc.stderr
+        listed = "for-each-ref" in trace.read_text()
+        return [row.split("\t")[0] for row in proc.stdout.splitlines()], listed
+
+    for key in ("p:g:one", "p:h:two"):
+        assert okstra(repo, "task", "new", key, "--type", "implementation").returncode == 0
+    git(repo, "pack-refs", "--all")
+    assert complete() == (["p:g:one", "p:h:two"], True)  # nothing kept yet
+    age()
+    assert complete() == (["p:g:one", "p:h:two"], True)  # kept now, with the files' mark
+    assert complete() == (["p:g:one", "p:h:two"], False)
+    assert okstra(repo, "task", "new", "p:g:three", "--type", "implementation").returncode == 0
+    assert complete() == (["p:g:one", "p:g:three", "p:h:two"], True)
+    age()
+    assert complete() == (["p:g:one", "p:g:three", "p:h:two"], True)
+    assert complete() == (["p:g:one", "p:g:three", "p:h:two"], False)
+    git(repo, "update-ref", "-d", "refs/okstra/tasks/h/two")  # by hand: okstra never deletes
+    age()
+    assert complete() == (["p:g:one", "p:g:three"], True)
+
+
 def test_completion_words_is_a_command_with_json(repo: Path):
     proc = okstra(repo, "completion", "words", "--", "git-okstra", "stage", "cl")
     assert proc.returncode == 0
