@@ -9,10 +9,12 @@ The pre-push hook and ``ci check`` do not come here: ``plumbing`` starts git wit
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ..core.errors import BadInput
@@ -21,12 +23,77 @@ Completed = subprocess.CompletedProcess[str]
 """A finished git process: ``returncode``, ``stdout`` and ``stderr`` as text."""
 
 
+_quiet = threading.local()
+"""``vars``: cwd → the variables every git this thread starts inside :func:`no_prompts` gets."""
+
+
+@contextlib.contextmanager
+def no_prompts() -> Iterator[None]:
+    """Every git this thread starts meanwhile fails at once where it would ask for a credential
+    (docs/concurrency-and-sync.md): for network calls the user did not ask for — the probe
+    whether a remote holds a missing task, a served board's refresh, a claim renewed while an
+    agent's command runs — where a prompt on the terminal would wait for an answer nobody
+    knows is wanted, or fight the agent's command for the terminal. What the user asked for
+    (``sync``, ``--remote``, ``--fetch``) prompts as git does."""
+    outer = getattr(_quiet, "vars", None)
+    if outer is None:
+        _quiet.vars = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _quiet.vars = None
+
+
+def _no_prompt_vars(cwd: str | Path | None) -> dict[str, str]:
+    """git's terminal prompt and every askpass program off (an empty ``GIT_ASKPASS`` stops git
+    falling back to ``core.askPass`` or ``SSH_ASKPASS``), and ssh in batch mode: the user's ssh
+    command (``GIT_SSH_COMMAND``, else ``core.sshCommand`` of the repository in ``cwd``) keeps
+    its options, ``-o BatchMode=yes`` comes after them. A ``GIT_SSH`` program is left as it
+    is: it may not be ssh (plink takes no ``-o``)."""
+    found = {
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "",
+        "SSH_ASKPASS_REQUIRE": "never",
+        "GCM_INTERACTIVE": "never",  # Git Credential Manager's own window
+    }
+    ssh = os.environ.get("GIT_SSH_COMMAND")
+    if ssh is None:
+        proc = subprocess.run(
+            ["git", "config", "core.sshCommand"],
+            cwd=cwd,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            encoding="utf-8",
+            errors="surrogateescape",
+        )
+        ssh = proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+    if ssh is None and "GIT_SSH" not in os.environ:
+        ssh = "ssh"
+    if ssh is not None:
+        found["GIT_SSH_COMMAND"] = f"{ssh} -o BatchMode=yes"
+    return found
+
+
+def _env(env: Mapping[str, str] | None, cwd: str | Path | None) -> dict[str, str] | None:
+    """The environment of a git started now in ``cwd``: ``env`` (default: this process's),
+    inside :func:`no_prompts` with its prompts off."""
+    quiet = getattr(_quiet, "vars", None)
+    if quiet is None:
+        return None if env is None else dict(env)
+    where = str(cwd or "")
+    if where not in quiet:
+        quiet[where] = _no_prompt_vars(cwd)
+    return {**(os.environ if env is None else env), **quiet[where]}
+
+
 def run(argv: Sequence[str], cwd: str | Path | None = None, *, check: bool = False) -> Completed:
     """Run ``argv`` (``git …``, or this installation's ``git okstra``) in ``cwd`` with no
     stdin; output captured as text. ``check`` raises CalledProcessError on a non-zero exit."""
     return subprocess.run(
         list(argv),
         cwd=cwd,
+        env=_env(None, cwd),
         # git writes UTF-8 (paths as stored): read so under any locale, and bytes that are not
         # UTF-8 (a file name) kept as they are, not lost to the locale's charset.
         encoding="utf-8",
@@ -97,7 +164,7 @@ def run_showing_progress(
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
-            env=None if env is None else dict(env),
+            env=_env(env, cwd),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.PIPE,

@@ -255,12 +255,15 @@ def _remote_holds(repo: GitRepo, remote: str, ref: str) -> str | None:
     """Ask ``remote`` (when ``init --remote`` set it up for okstra) whether it holds ``ref``:
     ``""`` it does, None it does not (or is no okstra remote), else why it could not say."""
     from ..core.tracking import tracking_refs
-    from ..git.process import git
+    from ..git.process import git, no_prompts
 
     specs = repo.config_get_all(f"remote.{remote}.fetch")
     if not any(spec.endswith(f":{tracking_refs(remote)}*") for spec in specs):
         return None
-    proc = git(repo.workdir or repo.git_dir, "ls-remote", "--refs", remote, ref)
+    # A probe on a refusal's way out, not asked for: it never waits on a credential prompt
+    # (docs/concurrency-and-sync.md); "could not be asked" says why, and sync asks properly.
+    with no_prompts():
+        proc = git(repo.workdir or repo.git_dir, "ls-remote", "--refs", remote, ref)
     if proc.returncode != 0:
         return proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "it failed"
     found = any(line.split("\t", 1)[-1] == ref for line in proc.stdout.splitlines())

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..core.errors import BadInput, OkstraError
 from ..core.values import Value
+from ..git.process import no_prompts
 from ..git.repo import GitRepo
 from .context import Context
 
@@ -169,7 +170,8 @@ class BoardServer:
                 if self.remote is not None and time.monotonic() - last_fetch >= self.interval:
                     last_fetch = time.monotonic()
                     problem = self.fetch_problem
-                    self._fetch(repo)
+                    with no_prompts():  # unattended: a prompt would stall every refresh
+                        self._fetch(repo)
                     if self.fetch_problem != problem:
                         reason = "fetching " + ("failed" if self.fetch_problem else "works again")
                 now = _fingerprint(repo)

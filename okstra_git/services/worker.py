@@ -37,6 +37,7 @@ from ..core.errors import BadInput, OkstraError, Refused
 from ..core.keys import TaskKey
 from ..core.shell import command
 from ..core.userfiles import write_atomic
+from ..git.process import no_prompts
 from ..git.worktrees import dirty_paths, worktree_head
 from ..logic.workspace import run_paths
 from ..records.claim import load_claims
@@ -484,7 +485,9 @@ class _Renewer(threading.Thread):
         every = max(1.0, worker.lease.total_seconds() / 3)
         while not self.stopping.wait(every):
             try:  # a repository of this thread's own, opened afresh each time
-                done = renew_via_remote(worker.ctx, worker.remote, worker.key, self.stage)
+                # No prompt: the agent's command has the terminal (docs/concurrency-and-sync.md).
+                with no_prompts():
+                    done = renew_via_remote(worker.ctx, worker.remote, worker.key, self.stage)
             except Refused as exc:
                 self.lost = str(exc).splitlines()[0]
                 if worker.child is not None:  # its work is not this loop's any more
