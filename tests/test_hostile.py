@@ -818,3 +818,14 @@ def test_a_file_name_that_is_not_utf8_never_reaches_a_record(claimed: Path):
     assert proc.returncode == 2, proc.stderr
     assert "reportPath" in proc.stderr and "is not UTF-8 text" in proc.stderr
     assert everything(claimed) == before
+
+
+@pytest.mark.parametrize("key", ["p:g|x:i", "p:g:a\\|b", "p:`g|x`:i"])
+def test_a_key_holding_a_pipe_stays_in_its_task_index_cell(key: str):
+    """The task index is a two-column table: a ``|`` in a key must not open a third cell."""
+    from okstra_git.core.mdtable import decode_cell, split_table_row
+
+    text = task_index({"taskKey": key, "taskType": "implementation", "workflow": {}}, "r")
+    [row] = [ln for ln in text.splitlines() if ln.startswith("| task key |")]
+    cells = split_table_row(row)
+    assert len(cells) == 2 and decode_cell(cells[1]) == key, row

@@ -46,6 +46,12 @@ def _code(value: Any) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _pipes_escaped(markdown: str) -> str:
+    """A table cell's Markdown with every ``|`` escaped: GFM splits a row at each unescaped one,
+    inside code spans too, and reads ``\\|`` as ``|`` there."""
+    return markdown.replace("|", "\\|")
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
@@ -146,7 +152,7 @@ def task_index(task: dict[str, Any], ref: str, resume: str | None = None) -> str
         "",
         "| field | value |",
         "|---|---|",
-        *(f"| {name} | {_v(value)} |" for name, value in rows),
+        *(f"| {name} | {_pipes_escaped(_v(value))} |" for name, value in rows),
         "",
         f"Resume: {_code(resume or okstra('run', 'start', task['taskKey'], '--type', phase))}",
     ]

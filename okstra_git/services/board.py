@@ -171,24 +171,23 @@ def _task_branch(repo: GitRepo, key: TaskKey) -> list[dict[str, str | None]]:
 def _protected(ctx: Context, problems: list[str]) -> dict[str, str]:
     """The protected branches here, by name, and their tips: the local branches a glob of
     ``okstra.protect`` matches, and each remote's copy of them as last fetched."""
-    from ..gate.config import glob_match
-
     repo = ctx.repo
     try:
-        globs = ctx.gate_config().protect
+        config = ctx.gate_config()
     except BadInput as exc:
         problems.append(f"the protected branches are not known: {exc}")
         return {}
+    # The gate's own matching rule (ignoring case), so the board never disagrees with a push.
     found: dict[str, str] = {}
     remotes = repo.remote_names()
     for ref, tip in sorted(repo.list_refs("refs/remotes/").items()):
         remote, _, branch = ref[len("refs/remotes/") :].partition("/")
-        if remote in remotes and any(glob_match(g, f"refs/heads/{branch}") for g in globs):
+        if remote in remotes and config.protecting_glob(f"refs/heads/{branch}") is not None:
             found[ref] = tip
     local = {
         ref: tip
         for ref, tip in sorted(repo.list_refs("refs/heads/").items())
-        if any(glob_match(g, ref) for g in globs)
+        if config.protecting_glob(ref) is not None
     }
     return {**local, **found}
 
