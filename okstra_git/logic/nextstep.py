@@ -24,8 +24,10 @@ Rules, first match wins (the phase order and the gates of docs/workflow.md):
    the task is shared), take over expired claims, integrate done stages the task branch
    lacks, wait for other clones, bring the task branch here to the published one, then
    ``run start --type final-verification``;
-6. after the verdict: publish it, push the verified commit to the protected branch (a
-   person), then release-handoff; else verify the task's HEAD again.
+6. after the verdict: finish a merge left in the task worktree, bring the task branch in
+   step with the published one, publish the verdict, push the verified commit to the
+   protected branch (a person) — or, when that branch moved on the remote, merge it into the
+   task branch first (a person) — then release-handoff; else verify the task's HEAD again.
 """
 
 from __future__ import annotations
@@ -138,7 +140,10 @@ class Situation(Value):
     """The verdict notes here are ahead of the remote's (a sync publishes them)."""
     main_push: tuple[str, ...] | None
     """The push that lands the verified HEAD on the protected branch (argv), when that branch
-    on the remote does not contain it yet."""
+    on the remote (as last fetched) does not contain it yet and the push fast-forwards it."""
+    main_moved: str
+    """The protected branch on the remote as last fetched (``refs/remotes/R/B``), when it has
+    commits the verified HEAD lacks: a push of HEAD would be rejected; empty otherwise."""
     clone_dir: str
     """This clone's main worktree (absolute): where okstra's commands run."""
 
@@ -166,6 +171,7 @@ class Situation(Value):
         main_push: tuple[str, ...] | None = None,
         clone_dir: str = "/",
         running_by: str = "",
+        main_moved: str = "",
     ) -> None:
         init(
             self,
@@ -191,6 +197,7 @@ class Situation(Value):
             main_push=main_push,
             clone_dir=clone_dir,
             running_by=running_by,
+            main_moved=main_moved,
         )
 
 
@@ -523,7 +530,7 @@ def _finish_merge(s: Situation) -> Step:
         ("git", "commit", "--no-edit"),
         s.task_worktree,
         "human",
-        f"a merge of `git okstra integrate` is left in the task worktree {s.task_worktree} "
+        f"a merge is left unfinished in the task worktree {s.task_worktree} "
         f"(conflicted: {paths}): resolve and `git add` them, commit, then publish with "
         f"{okstra_line(s, 'integrate', s.key, *remote)}; or give it up with {abort}",
         also=(okstra_line(s, "integrate", s.key, *remote), abort),
@@ -531,6 +538,17 @@ def _finish_merge(s: Situation) -> Step:
 
 
 def _after_verdict(s: Situation) -> Step:
+    if s.merging is not None:
+        return _finish_merge(s)
+    if s.remote and (s.task_branch != "same" or not s.task_worktree):
+        # What is verified and landed is the one published task branch (docs/workflow.md).
+        return _run(
+            s,
+            ("integrate", s.key, "--remote", s.remote),
+            "the task branch here is not the published one ("
+            + s.task_branch.replace("-", " ")
+            + "): bring it in step first",
+        )
     if not s.verdict_opens:
         return _run(
             s,
@@ -545,6 +563,8 @@ def _after_verdict(s: Situation) -> Step:
             "the accepted verdict is recorded here only: publish it (CI, the server gate and "
             "other clones read it from the remote)",
         )
+    if s.main_moved:
+        return _merge_main(s)
     if s.main_push is not None:
         return Step(
             "human",
@@ -558,6 +578,29 @@ def _after_verdict(s: Situation) -> Step:
         s,
         _start(s, "release-handoff"),
         "an accepted whole-task verdict is on the task's HEAD",
+    )
+
+
+def _merge_main(s: Situation) -> Step:
+    """The protected branch moved on the remote since the verified HEAD was based on it: bring
+    its commits into the task branch with a merge (a rebase would rewrite the published task
+    branch). A merge that changes no file — the remote's new commits are ones the task has —
+    keeps the verdict, which the gate matches by tree (docs/security.md); any other is a new
+    tree to verify, which the next step after it says."""
+    theirs = s.main_moved.removeprefix("refs/remotes/")
+    remote, _, branch = theirs.partition("/")
+    fetch = line(("git", "fetch", remote, branch), s.clone_dir)
+    return Step(
+        "human",
+        ("git", "merge", "--no-edit", theirs),
+        s.task_worktree,
+        "human",
+        f"{branch} on {remote} has commits the verified HEAD lacks, so pushing HEAD there would "
+        f"be rejected (non-fast-forward): merge {theirs} into the task branch (fetch it first "
+        f"for the newest: {fetch}). If the merge changes no file the verdict still holds (the "
+        "gate matches the tree) and the push comes next; otherwise the merged HEAD is "
+        "verified again",
+        also=(fetch,),
     )
 
 

@@ -446,6 +446,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
         branch_state = status.branch.state
     merging = merge_in_progress(status.task_worktree) if status.task_worktree else None
     opens = bool(verdict.get("opensGate"))
+    push, moved = _main_push(ctx, status) if opens else (None, "")
     latest = task.latest_report_path or ""
     return Situation(
         key=str(key),
@@ -471,7 +472,8 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
         verdict_opens=opens,
         verdict=verdict.get("verdict"),
         verdict_unpublished="refs/notes/okstra/verdicts" in status.unpublished,
-        main_push=_main_push(ctx, status) if opens else None,
+        main_push=push,
+        main_moved=moved,
         clone_dir=clone,
         running_by=running_by,
     )
@@ -491,19 +493,30 @@ def _started_elsewhere(ctx: Context, state: TaskState, task_type: str, seq: str)
     return f"{record.started_by} (clone {record.clone})"
 
 
-def _main_push(ctx: Context, status: TaskStatus) -> tuple[str, ...] | None:
-    """``git push REMOTE HEAD:BRANCH`` landing the verified task HEAD on the protected branch
-    the main worktree has checked out, while that branch on the remote (as last fetched) does
-    not contain it; None when there is nothing to push (or no protected branch, no remote)."""
+def _main_push(ctx: Context, status: TaskStatus) -> tuple[tuple[str, ...] | None, str]:
+    """How the verified task HEAD lands on the protected branch the main worktree has checked
+    out, judged against that branch on the remote as last fetched (``refs/remotes/R/B``):
+    ``(git push R HEAD:B, "")`` when the push is a fast-forward there; ``(None, tracking ref)``
+    when the remote's branch has commits HEAD lacks (the push would be rejected as
+    non-fast-forward); ``(None, "")`` when there is nothing to push — the remote's branch holds
+    HEAD, or a commit with HEAD's very tree (the task landed through a rebase that changed
+    nothing) — or no protected branch, no remote."""
     head = status.task_head
     remote = status.remote
     branch = ctx.repo.main_branch()
     if head is None or remote is None or branch is None:
-        return None
+        return None, ""
     if not ctx.gate_config().protecting_glob(branch):
-        return None
+        return None, ""
     name = branch.removeprefix("refs/heads/")
-    there = ctx.repo.read_ref(f"refs/remotes/{remote}/{name}")
-    if there is not None and ctx.repo.has_commit(there) and ctx.repo.contains(there, head):
-        return None
-    return ("git", "push", remote, f"{head}:{branch}")
+    tracking = f"refs/remotes/{remote}/{name}"
+    there = ctx.repo.read_ref(tracking)
+    push = ("git", "push", remote, f"{head}:{branch}")
+    if there is None or not ctx.repo.has_commit(there):
+        return push, ""
+    repo = ctx.repo
+    if repo.contains(there, head) or repo.tree_id(there) == repo.tree_id(head):
+        return None, ""
+    if repo.contains(head, there):
+        return push, ""
+    return None, tracking

@@ -333,3 +333,88 @@ def test_three_clones_follow_next_from_approval_to_main(tmp_path: Path):
     assert proc.returncode == 1 and f"`git okstra ci check {head} --fetch origin`" in proc.stdout
     proc = okstra(fresh, "ci", "check", "--fetch", "origin")
     assert proc.returncode == 0, proc.stderr + proc.stdout
+
+
+ONE_STAGE = plan_text([(1, [], ["src/s1.py"])], steps=5)
+
+
+def _follow_until(team: Team, clone: Path, stop: str, turns: int = 40) -> dict:
+    """``clone`` does what ``next`` says until it says to run ``stop`` (an argv's first words,
+    joined); returns that step, not taken."""
+    for _ in range(turns):
+        step = _next_of(clone)[0]
+        if " ".join(step["argv"] or []).startswith(stop):
+            return step
+        proc = _act(team, clone, step)
+        assert proc.returncode == 0, (step, proc.stderr, proc.stdout)
+    raise AssertionError(f"next never said {stop!r}")
+
+
+def _land_on_main(team: Team, name: str, files: dict[str, str]) -> str:
+    """Someone else lands a commit on the remote's main (a plain clone, no okstra): returns it."""
+    other = team.root / name
+    if not other.exists():
+        git(team.root, "clone", "-q", str(team.remote), str(other))
+    git(other, "pull", "-q", "--ff-only")
+    for path, text in files.items():
+        (other / path).parent.mkdir(parents=True, exist_ok=True)
+        (other / path).write_text(text)
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", f"{name}'s change")
+    git(other, "push", "-q", "origin", "main")
+    return git(other, "rev-parse", "HEAD")
+
+
+def test_main_moved_on_the_remote_is_merged_into_the_task_branch_then_pushed(tmp_path: Path):
+    """The verified HEAD's push to main is rejected once main moved on the remote. After a
+    fetch, ``next`` says to merge the remote's main into the task branch (in the task worktree):
+    a merge bringing only what the task has keeps the verdict (the gate matches the tree) and
+    the push follows; a merge bringing new files is a new tree, verified again first."""
+    team = Team.make(tmp_path)
+    ann = team.clone("ann", "Ann", False, "--hooks")
+    approve_here(ann, ONE_STAGE)
+    run_json(ann, "sync", "origin")
+    push = _follow_until(team, ann, "git push")
+    assert push["kind"] == "human" and push["cwd"] == str(ann.resolve())
+    verified = push["argv"][3].split(":")[0]
+    task_wt = Path(status(ann)["taskWorktree"]["path"])
+    # Main moves on the remote, by a commit holding only what the task has already.
+    _land_on_main(team, "ola", {"src/s1.py": git(task_wt, "show", f"{verified}:src/s1.py") + "\n"})
+    rejected = run_step(push)
+    assert rejected.returncode != 0 and "rejected" in rejected.stderr
+    git(ann, "fetch", "-q", "origin")
+    merge = _next_of(ann)[0]
+    assert merge["kind"] == "human" and merge["cwd"] == str(task_wt)
+    assert merge["argv"] == ["git", "merge", "--no-edit", "origin/main"]
+    assert "non-fast-forward" in merge["why"]
+    assert merge["also"] == [f"git -C {ann.resolve()} fetch origin main"]
+    assert run_step(merge).returncode == 0
+    same = git(task_wt, "rev-parse", "HEAD")
+    assert git(task_wt, "rev-parse", f"{same}^{{tree}}") == git(
+        task_wt, "rev-parse", f"{verified}^{{tree}}"
+    )
+    step = _next_of(ann)[0]  # the merge is published, and nothing is verified again
+    assert step["argv"][2:] == ["integrate", KEY, "--remote", "origin"]
+    assert run_step(step).returncode == 0
+    push = _next_of(ann)[0]
+    assert push["argv"] == ["git", "push", "origin", f"{same}:refs/heads/main"]
+    assert okstra(ann, "ci", "check", same).returncode == 0  # the gate's answer for it
+    # Before it is pushed, main moves again: other.txt is new to the task.
+    _land_on_main(team, "ola", {"other.txt": "ola\n"})
+    assert run_step(push).returncode != 0
+    git(ann, "fetch", "-q", "origin")
+    merge = _next_of(ann)[0]
+    assert merge["argv"] == ["git", "merge", "--no-edit", "origin/main"]
+    assert run_step(merge).returncode == 0
+    step = _follow_until(team, ann, "git okstra run start")
+    assert step["argv"][2:] == ["run", "start", KEY, "--type", "final-verification", "--remote",
+                                "origin"]  # fmt: skip
+    push = _follow_until(team, ann, "git push")
+    merged = push["argv"][3].split(":")[0]
+    assert merged == git(task_wt, "rev-parse", "HEAD") and merged != same
+    proc = run_step(push)
+    assert proc.returncode == 0, proc.stderr  # through the pre-push gate: a verdict on it
+    assert git(team.remote, "rev-parse", "main") == merged
+    done = _next_of(ann)[0]
+    assert done["argv"][2:] == ["run", "start", KEY, "--type", "release-handoff", "--remote",
+                                "origin"]  # fmt: skip
