@@ -308,9 +308,9 @@ def symbolic_targets(refs: Iterable[str]) -> dict[str, str]:
     unlisted = [name for name in names if name not in listed]
     loose = _loose_refs_dir()
     for name in unlisted:
-        target = _loose_symref(loose, name) if loose is not None else _asked_symref(name)
-        if target is not None and target != name:
-            targets[name] = target
+        found = _loose_symref(loose, name) if loose is not None else _asked_symref(name)
+        if found is not None and found != name:
+            targets[name] = found
     return targets
 
 
