@@ -38,8 +38,9 @@ def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
 
 def world(root: Path, tasks: int) -> tuple[Path, Path]:
     """The clone with branches and its copy without, both in step with one bare remote."""
+    from okstra_git.core.keys import parse_task_key
     from okstra_git.git.repo import GitRepo, RefUpdate
-    from okstra_git.records.claim import CLAIM_PATH, Claim, claim_json
+    from okstra_git.records.claim import Claim, claim_commit, claim_ref
 
     git(root, "init", "-q", "--bare", "-b", "main", str(root / "remote.git"))
     clone = root / "clone"
@@ -50,8 +51,8 @@ def world(root: Path, tasks: int) -> tuple[Path, Path]:
     head = repo.resolve_commit("HEAD")
     updates = []
     for t in range(tasks):
+        key = parse_task_key(f"p:g:t{t}")
         for stage in range(1, 5):
-            ref = f"refs/okstra/claims/g/t{t}/stage-{stage}"
             record = Claim(
                 task_key=f"p:g:t{t}", stage=stage, run_id="implementation-001", status="done",
                 started_at="2026-01-01T00:00:00+00:00", host="h", user="Bench <b@x>",
@@ -59,8 +60,8 @@ def world(root: Path, tasks: int) -> tuple[Path, Path]:
                 branch=f"okstra/g/t{t}/stage-{stage}", batch=[stage], head_commit=head,
                 done_at="2026-01-01T00:00:00+00:00",
             )  # fmt: skip
-            tree = repo.tree_with(None, {CLAIM_PATH: claim_json(record, ref)})
-            updates.append(RefUpdate(ref, repo.commit(tree, [], "done"), None))
+            commit = claim_commit(repo, key, record, None, "done")
+            updates.append(RefUpdate(claim_ref(key, stage), commit, None))
             updates.append(RefUpdate(f"refs/heads/okstra/g/t{t}/stage-{stage}", head, None))
         updates.append(RefUpdate(f"refs/heads/okstra/g/t{t}/task", head, None))
     repo.update_refs(updates, "bench")

@@ -81,7 +81,7 @@ def build_history(repo: Path, commits: int, stages: int) -> None:
 def build_task(repo: Path, worktree: Path, stages: int) -> list[str]:
     """The task, its plan, the task worktree and a done claim per stage; returns stage heads."""
     from okstra_git.git.repo import RefUpdate
-    from okstra_git.records.claim import CLAIM_PATH, Claim, claim_json, claim_ref
+    from okstra_git.records.claim import Claim, claim_commit, claim_ref
     from okstra_git.records.task import now_iso, write_event
     from okstra_git.services import plans, tasks
     from okstra_git.services.context import open_context
@@ -116,8 +116,7 @@ def build_task(repo: Path, worktree: Path, stages: int) -> list[str]:
             report_path=f".okstra/reports/stage-{s}.md",
         )  # fmt: skip
         ref = claim_ref(key, s)
-        tree = ctx.repo.tree_with(None, {CLAIM_PATH: claim_json(claim, ref)})
-        commit = ctx.repo.commit(tree, [], "claim done")
+        commit = claim_commit(ctx.repo, key, claim, None, "claim done")
         ctx.repo.update_refs([RefUpdate(ref, commit, None)], "bench")
     return heads
 

@@ -58,7 +58,7 @@ def add_verdict(
         stages=list(stages),
         base=head,
         head=head,
-        head_tree=str(grepo.repo[head].tree_id),
+        head_tree=grepo.tree_id(head),
         verdict=verdict,
         blocker_count=0 if verdict == "accepted" else 1,
         report_digest="sha256:" + "ab" * 32,

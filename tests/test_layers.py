@@ -150,8 +150,8 @@ def _pygit2_leaks(tree: ast.AST) -> list[str]:
         holds_repo = (isinstance(inner, ast.Name) and inner.id == "repo") or (
             isinstance(inner, ast.Attribute) and inner.attr == "repo"
         )
-        if node.attr == "repo" and holds_repo:
-            found.append(f"line {node.lineno}: .repo of a GitRepo (pygit2's Repository)")
+        if (node.attr == "repo" and holds_repo) or node.attr == "_pygit2":
+            found.append(f"line {node.lineno}: .{node.attr} of a GitRepo (pygit2's Repository)")
         elif node.attr in PYGIT2_VOCABULARY:
             found.append(f"line {node.lineno}: .{node.attr} (a pygit2 object's)")
         elif (
@@ -176,6 +176,20 @@ def test_only_the_git_layer_holds_pygit2_objects():
     assert not leaks, "\n".join(leaks)
 
 
+def test_tests_and_benches_use_the_git_facade_too():
+    """The helpers of ``tests/`` and ``bench/`` build and read through the facade as the package
+    does: none reaches a GitRepo's pygit2 Repository (``GitRepo._pygit2``, the git layer's own)."""
+    root = PACKAGE.parent
+    leaks = [
+        f"{path.relative_to(root)} {leak}"
+        for folder in ("tests", "bench")
+        for path in sorted((root / folder).rglob("*.py"))
+        for leak in _pygit2_leaks(ast.parse(path.read_text("utf-8")))
+        if "._pygit2 " in leak
+    ]
+    assert not leaks, "\n".join(leaks)
+
+
 def test_the_pygit2_rule_catches_what_it_names():
     """The rule above fails on each kind of leak it names (so it cannot pass by matching
     nothing), and passes the facade's own vocabulary."""
@@ -187,6 +201,7 @@ def test_the_pygit2_rule_catches_what_it_names():
         "found.type_str\n"
     )
     assert len(_pygit2_leaks(ast.parse(leaky))) == 5
+    assert len(_pygit2_leaks(ast.parse("grepo._pygit2[head]\nctx.repo._pygit2.walk(h)\n"))) == 2
     clean = "repo.tree_id(head)\nctx.repo.commit_info(c).author\nrepo.history(h, r)\n"
     assert _pygit2_leaks(ast.parse(clean)) == []
 

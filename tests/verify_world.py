@@ -14,7 +14,7 @@ from plans import plan_text
 
 from okstra_git.core.keys import TaskKey
 from okstra_git.git.repo import RefUpdate
-from okstra_git.records.claim import CLAIM_PATH, Claim, claim_json, claim_ref, load_claim
+from okstra_git.records.claim import Claim, claim_commit, claim_ref, load_claim
 from okstra_git.records.task import Task, now_iso, write_event
 from okstra_git.services import plans, tasks
 from okstra_git.services.context import Context, open_context
@@ -109,8 +109,7 @@ class World:
         repo = self.ctx.repo
         ref = claim_ref(self.key, claim.stage)
         old = repo.read_ref(ref)
-        tree = repo.tree_with(None, {CLAIM_PATH: claim_json(claim, ref)})
-        commit = repo.commit(tree, [old] if old else [], f"claim {claim.status}")
+        commit = claim_commit(repo, self.key, claim, old, f"claim {claim.status}")
         repo.update_refs([RefUpdate(ref, commit, old)], "test claim")
 
 

@@ -135,7 +135,8 @@ class GitRepo:
     """A repository opened from any folder inside it, including a linked worktree."""
 
     def __init__(self, repo: pygit2.Repository) -> None:
-        self.repo = repo
+        self._pygit2 = repo
+        """pygit2's Repository: the git layer's own (``git/``), never handed out."""
         self.git_dir = Path(repo.path)
         self.common_dir = common_dir_of(self.git_dir)
         self.workdir = Path(repo.workdir) if repo.workdir else None
@@ -161,7 +162,7 @@ class GitRepo:
         than the question. Its HEAD and refs are read afresh on every question."""
         if self._main is None:
             same = self.git_dir.resolve() == self.common_dir.resolve()
-            self._main = self.repo if same else pygit2.Repository(str(self.common_dir))
+            self._main = self._pygit2 if same else pygit2.Repository(str(self.common_dir))
         return self._main
 
     @contextlib.contextmanager
@@ -254,7 +255,7 @@ class GitRepo:
             values = listed.get(_config_name(name))
             return None if not values else (values[-1] if values[-1] is not None else "")
         try:
-            return self.repo.config[name]
+            return self._pygit2.config[name]
         except KeyError:
             return None
 
@@ -294,22 +295,22 @@ class GitRepo:
         if listed is not None:
             return [v for v in listed.get(_config_name(name), []) if v is not None]
         try:
-            return [value for value in self.repo.config.get_multivar(name) if value is not None]
+            return [value for value in self._pygit2.config.get_multivar(name) if value is not None]
         except KeyError:
             return []
 
     def config_set(self, name: str, value: str) -> None:
         self._config = None
-        self.repo.config[name] = value
+        self._pygit2.config[name] = value
 
     def config_add(self, name: str, value: str) -> None:
         """Add ``value`` to the multi-valued ``name`` (``git config --add``)."""
         self._config = None
-        self.repo.config.set_multivar(name, "^$", value)
+        self._pygit2.config.set_multivar(name, "^$", value)
 
     def config_unset_all(self, name: str) -> None:
         self._config = None
-        self.repo.config.delete_multivar(name, ".*")
+        self._pygit2.config.delete_multivar(name, ".*")
 
     def config_get_bool(self, name: str) -> bool:
         listed = self._git_config()
@@ -320,7 +321,7 @@ class GitRepo:
             word = values[-1]
             return word is None or word.strip().lower() in ("true", "yes", "on", "1")
         try:
-            return self.repo.config.get_bool(name)
+            return self._pygit2.config.get_bool(name)
         except (KeyError, pygit2.GitError):
             return False
 
@@ -359,14 +360,14 @@ class GitRepo:
     def remote_names(self, sort: bool = True) -> list[str]:
         """The remotes configured here, sorted (else in the config's order)."""
         names = self._once(
-            "remotes", "", lambda _: tuple(n for n in self.repo.remotes.names() if n)
+            "remotes", "", lambda _: tuple(n for n in self._pygit2.remotes.names() if n)
         )
         return sorted(names) if sort else list(names)
 
     def head_branch(self) -> str | None:
         """The branch (``refs/heads/…``) this work tree's HEAD names, born or not; None when
         HEAD is detached."""
-        head = self.repo.references.get("HEAD")
+        head = self._pygit2.references.get("HEAD")
         target = head.target if head is not None else None
         return target if isinstance(target, str) and target.startswith("refs/heads/") else None
 
@@ -377,7 +378,7 @@ class GitRepo:
 
     def _read_ref(self, name: str) -> str | None:
         try:
-            return str(self.repo.lookup_reference(name).resolve().target)
+            return str(self._pygit2.lookup_reference(name).resolve().target)
         except (KeyError, pygit2.InvalidSpecError):
             return None
 
@@ -398,7 +399,7 @@ class GitRepo:
     def _commit_at(self, sha: str, where: str) -> pygit2.Commit:
         """The commit of :meth:`check_commit`."""
         try:
-            found = self.repo[sha]
+            found = self._pygit2[sha]
         except KeyError:
             raise not_a_commit(where, sha, None) from None
         except pygit2.GitError as exc:
@@ -489,7 +490,7 @@ class GitRepo:
             with (
                 queue(self.common_dir, guard),
                 contextlib.ExitStack() as record,
-                self.repo.transaction() as tx,
+                self._pygit2.transaction() as tx,
             ):
                 lock(tx, guard)
                 try:
@@ -596,7 +597,7 @@ class GitRepo:
     ) -> tuple[pygit2.Oid, int]:
         """The tree written, and how many entries it has (an empty subtree is left out of its
         parent: told by the builder, not by reading the tree back)."""
-        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
+        builder = self._pygit2.TreeBuilder(base) if base is not None else self._pygit2.TreeBuilder()
         nested: dict[str, dict[str, bytes | None]] = {}
         for path, content in changes.items():
             head, sep, rest = path.partition("/")
@@ -606,7 +607,7 @@ class GitRepo:
                 if builder.get(head) is not None:
                     builder.remove(head)
             else:
-                builder.insert(head, self.repo.create_blob(content), _FILEMODE_BLOB)
+                builder.insert(head, self._pygit2.create_blob(content), _FILEMODE_BLOB)
         for name, sub_changes in nested.items():
             existing = base[name] if base is not None and name in base else None
             sub_base = existing if isinstance(existing, pygit2.Tree) else None
@@ -624,8 +625,8 @@ class GitRepo:
         """Write a commit; ``author_of`` keeps another commit's author and date (a replayed
         event, as a rebase keeps them), the committer being this user now."""
         sig = self.signature()
-        author = self.repo[author_of].author if author_of is not None else sig
-        oid = self.repo.create_commit(
+        author = self._pygit2[author_of].author if author_of is not None else sig
+        oid = self._pygit2.create_commit(
             None,
             author,
             sig,
@@ -637,7 +638,7 @@ class GitRepo:
 
     def commit_info(self, commit: str) -> CommitInfo:
         """Who made ``commit``, when, its parents and its message."""
-        return _commit_info(commit, cast(pygit2.Commit, self.repo[commit]))
+        return _commit_info(commit, cast(pygit2.Commit, self._pygit2[commit]))
 
     def history(self, head: str, where: str) -> Iterator[CommitInfo]:
         """``head`` and its first parents, newest first; BadInput naming ``where`` (the ref) at
@@ -656,7 +657,7 @@ class GitRepo:
         return found[::-1]
 
     def merge_base(self, a: str, b: str) -> str | None:
-        found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
+        found = self._pygit2.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         return str(found) if found is not None else None
 
     def files_of(self, commit: str | None, odd: list[str] | None = None) -> dict[str, str]:
@@ -673,7 +674,7 @@ class GitRepo:
             tree, at = pending.pop()
             for entry in tree:
                 if entry.type_str == "tree":
-                    pending.append((cast(pygit2.Tree, self.repo[entry.id]), f"{at}{entry.name}/"))
+                    pending.append((cast(pygit2.Tree, self._pygit2[entry.id]), f"{at}{entry.name}/"))
                 elif odd is not None and entry.filemode != _FILEMODE_BLOB:
                     odd.append(f"{at}{entry.name}: {_ENTRY_KINDS.get(entry.filemode, 'odd')}")
                 else:
@@ -681,13 +682,13 @@ class GitRepo:
         return found
 
     def blob(self, blob_id: str) -> bytes:
-        return cast(pygit2.Blob, self.repo[blob_id]).data
+        return cast(pygit2.Blob, self._pygit2[blob_id]).data
 
     def head_commit(self) -> str | None:
         """The commit this work tree (or bare repository) has checked out; None when unborn."""
-        if self.repo.head_is_unborn:
+        if self._pygit2.head_is_unborn:
             return None
-        return str(self.repo.head.peel(pygit2.Commit).id)
+        return str(self._pygit2.head.peel(pygit2.Commit).id)
 
     def main_branch(self) -> str | None:
         """The branch (``refs/heads/…``) checked out in the main worktree; None when detached."""
@@ -697,13 +698,13 @@ class GitRepo:
     def has_object(self, oid: str) -> bool:
         """Whether the object database holds ``oid`` (a record may name a commit that was
         never fetched here)."""
-        return oid in self.repo
+        return oid in self._pygit2
 
     # -- objects.ObjectSource: what the gate and the notes view read ----------------------
 
     def read(self, rev: str) -> tuple[str, str, bytes] | None:
         try:
-            found = self.repo.revparse_single(rev)
+            found = self._pygit2.revparse_single(rev)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
             return None
         return str(found.id), found.type_str, found.read_raw()
@@ -725,13 +726,13 @@ class GitRepo:
         return str(self._tree_of(commit).id)
 
     def _tree_of(self, commit: str) -> pygit2.Tree:
-        return self.repo[commit].peel(pygit2.Tree)
+        return self._pygit2[commit].peel(pygit2.Tree)
 
     def read_path(self, commit: str, path: str) -> bytes | None:
         """The blob at ``path`` in ``commit``'s tree, or ``None``."""
         try:
             entry = self._tree_of(commit)[path]
-            obj = self.repo[entry.id]  # a submodule's commit is not here: KeyError too
+            obj = self._pygit2[entry.id]  # a submodule's commit is not here: KeyError too
         except KeyError:
             return None
         return obj.data if isinstance(obj, pygit2.Blob) else None
@@ -768,7 +769,7 @@ class GitRepo:
             entry = self._tree_of(commit)[path]
         except KeyError:
             return {}
-        obj = self.repo[entry.id]
+        obj = self._pygit2[entry.id]
         if not isinstance(obj, pygit2.Tree):
             return {}
         return {e.name: str(e.id) for e in obj if e.name is not None}
@@ -793,7 +794,7 @@ class GitRepo:
             entry = self._tree_of(commit)[path]
         except KeyError:
             return []
-        obj = self.repo[entry.id]
+        obj = self._pygit2[entry.id]
         return [e.name for e in obj if e.name is not None] if isinstance(obj, pygit2.Tree) else []
 
     def _first_parent_line(self, head: str, where: str) -> Iterator[pygit2.Commit]:
@@ -806,7 +807,7 @@ class GitRepo:
 
     def resolve_commit(self, rev: str) -> str:
         try:
-            return str(self.repo.revparse_single(rev).peel(pygit2.Commit).id)
+            return str(self._pygit2.revparse_single(rev).peel(pygit2.Commit).id)
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as exc:
             raise BadInput(f"{rev!r} does not name a commit in {self.git_dir}") from exc
 
@@ -914,7 +915,7 @@ class GitRepo:
             # A base another clone recorded (its task worktree's HEAD) may be a commit this one
             # never fetched: the walk goes without it — longer, the same answer.
             base = None
-        walker = self.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
+        walker = self._pygit2.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
         if base is not None:
             walker.hide(pygit2.Oid(hex=base))
         for commit in walker:
@@ -927,14 +928,14 @@ class GitRepo:
         return {
             c
             for c in pending
-            if c != base and not self.repo.descendant_of(pygit2.Oid(hex=base), pygit2.Oid(hex=c))
+            if c != base and not self._pygit2.descendant_of(pygit2.Oid(hex=base), pygit2.Oid(hex=c))
         }
 
     def has_commit(self, commit: str) -> bool:
         """``commit`` names a commit this repository holds (one recorded by another clone may
         not be here)."""
         try:
-            return isinstance(self.repo[commit], pygit2.Commit)
+            return isinstance(self._pygit2[commit], pygit2.Commit)
         except (KeyError, ValueError):
             return False
 
@@ -943,9 +944,9 @@ class GitRepo:
         ``known`` (what the other side has) cannot be parsed — e.g. an identity line an older
         writer left broken: such a commit must not be published."""
         try:
-            walker = self.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
+            walker = self._pygit2.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.NONE)
             for sha in known:
-                if sha in self.repo:
+                if sha in self._pygit2:
                     walker.hide(pygit2.Oid(hex=sha))
             for _ in walker:
                 pass
@@ -956,11 +957,11 @@ class GitRepo:
         """Whether every commit reachable from ``heads`` but not from ``known`` parses: one
         walk for all of them (:meth:`check_history` names the ref of one that does not)."""
         try:
-            walker = self.repo.walk(None, pygit2.enums.SortMode.NONE)
+            walker = self._pygit2.walk(None, pygit2.enums.SortMode.NONE)
             for head in heads:
                 walker.push(pygit2.Oid(hex=head))
             for sha in known:
-                if sha in self.repo:
+                if sha in self._pygit2:
                     walker.hide(pygit2.Oid(hex=sha))
             for _ in walker:
                 pass
@@ -969,14 +970,14 @@ class GitRepo:
         return True
 
     def contains(self, head: str, commit: str) -> bool:
-        return commit == head or self.repo.descendant_of(
+        return commit == head or self._pygit2.descendant_of(
             pygit2.Oid(hex=head), pygit2.Oid(hex=commit)
         )
 
     def diff_stat(self, base: str, head: str) -> list[DiffStatEntry]:
         """What ``git diff --stat base head`` lists (renames detected), one entry per file."""
         # pygit2's stubs leave out the two-tree form its Repository.diff takes
-        diff = self.repo.diff(self._tree_of(base), self._tree_of(head))  # type: ignore[call-overload]
+        diff = self._pygit2.diff(self._tree_of(base), self._tree_of(head))  # type: ignore[call-overload]
         diff.find_similar()
         entries = []
         for patch in diff:
@@ -1004,9 +1005,9 @@ class GitRepo:
             main = self.main_repository().workdir
             if main:
                 return Path(main)
-        for name in self.repo.list_worktrees():
+        for name in self._pygit2.list_worktrees():
             if _head_file(self.common_dir / "worktrees" / name) == wanted:
-                path = Path(self.repo.lookup_worktree(name).path)
+                path = Path(self._pygit2.lookup_worktree(name).path)
                 if not is_aside(path):  # one being made or removed is not checked out yet
                     return path
         return None
@@ -1079,7 +1080,7 @@ def note_in(repo: GitRepo, tree: pygit2.Tree, target: str) -> bytes | None:
     no note."""
     for path in note_paths(target):
         try:
-            found = repo.repo[tree[path].id]
+            found = repo._pygit2[tree[path].id]
         except KeyError:
             continue
         return found.data if isinstance(found, pygit2.Blob) else None
@@ -1151,7 +1152,7 @@ def commits_not_in(
     repo: GitRepo, head: str, base: str | None, limit: int = 20
 ) -> list[tuple[str, str]]:
     """Commits reachable from ``head`` but not from ``base``: (id, subject), newest first."""
-    walker = repo.repo.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.TOPOLOGICAL)
+    walker = repo._pygit2.walk(pygit2.Oid(hex=head), pygit2.enums.SortMode.TOPOLOGICAL)
     if base is not None:
         walker.hide(pygit2.Oid(hex=base))
     found = []

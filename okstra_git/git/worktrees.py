@@ -150,9 +150,9 @@ class WorktreeInfo(Value):
 
 def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
     """The linked worktree registered for ``path`` (its folder may be gone), if any."""
-    for name in repo.repo.list_worktrees():
+    for name in repo._pygit2.list_worktrees():
         try:
-            found = repo.repo.lookup_worktree(name)
+            found = repo._pygit2.lookup_worktree(name)
         except (KeyError, pygit2.GitError):
             continue
         where = Path(found.path)
@@ -195,7 +195,7 @@ def require_intact(repo: GitRepo, path: Path) -> None:
 
 def _name_taken(repo: GitRepo, name: str) -> bool:
     try:
-        repo.repo.lookup_worktree(name)
+        repo._pygit2.lookup_worktree(name)
     except (KeyError, pygit2.GitError):
         return False
     return True
@@ -275,7 +275,7 @@ def _add_worktree_locked(
         if not existing.prunable:
             require_intact(repo, path)
             return False, False
-        repo.repo.lookup_worktree(existing.name).prune(True)
+        repo._pygit2.lookup_worktree(existing.name).prune(True)
     if path.exists() and any(path.iterdir()):
         raise Refused(occupied(path, f"a worktree of branch {branch}", "run the command"))
     if _name_taken(repo, name) or (repo.common_dir / "worktrees" / name).exists():
@@ -286,7 +286,7 @@ def _add_worktree_locked(
     made_branch = False
     if repo.read_ref(refname) is None:
         try:
-            repo.repo.branches.local.create(branch, repo.repo[start].peel(pygit2.Commit))
+            repo._pygit2.branches.local.create(branch, repo._pygit2[start].peel(pygit2.Commit))
             made_branch = True
         except pygit2.AlreadyExistsError:
             pass  # made meanwhile by plain git: same name, we use it
@@ -314,8 +314,8 @@ def _add_worktree_locked(
         os.rename(staging, path)  # replaces an empty folder; fails on a non-empty one
     except (pygit2.GitError, OSError, BadInput) as exc:
         _discard(repo, staging)
-        if _name_taken(repo, name) and repo.repo.lookup_worktree(name).is_prunable:
-            repo.repo.lookup_worktree(name).prune(True)
+        if _name_taken(repo, name) and repo._pygit2.lookup_worktree(name).is_prunable:
+            repo._pygit2.lookup_worktree(name).prune(True)
         if made_branch:
             delete_branch(repo, branch, start)
         failure = _failure(exc)
@@ -376,7 +376,7 @@ def _discard(repo: GitRepo, aside: Path) -> None:
     if aside.exists():
         shutil.rmtree(aside)
     if found is not None:
-        repo.repo.lookup_worktree(found.name).prune(True)
+        repo._pygit2.lookup_worktree(found.name).prune(True)
 
 
 def remove_worktree(repo: GitRepo, path: Path) -> None:
@@ -396,7 +396,7 @@ def remove_worktree(repo: GitRepo, path: Path) -> None:
             _discard(repo, trash)
             os.rename(found.path, trash)
             crash_point("worktree-moved-aside")
-        repo.repo.lookup_worktree(found.name).prune(True)
+        repo._pygit2.lookup_worktree(found.name).prune(True)
         crash_point("worktree-unregistered")
     _discard(repo, trash)
 

@@ -11,6 +11,9 @@ from pathlib import Path
 from claims_world import KEY, approved_task, commit_in, done_stage_one, show_claim, stored
 from conftest import git, okstra
 
+from okstra_git.records.claim import claim_commit, claim_ref, load_claim
+from okstra_git.services.context import open_context
+
 KEPT = "refs/okstra-kept/g/i/stage-1/"
 
 
@@ -180,19 +183,13 @@ def test_a_done_commit_this_clone_lacks_does_not_break_prune(repo: Path) -> None
     nothing of it to lose here, and prune goes on (not an internal error)."""
     folder, _ = done_stage_one(repo)
     git(folder / "task", "merge", "-q", "okstra/g/i/stage-1")
-    data = show_claim(repo, 1)
-    data["headCommit"] = "ab" * 20
-    blob = subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"],
-        cwd=repo, input=json.dumps(data), text=True, capture_output=True, check=True,
-    ).stdout.strip()  # fmt: skip
-    tree = subprocess.run(
-        ["git", "mktree"], cwd=repo, input=f"100644 blob {blob}\tclaim.json\n",
-        text=True, capture_output=True, check=True,
-    ).stdout.strip()  # fmt: skip
-    ref = "refs/okstra/claims/g/i/stage-1"
-    commit = git(repo, "commit-tree", tree, "-p", ref, "-m", "done elsewhere")
-    git(repo, "update-ref", ref, commit)
+    ctx = open_context(repo)
+    key = ctx.key(KEY)
+    state = load_claim(ctx.repo, key, 1)
+    assert state is not None
+    state.claim.head_commit = "ab" * 20
+    commit = claim_commit(ctx.repo, key, state.claim, state.head, "done elsewhere")
+    git(repo, "update-ref", claim_ref(key, 1), commit)
     proc = okstra(repo, "worktree", "prune", KEY, "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["removed"] == [1]
