@@ -674,7 +674,9 @@ class GitRepo:
             tree, at = pending.pop()
             for entry in tree:
                 if entry.type_str == "tree":
-                    pending.append((cast(pygit2.Tree, self._pygit2[entry.id]), f"{at}{entry.name}/"))
+                    pending.append(
+                        (cast(pygit2.Tree, self._pygit2[entry.id]), f"{at}{entry.name}/")
+                    )
                 elif odd is not None and entry.filemode != _FILEMODE_BLOB:
                     odd.append(f"{at}{entry.name}: {_ENTRY_KINDS.get(entry.filemode, 'odd')}")
                 else:
