@@ -110,19 +110,48 @@ def start(
         metavar="FILE",
         complete="file",
     ),
+    Arg(
+        "--remote",
+        "Finish the run on the task as this remote holds it and publish the finish at once "
+        "(as run start --remote publishes the start), so other clones see the phase move on.",
+        metavar="REMOTE",
+        complete="remote",
+    ),
 )
 def finish(
-    key: str, task_type: str, seq: str, status: str, report: str | None, data: str | None
+    key: str,
+    task_type: str,
+    seq: str,
+    status: str,
+    report: str | None,
+    data: str | None,
+    remote: str | None,
 ) -> Output:
     from ..records.base import to_data
     from ..services import runs
     from ..services.context import open_context
+    from ..services.status import next_for
 
     ctx = open_context()
-    state, record = runs.finish_run(ctx, ctx.key(key), task_type, seq, status, report, data)
+    task_key = ctx.key(key)
+    if remote is not None:
+        state, record = runs.finish_run_shared(
+            ctx, remote, task_key, task_type, seq, status, report, data
+        )
+    else:
+        state, record = runs.finish_run(ctx, task_key, task_type, seq, status, report, data)
     flow = state.task.workflow
+    step = next_for(ctx, task_key)
     return Output(
-        {"run": to_data(record), "workflow": to_data(flow), "commit": state.head},
-        f"{record.task_type} run {record.seq}: {record.status}; next: "
-        f"{flow.next_recommended_phase} ({flow.routing_status})",
+        {
+            "run": to_data(record),
+            "workflow": to_data(flow),
+            "commit": state.head,
+            "publishedTo": remote,
+            "next": step.to_data(),
+        },
+        f"{record.task_type} run {record.seq}: {record.status}"
+        + (f", published to {remote}" if remote else "")
+        + f"; next phase: {flow.next_recommended_phase} ({flow.routing_status})\n"
+        f"next ({step.kind}, {step.who}): {step.command or step.why}",
     )

@@ -335,7 +335,13 @@ def _finish(s: Situation) -> Step:
             "and its finish are that clone's; "
             + ("sync later to see it" if s.remote else "see it later"),
         )
-    finish = ("run", "finish", s.key, "--type", task_type, "--seq", seq, "--status", "completed")
+    # Through the remote when the task is shared: the finish is published at once, leased as
+    # the start was, so other clones see the phase move on (docs/concurrency-and-sync.md).
+    shared = ("--remote", s.remote) if s.remote else ()
+    finish = (
+        "run", "finish", s.key, "--type", task_type, "--seq", seq, "--status", "completed",
+        *shared,
+    )  # fmt: skip
     if task_type == "final-verification":
         if not s.verdict_recorded:
             return Step(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ..core.errors import BadInput, Conflict, Refused
@@ -310,25 +311,8 @@ def start_run_shared(
     the start at once (a push of the task ref leased on what the fetch saw), so two clones of
     a shared task never both start its run — which ``sync`` could only report as a conflict.
     A lost race puts the start back and refuses, naming the run the other clone started."""
-    import random
-    import time
 
-    from ..core.tracking import tracking_name
-    from ..git.repo import RefMoved, RefUpdate
-    from .sync.engine import pull
-    from .sync.transport import check_remote, push_leased
-
-    check_remote(ctx.repo, remote)
-    ref = task_ref(key)
-    sync = okstra("sync", remote)
-    for _ in range(5):
-        if pull(ctx, remote).blocking((ref,)):
-            raise Refused(
-                f"{ref} could not be brought in step with {remote}, so the run start cannot be "
-                f"published safely; see why and settle it: {sync}",
-                hint=sync,
-            )
-        state = require_task(ctx.repo, key)
+    def act(state: TaskState) -> tuple[TaskState, RunRecord]:
         latest = state.task.latest_run
         if latest is not None and latest.task_type == task_type and latest.status == "running":
             record = load_run(ctx.repo, state, task_type, latest.seq)
@@ -343,26 +327,79 @@ def start_run_shared(
                     + okstra("task", "status", key),
                     hint=okstra("task", "status", key),
                 )
-        before = state.head
-        started, record = start_run(ctx, key, task_type, critic, base, stage)
+        return start_run(ctx, key, task_type, critic, base, stage)
+
+    return _through_remote(ctx, remote, key, f"start of its {task_type} run", act)
+
+
+def finish_run_shared(
+    ctx: Context,
+    remote: str,
+    key: TaskKey,
+    task_type: str,
+    seq: str,
+    status: str,
+    report: str | None,
+    data: str | None = None,
+) -> tuple[TaskState, RunRecord]:
+    """``run finish --remote R``: finish the run on the task as ``remote`` holds it and publish
+    the finish at once, leased as ``run start --remote`` is: every clone sees the phase move
+    on (and may start the next run) as soon as it fetches, not once this clone syncs."""
+    return _through_remote(
+        ctx,
+        remote,
+        key,
+        f"finish of its {task_type} run {seq}",
+        lambda _state: finish_run(ctx, key, task_type, seq, status, report, data),
+    )
+
+
+def _through_remote(
+    ctx: Context,
+    remote: str,
+    key: TaskKey,
+    what: str,
+    act: Callable[[TaskState], tuple[TaskState, RunRecord]],
+) -> tuple[TaskState, RunRecord]:
+    """Write one task event on the task as ``remote`` holds it (``act``, given the task after a
+    fetch) and publish it with a push of the task ref leased on what the fetch saw. A lost race
+    puts the event back here and tries again on the new state; anything else refuses."""
+    import random
+    import time
+
+    from ..core.tracking import tracking_name
+    from ..git.repo import RefMoved, RefUpdate
+    from .sync.engine import pull
+    from .sync.transport import check_remote, push_leased
+
+    check_remote(ctx.repo, remote)
+    ref = task_ref(key)
+    sync = okstra("sync", remote)
+    for _ in range(5):
+        if pull(ctx, remote).blocking((ref,)):
+            raise Refused(
+                f"{ref} could not be brought in step with {remote}, so the {what} cannot be "
+                f"published safely; see why and settle it: {sync}",
+                hint=sync,
+            )
+        before = require_task(ctx.repo, key)
+        after, record = act(before)
         there = ctx.repo.read_ref(tracking_name(remote, ref))
-        outcome = push_leased(ctx.repo, remote, [RefUpdate(ref, started.head, there)])
+        outcome = push_leased(ctx.repo, remote, [RefUpdate(ref, after.head, there)])
         if outcome.ok:
-            return started, record
+            return after, record
         try:
             ctx.repo.update_refs(
-                [RefUpdate(ref, before, started.head)],
-                f"okstra: undo run start {task_type}, which {remote} did not take",
+                [RefUpdate(ref, before.head, after.head)],
+                f"okstra: undo the {what}, which {remote} did not take",
             )
         except RefMoved as exc:
             raise Refused(
-                f"the start of {task_type} run {record.seq} was not taken by {remote} and could "
-                f"not be undone here ({exc}); run {sync}",
+                f"the {what} was not taken by {remote} and could not be undone here ({exc}); "
+                f"run {sync}",
                 hint=sync,
             ) from exc
         if not outcome.lost_race:
-            raise Refused(f"git push {remote} refused the run start: {outcome.detail}")
+            raise Refused(f"git push {remote} refused the {what}: {outcome.detail}")
         time.sleep(0.05 + random.random() * 0.2)  # another clone moved the task: look again
-    raise Conflict(
-        f"the task {key} kept moving on {remote} while starting its {task_type} run; retry"
-    )
+    raise Conflict(f"the task {key} kept moving on {remote} during the {what}; retry")

@@ -418,3 +418,48 @@ def test_main_moved_on_the_remote_is_merged_into_the_task_branch_then_pushed(tmp
     done = _next_of(ann)[0]
     assert done["argv"][2:] == ["run", "start", KEY, "--type", "release-handoff", "--remote",
                                 "origin"]  # fmt: skip
+
+
+def test_a_shared_tasks_run_finish_is_published_at_once_and_leased(tmp_path: Path):
+    """A shared task's analysis run finishes through its remote (``next`` says ``--remote``):
+    the finish is on the remote at once, leased as the start was, so two clones finishing the
+    one run at the same moment leave exactly one finish and one task chain."""
+    from conftest import race_jobs
+
+    team = Team.make(tmp_path)
+    ann = team.clone("ann", "Ann")
+    assert okstra(ann, "task", "new", KEY, "--type", "error-analysis").returncode == 0
+    run_json(ann, "sync", "origin")
+    start = _next_of(ann)[0]
+    assert start["argv"][2:] == ["run", "start", KEY, "--type", "error-analysis", "--remote",
+                                 "origin"]  # fmt: skip
+    assert run_step(start).returncode == 0
+    ben = team.clone("ben", "Ben")
+    run_json(ben, "sync", "origin")
+    assert _next_of(ben)[0]["kind"] == "wait"  # Ann's run: its work is hers
+    finish = _next_of(ann)[0]
+    assert finish["kind"] == "work"
+    assert finish["argv"][2:11] == ["run", "finish", KEY, "--type", "error-analysis", "--seq",
+                                    "001", "--status", "completed"]  # fmt: skip
+    assert finish["argv"][11:13] == ["--remote", "origin"]
+    reports = {}
+    for clone in (ann, ben):
+        report = Path(finish["report"].replace(str(ann.resolve()), str(clone.resolve())))
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(f"# report\n\nwritten by {clone.name}\n")
+        reports[clone] = str(report)
+    results = race_jobs(
+        [(clone, [*finish["argv"][2:13], "--report", reports[clone]]) for clone in (ann, ben)]
+    )
+    codes = sorted(proc.returncode for proc in results)
+    assert codes == [0, 1], [(p.returncode, p.stderr) for p in results]
+    (lost,) = [p for p in results if p.returncode == 1]
+    assert "error-analysis run 001 of p:g:i already finished (completed)" in lost.stderr
+    published = team.on_remote("refs/okstra/tasks/")["refs/okstra/tasks/g/i"]
+    events = git(team.remote, "log", "--format=%s", published).splitlines()
+    assert sum(e.startswith("run finish error-analysis 001") for e in events) == 1, events
+    for clone in (ann, ben):  # the loser put its finish back (or never wrote one)
+        assert git(clone, "rev-parse", "refs/okstra/tasks/g/i") == published
+        step = _next_of(clone)[0]
+        assert step["argv"][2:] == ["run", "start", KEY, "--type", "implementation-planning",
+                                    "--remote", "origin"]  # fmt: skip
