@@ -76,7 +76,7 @@ def sync(
     from ..core.errors import BadInput
     from ..services.context import open_context
     from ..services.sync import engine as sync_service
-    from ..services.sync.reconcile import Choice
+    from ..services.sync.state import Choice
     from ..views.sync import text
 
     if fetch_only and push_only:

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..services.branches import BranchState
     from ..services.sync.engine import SyncReport
-    from ..services.sync.reconcile import RefState
+    from ..services.sync.state import RefState
 
 _COUNTED = (
     ("fetched", "fetched"),

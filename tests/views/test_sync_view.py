@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from okstra_git.services.branches import BranchState
 from okstra_git.services.sync.engine import SyncReport
-from okstra_git.services.sync.reconcile import RefState
+from okstra_git.services.sync.state import RefState
 from okstra_git.views.sync import kind, text
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40

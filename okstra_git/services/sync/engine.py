@@ -26,7 +26,8 @@ from ...core.shell import okstra
 from ...core.tracking import LOCAL_REFS, tracking_refs
 from ...git.repo import OLD_LOCK_SECONDS, RefUpdate
 from ..context import Context
-from .reconcile import Choice, Reconciled, RefState, TaskConflict, reconcile
+from .reconcile import reconcile
+from .state import Choice, Reconciled, RefState, TaskConflict
 from .transport import (
     PUSH_ATTEMPTS,
     check_remote,
@@ -99,12 +100,6 @@ class SyncReport:
             "attempts": self.attempts,
             "branches": [b.to_data() for b in self.branches if b.state != "same"],
         }
-
-
-# -- remotes and the git CLI ----------------------------------------------------------------
-
-
-# -- pushing with leases --------------------------------------------------------------------
 
 
 # -- the whole sync -------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from ...core.tracking import (
 from ...git.process import Completed, git, run_showing_progress, shows_progress
 from ...git.reflocks import LockReport, held_locks, report
 from ...git.repo import BULK_REFS, GitRepo, RefMoved, RefUpdate
-from .reconcile import Listing, list_refs
+from .state import Listing, list_refs
 
 if TYPE_CHECKING:
     pass

@@ -1,0 +1,71 @@
+"""A task's true conflict, worded: what both sides did and one ``sync --task`` command per
+choice (docs/concurrency-and-sync.md)."""
+
+from __future__ import annotations
+
+import json
+
+from ...core.shell import okstra
+from ...git.repo import CommitInfo, GitRepo
+from ...records.claim import CLAIM_PATH
+from .state import (
+    DROPPED,
+    TaskConflict,
+    TaskRefs,
+)
+
+
+def conflict(
+    remote: str,
+    key: str,
+    summary: str,
+    unit: str,
+    here: CommitInfo,
+    there: CommitInfo | None,
+    renumberable: bool,
+) -> TaskConflict:
+    theirs = okstra("sync", remote, "--task", key, "--take-theirs", unit)
+    choices = [(f"keep {remote}'s side and drop yours (kept under {DROPPED})", theirs)]
+    if renumberable:
+        renumber = okstra("sync", remote, "--task", key, "--renumber", unit)
+        choices.append(
+            (f"keep both: yours moves to the next free number after {remote}'s", renumber)
+        )
+    return TaskConflict(key, summary, unit, here, there, tuple(choices), ())
+
+
+def invalid_base(remote: str, key: str, problems: list[str], tip: CommitInfo) -> TaskConflict:
+    summary = f"{remote}'s record fails its checks, so no event is replayed onto it: " + "; ".join(
+        problems
+    )
+    return TaskConflict(key, summary, "task", tip, tip, (), ())
+
+
+def claim_conflict(
+    repo: GitRepo, remote: str, task: TaskRefs, ref: str, local: str, theirs: str
+) -> TaskConflict:
+    stage = ref.rsplit("-", 1)[-1]
+    mine, other = claim_at(repo, local), claim_at(repo, theirs)
+    key = str(mine.get("taskKey") or other.get("taskKey") or task.suffix)
+    summary = (
+        f"stage {stage} was claimed on both sides: here {_holder(mine)}, on {remote} "
+        f"{_holder(other)}"
+    )
+    unit = str(mine.get("runId", "task"))
+    there = repo.commit_info(theirs)
+    return conflict(remote, key, summary, unit, repo.commit_info(local), there, False)
+
+
+def claim_at(repo: GitRepo, commit: str) -> dict:
+    try:
+        data = json.loads(repo.blob(repo.files_of(commit)[CLAIM_PATH]))
+    except (KeyError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _holder(claim: dict) -> str:
+    return (
+        f"{claim.get('runId', '?')} ({claim.get('status', '?')}) by {claim.get('user', '?')} "
+        f"on {claim.get('host', '?')}"
+    )
