@@ -173,6 +173,31 @@ def test_a_missing_done_commit_is_named_at_once_and_sync_on_its_clone_publishes_
     assert team.on_remote(f"{BRANCHES}task") == {f"{BRANCHES}task": base}
 
 
+def test_a_clone_without_the_first_claimers_base_claims_what_follows_its_own_stage(
+    tmp_path: Path,
+):
+    """The implementation base is the first claimer's task worktree HEAD: here Ann's main with
+    her unpublished plan commit, which Bob's clone never gets while Ann's stage is open. Bob's
+    claim of a stage after his own done stage asks whether the task branch holds that stage
+    (a walk that hid the base Bob lacks: 'object not found', the two work loops' flake)."""
+    team = Team.make(tmp_path)
+    ann = team.clone("ann", "Ann")
+    bob = team.clone("bob", "Bob")
+    approve_here(ann, FOUR_STAGES)  # commits the plan on Ann's main: never pushed
+    run_json(ann, "sync", "origin")
+    run_json(bob, "sync", "origin")
+    first = run_json(ann, "stage", "claim", KEY, "--stage", "1", "--remote", "origin")
+    base = first["implementationBaseCommit"]
+    assert base == git(ann, "rev-parse", "main")
+    placed = run_json(bob, "stage", "claim", KEY, "--stage", "2", "--remote", "origin")
+    head = work_on(Path(placed["placements"][0]["worktreePath"]), 2, "Bob")
+    run_json(bob, "stage", "done", KEY, "--stage", "2", "--remote", "origin")
+    assert subprocess.run(["git", "cat-file", "-e", base], cwd=bob).returncode != 0
+    claimed = run_json(bob, "stage", "claim", KEY, "--stage", "4", "--remote", "origin")
+    git(bob, "merge-base", "--is-ancestor", head, claimed["placements"][0]["baseCommit"])
+    assert run_json(bob, "task", "status", KEY)["stages"][3]["state"] == "started"
+
+
 def test_a_local_claim_missing_a_commit_says_which_sync_fetches_it(tmp_path: Path):
     team = Team.make(tmp_path)
     pat = team.clone("pat", "Pat")
