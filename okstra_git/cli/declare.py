@@ -413,17 +413,24 @@ def _call(cmd: Command, rest: list[str], as_json: bool) -> int:
     if as_json:  # whatever the handler prints goes to stderr: stdout holds one JSON object
         sys.stdout = sys.stderr
     try:
-        out = cmd.handler(**kwargs)
+        out = run_handler(cmd, kwargs)
+    finally:
+        sys.stdout = stdout
+    _print(out, as_json, stdout)
+    return out.code
+
+
+def run_handler(cmd: Command, kwargs: dict[str, Any]) -> Output:
+    """``cmd``'s handler on checked arguments, as the command line and the MCP server
+    (cli/mcp.py) both run it: a refusal about a task carries the task's next step."""
+    try:
+        return cmd.handler(**kwargs)
     except Refused as exc:
         if exc.next is None and isinstance(kwargs.get("key"), str):
             from ..services.status import refusal_step
 
             exc.next = refusal_step(kwargs["key"])
         raise
-    finally:
-        sys.stdout = stdout
-    _print(out, as_json, stdout)
-    return out.code
 
 
 def quick_parse(cmd: Command, rest: list[str]) -> dict[str, Any] | None:

@@ -65,9 +65,10 @@ INSTRUCTIONS = (
     "runs `task status`) in the repository given by its `repository` argument — an absolute "
     "path; the server's own working directory is never used — and returns the object that "
     "command prints with --json, described by the tool's output schema; a refusal is a tool "
-    "error with the command's message, exit code and hint. Stdout carries nothing but the "
-    "protocol. Needs the mcp extra: pip install 'okstra-git[mcp]'. Registering it with Claude "
-    "Code, Codex and Cursor: docs/agents.md.",
+    "error with the command's message, exit code, hint and the task's next step. A next step "
+    "a tool runs is also given as that tool's call. Stdout carries nothing but the protocol. "
+    "Needs the mcp extra: pip install 'okstra-git[mcp]'. Registering it with Claude Code, "
+    "Codex and Cursor: docs/agents.md.",
 )
 def mcp(print_config: str | None) -> Output:
     if print_config is not None:
@@ -202,9 +203,10 @@ def call_tool(name: str, arguments: dict[str, Any]) -> ToolResult:
     """Run tool ``name`` as its command would run with ``--json``; never raises for a refusal
     or a bad argument (those are tool errors, as the CLI's exit codes are)."""
     from ..core.errors import BadInput, OkstraError
+    from ..git.process import no_prompts
     from ..services.context import working_in
     from ..views import dump
-    from .declare import describe_failure, json_data
+    from .declare import describe_failure, json_data, run_handler
 
     cmd = tool_command(name)
     try:
@@ -212,10 +214,12 @@ def call_tool(name: str, arguments: dict[str, Any]) -> ToolResult:
             raise BadInput(f"no tool {name!r}; the tools are {', '.join(TOOLS)}")
         where = _repository(name, arguments.get(REPOSITORY))
         kwargs = _kwargs(name, cmd, arguments, where)
-        with working_in(where):
-            out = cmd.handler(**kwargs)
+        # No git this call starts asks for a credential: the server's stdin is the protocol,
+        # and a prompt on the host's terminal would wait for an answer nobody knows is wanted.
+        with working_in(where), no_prompts():
+            out = run_handler(cmd, kwargs)
     except OkstraError as exc:
-        return _failure(str(exc), exc.exit_code, exc.hint, {})
+        return _failure(str(exc), exc.exit_code, exc.hint, {"next": exc.next} if exc.next else {})
     except Exception as exc:  # the CLI's words for what no command named (entry.main)
         import os
 
@@ -229,7 +233,7 @@ def call_tool(name: str, arguments: dict[str, Any]) -> ToolResult:
     if out.code:
         return _failure(data["error"], out.code, data["hint"], data, out.err)
     notes = f"\n{out.err.rstrip()}" if out.err.strip() else ""
-    return ToolResult(data, False, dump(data) + notes)
+    return ToolResult(data, False, dump(data) + notes + _next_call(data.get("next")))
 
 
 def _failure(
@@ -238,7 +242,53 @@ def _failure(
     """A tool error worded as the CLI words it on stderr, with its ``--json`` object."""
     data = {**data, "ok": False, "error": message, "exitCode": code, "hint": hint}
     text = err or f"git okstra: {message}\n" + (f"hint: {hint}\n" if hint else "")
-    return ToolResult(data, True, f"{text.rstrip()}\nexit status {code}")
+    said = f"{text.rstrip()}\nexit status {code}" + _next_call(data.get("next"))
+    return ToolResult(data, True, said)
+
+
+def _next_call(step: object) -> str:
+    """The line that gives a ``next`` step (the command ``task status`` and refusals name) as
+    the call of the tool that runs it, for the agent to make as it is; nothing when the step
+    is no tool's (a ``git merge``, a person's approval)."""
+    import json
+
+    call = tool_call(step)
+    if call is None:
+        return ""
+    name, arguments = call
+    return f"\nnext, as a tool call: {name} {json.dumps(arguments, ensure_ascii=False)}"
+
+
+def tool_call(step: object) -> tuple[str, dict[str, Any]] | None:
+    """``(tool, arguments)`` running the ``argv`` of ``step`` (a ``next`` object) in its
+    ``cwd``, when that command is one of the tools and its line is plain (see
+    :func:`~.declare.quick_parse`)."""
+    from .declare import COMMANDS, auto_or_number, load, number, quick_parse
+
+    if not isinstance(step, dict):
+        return None
+    argv, cwd = step.get("argv"), step.get("cwd")
+    if not isinstance(argv, list) or argv[:2] != ["git", "okstra"] or not isinstance(cwd, str):
+        return None
+    words = argv[2:]
+    for name, said in TOOLS.items():
+        path = tuple(said.split())
+        if tuple(words[: len(path)]) != path or not load(path[0]):
+            continue
+        cmd = COMMANDS[path]
+        given = quick_parse(cmd, words[len(path) :])
+        if given is None:
+            return None
+        arguments: dict[str, Any] = {REPOSITORY: cwd}
+        for arg in cmd.args:
+            value = given.get(arg.key)
+            if value is None or value is False or value == [] or value == arg.default:
+                continue
+            if arg.convert in (number, auto_or_number) and str(value).isdigit():
+                value = int(value)
+            arguments[arg.key] = value
+        return name, arguments
+    return None
 
 
 def _repository(tool: str, value: object) -> str:
@@ -327,7 +377,10 @@ def serve() -> None:
     """
     import contextlib
     import gc
+    import os
     import sys
+
+    from ..git.process import REPOSITORY_ENV
 
     try:
         import anyio
@@ -381,6 +434,10 @@ def serve() -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
+    # Each call names its repository: variables naming another one (a host started from a
+    # hook or an alias) would steer every git a call starts there instead.
+    for name in REPOSITORY_ENV:
+        os.environ.pop(name, None)
     gc.enable()  # entry.main pauses the collector for a short command; a server lives long
     # With --json the command framework points sys.stdout at stderr; the transport takes the
     # real stdout (and keeps fd 1 pointed at stderr while it serves, so no handler, git child

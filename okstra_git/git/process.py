@@ -125,10 +125,13 @@ REPOSITORY_ENV = (
     "GIT_INDEX_FILE",
     "GIT_PREFIX",
     "GIT_IMPLICIT_WORK_TREE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 )
-"""Variables that choose the repository, work tree or index a git process works on: a child
-given its own (``repository_env``) must not mix them with ones inherited from whoever ran
-okstra (a hook, an alias)."""
+"""Variables that choose the repository, work tree, index or object store a git process works
+on (a server hook's quarantine sets the last two): a child given its own
+(``repository_env``) must not mix them with ones inherited from whoever ran okstra (a hook,
+an alias)."""
 
 
 def repository_env(**chosen: str) -> dict[str, str]:

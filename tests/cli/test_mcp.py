@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from reports_data import verdict_report
 from verify_world import KEY as VERIFY_KEY
 from verify_world import merged_world
 
-from okstra_git.cli.mcp import TOOLS
+from okstra_git.cli.mcp import TOOLS, tool_call
 from okstra_git.services import plans, tasks
 from okstra_git.services.context import open_context
 
@@ -59,13 +60,13 @@ def server_env(tmp: Path) -> dict[str, str]:
     }
 
 
-async def session(tmp: Path, body: Any) -> Any:
+async def session(tmp: Path, body: Any, **env: str) -> Any:
     from mcp import Client, StdioServerParameters
 
     elsewhere = tmp / "elsewhere"  # the server's own working directory: no repository
     elsewhere.mkdir(exist_ok=True)
     params = StdioServerParameters(
-        command="git", args=["okstra", "mcp"], cwd=str(elsewhere), env=server_env(tmp)
+        command="git", args=["okstra", "mcp"], cwd=str(elsewhere), env=server_env(tmp) | env
     )
     async with Client(params) as client:
         return await body(client)
@@ -73,6 +74,13 @@ async def session(tmp: Path, body: Any) -> Any:
 
 def cli_json(cwd: Path, *args: str) -> dict[str, Any]:
     return json.loads(okstra(cwd, *args, "--json").stdout)
+
+
+def next_call(text: str) -> tuple[str, dict[str, Any]]:
+    """The tool call a tool's text gives for the next step."""
+    (line,) = [x for x in text.splitlines() if x.startswith("next, as a tool call: ")]
+    name, _, arguments = line.removeprefix("next, as a tool call: ").partition(" ")
+    return name, json.loads(arguments)
 
 
 def test_a_client_lists_the_tools_and_drives_a_stage_by_repository_path(tmp_path: Path):
@@ -112,7 +120,10 @@ def test_a_client_lists_the_tools_and_drives_a_stage_by_repository_path(tmp_path
             "stage_done", {"repository": str(repo), "key": KEY, "stage": 2}
         )
         seen["refused by the cli"] = cli_json(repo, "stage", "done", KEY, "--stage", "2")
-        second = await client.call_tool("stage_claim", {"repository": str(repo), "key": KEY})
+        # The next step, made as the tool call the status's text gives it.
+        name, arguments = next_call(status.content[0].text)
+        assert (name, arguments) == ("stage_claim", {"repository": str(repo), "key": KEY})
+        second = await client.call_tool(name, arguments)
         assert not second.is_error and second.structured_content["stages"] == [2]
         released = await client.call_tool(
             "stage_release",
@@ -159,9 +170,14 @@ def test_a_client_lists_the_tools_and_drives_a_stage_by_repository_path(tmp_path
     assert {k: refused.structured_content[k] for k in ("error", "exitCode", "hint")} == {
         k: cli[k] for k in ("error", "exitCode", "hint")
     }
+    # The refusal's next step too, as the CLI's --json gives it, and as a tool call.
+    assert refused.structured_content["next"] == cli["next"]
+    assert cli["next"]["argv"][2:4] == ["stage", "claim"]
     text = refused.content[0].text
-    assert text.startswith(f"git okstra: {cli['error']}") and text.endswith("exit status 1")
+    assert text.startswith(f"git okstra: {cli['error']}")
     assert f"hint: {cli['hint']}" in text
+    assert "\nexit status 1\nnext, as a tool call: stage_claim " in text
+    assert next_call(text) == ("stage_claim", {"repository": str(repo), "key": KEY})
 
     relative = seen["relative"]
     assert relative.is_error and relative.structured_content["exitCode"] == 2
@@ -201,7 +217,17 @@ def test_every_tool_answers_as_its_output_schema_says(tmp_path: Path):
     async def drive(client: Any) -> list[Any]:
         return [await client.call_tool(name, args) for name, args in calls]
 
-    answers = anyio.run(session, tmp_path, drive)
+    # The host started the server with another repository in its environment (from a hook or
+    # an alias): no git a call starts works there.
+    decoy = make_repo(tmp_path / "decoy")
+    decoy_remote = tmp_path / "decoy.git"
+    git(tmp_path, "init", "-q", "--bare", str(decoy_remote))
+    git(decoy, "remote", "add", "origin", str(decoy_remote))
+    before = git(decoy, "for-each-ref")
+    env = {"GIT_DIR": str(decoy / ".git"), "GIT_WORK_TREE": str(decoy)}
+    answers = anyio.run(partial(session, tmp_path, drive, **env))
+    assert git(decoy, "for-each-ref") == before
+    assert git(decoy_remote, "for-each-ref") == ""
     for (name, _), answer in zip(calls, answers, strict=True):
         assert not answer.is_error, (name, answer.content)
     recorded = answers[4].structured_content
@@ -278,3 +304,32 @@ def test_print_config_writes_the_snippet_of_each_host(host: str, tmp_path: Path)
     assert [server["command"], *server["args"]] == ["git", "okstra", "mcp"]
     shown = cli_json(tmp_path, "mcp", "--print-config", host)
     assert shown["snippet"] == proc.stdout and shown["host"] == host
+
+
+def test_a_next_step_is_the_call_of_the_tool_that_runs_it():
+    def step(*words: str) -> dict[str, Any]:
+        return {"argv": ["git", "okstra", *words], "cwd": "/w/clone"}
+
+    here = {"repository": "/w/clone", "key": KEY}
+    assert tool_call(step("stage", "claim", KEY, "--take-over-expired", "--remote", "o")) == (
+        "stage_claim",
+        {**here, "take_over_expired": True, "remote": "o"},
+    )
+    report = "/w/clone/.okstra/r 1.md"
+    assert tool_call(step("stage", "done", KEY, "--stage", "2", "--report", report)) == (
+        "stage_done",
+        {**here, "stage": 2, "report": report},
+    )
+    assert tool_call(step("stage", "renew", KEY, "--stage", "3")) == (
+        "stage_renew",
+        {**here, "stage": 3},
+    )
+    assert tool_call(step("sync", "origin")) == (
+        "sync",
+        {"repository": "/w/clone", "remote": "origin"},
+    )
+    # No tool runs it: a person's approval, git itself, a command outside the tool set.
+    assert tool_call(step("plan", "approve", KEY)) is None
+    assert tool_call({"argv": ["git", "merge", "x"], "cwd": "/w"}) is None
+    assert tool_call(step("run", "start", KEY, "--type", "final-verification")) is None
+    assert tool_call(None) is None
