@@ -4,10 +4,12 @@ repository), and every tool names its repository by path."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -289,6 +291,82 @@ def test_stdout_carries_nothing_but_the_protocol(tmp_path: Path):
     assert server.wait(timeout=60) == 0
     assert server.stderr is not None
     server.stderr.close()
+
+
+class _Unauthorized(http.server.BaseHTTPRequestHandler):
+    """A git server that wants a password for everything."""
+
+    def do_GET(self) -> None:
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="okstra test"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+# A session of its own whose controlling terminal is the pty named first (where git asks for a
+# password, as in a host run on a terminal), stdin and stdout left to the protocol.
+_ON_TERMINAL = (
+    "import os, sys; os.setsid(); os.open(sys.argv[1], os.O_RDWR); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'okstra_git', 'mcp'])"
+)
+
+
+def test_a_call_that_needs_a_password_fails_at_once_instead_of_asking_the_hosts_terminal(
+    tmp_path: Path,
+):
+    import pty
+    import select
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Unauthorized)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "remote", "add", "origin", f"http://127.0.0.1:{server.server_address[1]}/r.git")
+    assert okstra(repo, "init", "--remote", "origin").returncode == 0
+    drop = ("GIT_TERMINAL_PROMPT", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_SSH_COMMAND", "GIT_SSH")
+    env = {k: v for k, v in server_env(tmp_path).items() if k not in drop}
+    main, side = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _ON_TERMINAL, os.ttyname(side)],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}
+    sync = {"name": "sync", "arguments": {"repository": str(repo), "remote": "origin"}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": sync},
+    ]
+    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+    proc.stdin.flush()
+    on_terminal, out = b"", b""
+    try:
+        for _ in range(600):  # a guard against a hang that says nothing: two minutes
+            ready, _, _ = select.select([main, proc.stdout], [], [], 0.2)
+            if main in ready:
+                on_terminal += os.read(main, 4096)
+            if proc.stdout in ready:
+                out += os.read(proc.stdout.fileno(), 65536)
+            if b"Username for" in on_terminal or out.count(b"\n") >= 2:
+                break
+    finally:
+        proc.kill()
+        proc.communicate()
+        os.close(side)
+        os.close(main)
+        server.shutdown()
+        server.server_close()
+    assert b"Username for" not in on_terminal, on_terminal
+    reply = json.loads(out.splitlines()[1])["result"]
+    assert reply["isError"], reply
+    assert "terminal prompts disabled" in reply["content"][0]["text"]
 
 
 @pytest.mark.parametrize("host", ["claude", "codex", "cursor"])
