@@ -183,19 +183,22 @@ def test_a_killed_loop_leaves_a_claim_that_expires_and_the_other_loop_takes_over
     assert "taken over from" in err
 
 
-def test_sigterm_releases_at_once_and_stops_the_agent(tmp_path: Path, agent: Path):
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_sigterm_or_ctrl_c_releases_at_once_and_stops_the_agent(
+    tmp_path: Path, agent: Path, stop: signal.Signals, status: int
+):
     team, ann, _ = two_clones(tmp_path, plan_text([(1, [], ["src/1.py"])], steps=2))
     hold = tmp_path / "ann-agent.pid"
     proc = loop(ann, agent, "--remote", "origin", "--lease", "1h", AGENT_HOLD=str(hold))
     wait_for(hold, proc)
     agent_pid = int(hold.read_text())
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(stop)  # Ctrl-C: the terminal's SIGINT reaches the loop, not the agent
     code, data, err = finish(proc, timeout=60)
-    assert code == 143, err
-    assert data["stopped"] == "SIGTERM" and data["released"] == {"1": data["released"]["1"]}
+    assert code == status, err
+    assert data["stopped"] == stop.name and data["released"] == {"1": data["released"]["1"]}
     claim = remote_claim(team, 1)  # released on the remote, not only here
     assert claim["status"] == "released"
-    assert claim["releaseReason"] == "git okstra work: the work loop was stopped (SIGTERM)"
+    assert claim["releaseReason"] == f"git okstra work: the work loop was stopped ({stop.name})"
     with pytest.raises(ProcessLookupError):
         os.kill(agent_pid, 0)  # the agent was stopped with it
     task = json.loads(git(team.remote, "show", "refs/okstra/tasks/g/i:task.json"))
