@@ -140,9 +140,27 @@ def repository_env(**chosen: str) -> dict[str, str]:
     return {**env, **chosen}
 
 
+_meters_off = 0
+"""How many :func:`no_progress` blocks are open (in any thread)."""
+
+
+@contextlib.contextmanager
+def no_progress() -> Iterator[None]:
+    """No git started meanwhile, by any thread, shows its progress meter: for a command that
+    says its own progress one line per step (``git okstra work``), where each claim's push
+    drawing git's meter would bury those lines."""
+    global _meters_off
+    _meters_off += 1
+    try:
+        yield
+    finally:
+        _meters_off -= 1
+
+
 def shows_progress() -> bool:
-    """Whether progress meters are shown: only when stderr is a terminal, as git does."""
-    return sys.stderr.isatty()
+    """Whether progress meters are shown: only when stderr is a terminal, as git does, and no
+    :func:`no_progress` block is open."""
+    return not _meters_off and sys.stderr.isatty()
 
 
 def run_showing_progress(

@@ -37,7 +37,7 @@ from ..core.errors import BadInput, OkstraError, Refused
 from ..core.keys import TaskKey
 from ..core.shell import command
 from ..core.userfiles import write_atomic
-from ..git.process import no_prompts
+from ..git.process import no_progress, no_prompts
 from ..git.worktrees import dirty_paths, worktree_head
 from ..logic.workspace import run_paths
 from ..records.claim import load_claims
@@ -519,4 +519,5 @@ def work(
         from .sync.transport import check_remote
 
         check_remote(ctx.repo, remote)
-    return Worker(ctx, key, argv, remote, lease, once, say or to_stderr).run()
+    with no_progress():  # one line a step: no fetch, push or checkout draws git's meter
+        return Worker(ctx, key, argv, remote, lease, once, say or to_stderr).run()

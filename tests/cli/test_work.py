@@ -245,3 +245,39 @@ def test_once_works_one_batch_and_bad_commands_are_refused_before_any_claim(
     assert data["done"] == [1] and not data["finished"]
     env = (tmp_path / "repo.log").read_text().split()
     assert env[:2] == ["1", "implementation-001"]
+
+
+def test_on_a_terminal_the_loop_says_one_line_a_step_and_git_draws_no_meter(
+    tmp_path: Path, agent: Path
+):
+    """stderr a terminal, where fetch, push and checkout draw git's progress meter: none of the
+    loop's claims, dones and integrates does, so its lines stay one a step."""
+    import pty
+    import select
+
+    _, ann, _ = two_clones(tmp_path, plan_text([(1, [], ["src/1.py"])], steps=2))
+    main, side = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "okstra_git", "work", KEY, "--remote", "origin", "--", str(agent)],
+        cwd=ann,
+        stdout=subprocess.PIPE,
+        stderr=side,
+        env={**os.environ, "AGENT_NAME": "ann", "AGENT_LOG": str(tmp_path / "ann.log")},
+    )
+    os.close(side)
+    said = b""
+    while True:  # until the loop exits and the terminal is closed
+        ready, _, _ = select.select([main], [], [], 60)
+        assert ready, said
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # EIO: every writer of the terminal is gone
+            break
+        if not chunk:
+            break
+        said += chunk
+    os.close(main)
+    assert proc.wait(timeout=60) == 0, said
+    lines = said.decode().replace("\r\n", "\n").splitlines()
+    assert lines and all(line.startswith("okstra work: ") for line in lines), lines
+    assert any("published to origin" in line for line in lines)
