@@ -55,6 +55,7 @@ import os
 import sys
 
 from ..core.errors import BadInput, Refused
+from ..core.values import Value
 from ..views import Output, dump
 
 # Every command starts here, the pre-push hook too: ``typing`` (~3 ms with what it pulls in) is
@@ -74,7 +75,7 @@ _COLUMN = 25
 """Where argument and command help starts in ``-h`` listings."""
 
 
-class Arg:
+class Arg(Value):
     """One positional argument or option of a command.
 
     ``name``: ``key`` for a positional, ``--stage`` for an option. ``help``: one or two
@@ -90,42 +91,19 @@ class Arg:
     for ``--verbose``), as git's commands have.
     """
 
-    # A plain class, not a dataclass: the hook imports this module on every push, and a
-    # dataclass costs ~0.5 ms to create.
-    __slots__ = ("choices", "complete", "convert", "default", "dest", "flag", "help",
-                 "metavar", "name", "optional", "repeat", "required", "short")  # fmt: skip
-
-    def __init__(
-        self,
-        name: str,
-        help: str,
-        *,
-        metavar: str = "",
-        choices: tuple[str, ...] = (),
-        default: Any = None,
-        flag: bool = False,
-        repeat: bool = False,
-        required: bool = False,
-        optional: bool = False,
-        convert: Callable[[str], Any] | None = None,
-        dest: str = "",
-        complete: str = "",
-        short: str = "",
-    ) -> None:
-        assert not short or flag, "only a flag has a short spelling"
-        self.name = name
-        self.help = help
-        self.metavar = metavar
-        self.choices = choices
-        self.default = default
-        self.flag = flag
-        self.repeat = repeat
-        self.required = required
-        self.optional = optional
-        self.convert = convert
-        self.dest = dest
-        self.complete = complete
-        self.short = short
+    name: str
+    help: str
+    metavar: str = ""
+    choices: tuple[str, ...] = ()
+    default: Any = None
+    flag: bool = False
+    repeat: bool = False
+    required: bool = False
+    optional: bool = False
+    convert: Callable[[str], Any] | None = None
+    dest: str = ""
+    complete: str = ""
+    short: str = ""
 
     def __repr__(self) -> str:
         return f"Arg({self.name!r})"
@@ -194,27 +172,19 @@ KEY = Arg(
 """The task key positional most commands take."""
 
 
-class Command:
-    """One ``git okstra`` command: ``path``, its words (``("stage", "claim")``, or
-    ``("init",)`` for a command without a group); ``help``, one line; ``args`` in declaration
-    order (``--json`` is added by the framework); ``handler``, called with one keyword
-    argument per ``Arg``; ``about``, more paragraphs for ``-h`` and the man page."""
+class Command(Value):
+    """One ``git okstra`` command."""
 
-    __slots__ = ("about", "args", "handler", "help", "path")
-
-    def __init__(
-        self,
-        path: tuple[str, ...],
-        help: str,
-        args: tuple[Arg, ...],
-        handler: Callable[..., Output],
-        about: str = "",
-    ) -> None:
-        self.path = path
-        self.help = help
-        self.args = args
-        self.handler = handler
-        self.about = about
+    path: tuple[str, ...]
+    """Its words: ``("stage", "claim")``, or ``("init",)`` for a command without a group."""
+    help: str
+    """One line."""
+    args: tuple[Arg, ...]
+    """In declaration order (``--json`` is added by the framework)."""
+    handler: Callable[..., Output]
+    """Called with one keyword argument per ``Arg``."""
+    about: str = ""
+    """More paragraphs for ``-h`` and the man page."""
 
     def __repr__(self) -> str:
         return f"Command({self.name!r})"
@@ -231,15 +201,12 @@ class Command:
         return " ".join([PROG, self.name, *(arg.usage() for arg in self.all_args)])
 
 
-class Group:
+class Group(Value):
     """A group of commands (one module): ``task``, ``stage``…, with its help."""
 
-    __slots__ = ("about", "help", "name")
-
-    def __init__(self, name: str, help: str, about: str = "") -> None:
-        self.name = name
-        self.help = help
-        self.about = about
+    name: str
+    help: str
+    about: str = ""
 
 
 GROUPS: dict[str, Group] = {}
@@ -258,6 +225,7 @@ def command(
 
     def declare(handler: Callable[..., Output]) -> Callable[..., Output]:
         words = tuple(path.split())
+        assert all(arg.flag for arg in args if arg.short), "only a flag has a short spelling"
         COMMANDS[words] = Command(words, help, args, handler, about)
         return handler
 

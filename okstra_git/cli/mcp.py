@@ -14,6 +14,7 @@ imports this module with every other group.
 
 from __future__ import annotations
 
+from ..core.values import Value
 from ..views import Output
 from .declare import Arg, command
 
@@ -185,18 +186,15 @@ def output_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-class ToolResult:
+class ToolResult(Value):
     """What a tool call returns: the ``--json`` object, and whether it is a tool error."""
 
-    __slots__ = ("data", "is_error", "text")
-
-    def __init__(self, data: dict[str, Any], is_error: bool, text: str) -> None:
-        self.data = data
-        """The object ``--json`` prints (``ok`` and, on failure, ``error``, ``exitCode``,
-        ``hint``)."""
-        self.is_error = is_error
-        self.text = text
-        """For the agent to read: the JSON itself, or the CLI's refusal as stderr shows it."""
+    data: dict[str, Any]
+    """The object ``--json`` prints (``ok`` and, on failure, ``error``, ``exitCode``,
+    ``hint``)."""
+    is_error: bool
+    text: str
+    """For the agent to read: the JSON itself, or the CLI's refusal as stderr shows it."""
 
 
 def call_tool(name: str, arguments: dict[str, Any]) -> ToolResult:

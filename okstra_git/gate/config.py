@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ..core.errors import BadInput
+from ..core.values import Value
 from ..git.plumbing import git_output
 from .decision import Decision, is_zero, okstra_data
 
@@ -27,19 +28,16 @@ _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0", "")
 
 
-class ConfigValue:
+class ConfigValue(Value):
     """One value of a config key as ``git config --show-origin`` reports it."""
 
-    __slots__ = ("origin", "value")
-
-    def __init__(self, value: str | None, origin: str) -> None:
-        self.value = value
-        """The value; ``None`` for a key written without ``= value`` (git's boolean true)."""
-        self.origin = origin
-        """Where it was set: ``file:<path>``, ``command line:`` …"""
+    value: str | None
+    """The value; ``None`` for a key written without ``= value`` (git's boolean true)."""
+    origin: str
+    """Where it was set: ``file:<path>``, ``command line:`` …"""
 
 
-class GateConfig:
+class GateConfig(Value):
     """The gate's settings, from the config of the repository where the gate runs.
 
     Every value is checked here, where it is read: the gate fails closed, so a value it cannot
@@ -48,25 +46,16 @@ class GateConfig:
     that silently protects less.
     """
 
-    __slots__ = ("allow_delete", "allowed_signers", "match", "protect")
-
-    def __init__(
-        self,
-        protect: tuple[str, ...],
-        match: str,
-        allowed_signers: str | None,
-        allow_delete: bool,
-    ) -> None:
-        self.protect = protect
-        """``okstra.protect`` globs as full refs (``*`` also matches ``/``, so a glob never
-        protects too little; a bare branch pattern such as ``main`` is ``refs/heads/main``)."""
-        self.match = match
-        """``okstra.gate.match``: ``tree`` (default) or ``commit``."""
-        self.allowed_signers = allowed_signers
-        """``okstra.gate.allowedSigners`` as written: only verdicts signed by a key listed in
-        that ``allowed_signers`` file count."""
-        self.allow_delete = allow_delete
-        """``okstra.allowDelete``: deleting a protected ref is allowed."""
+    protect: tuple[str, ...]
+    """``okstra.protect`` globs as full refs (``*`` also matches ``/``, so a glob never
+    protects too little; a bare branch pattern such as ``main`` is ``refs/heads/main``)."""
+    match: str
+    """``okstra.gate.match``: ``tree`` (default) or ``commit``."""
+    allowed_signers: str | None
+    """``okstra.gate.allowedSigners`` as written: only verdicts signed by a key listed in
+    that ``allowed_signers`` file count."""
+    allow_delete: bool
+    """``okstra.allowDelete``: deleting a protected ref is allowed."""
 
     @classmethod
     def load(cls, cwd: str | os.PathLike[str] | None = None) -> GateConfig:

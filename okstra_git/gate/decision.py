@@ -3,9 +3,9 @@
 One decision shared by the pre-push hook, the server-side pre-receive/update hooks and
 ``git okstra ci check``. It runs on every push, so it is lean on purpose: it reads through git's
 plumbing (``plumbing.py``: ``git config``, ``git for-each-ref``, one ``git cat-file --batch``),
-because starting git three times costs less than loading pygit2 once; its classes are plain
-(a dataclass costs ~0.5 ms to create); and a push of an unprotected ref loads nothing but this
-module and its config.
+because starting git three times costs less than loading pygit2 once; its classes are
+``core.values`` classes (a dataclass costs ~0.5 ms to create); and a push of an unprotected
+ref loads nothing but this module and its config.
 
 A protected ref may only move to a commit carrying an ``accepted`` whole-task verdict. Verdicts
 are JSON Lines in ``refs/notes/okstra/verdicts``, written on the verified commit and on that
@@ -14,6 +14,7 @@ commit's tree, so "a verdict on a commit with the identical tree" is one note lo
 
 from __future__ import annotations
 
+from ..core.values import Record, Value, init
 from ..git.plumbing import git_output
 
 TYPE_CHECKING = False  # no typing import on every push
@@ -99,34 +100,31 @@ def only_commit_chains(decisions: list[Decision]) -> list[Decision]:
     return [checked(d) for d in decisions]
 
 
-class Rejected:
+class Rejected(Value):
     """A verdict found for the commit that does not open the gate, and why."""
 
-    __slots__ = ("verdict", "why")
-
-    def __init__(self, verdict: Verdict, why: str) -> None:
-        self.verdict = verdict
-        """The verdict as read from the note."""
-        self.why = why
-        """Why it does not count, as the end of a sentence naming it ("is blocked, not …")."""
+    verdict: Verdict
+    """The verdict as read from the note."""
+    why: str
+    """Why it does not count, as the end of a sentence naming it ("is blocked, not …")."""
 
 
-class Finding:
-    """What the verdict notes say about one commit."""
+class Finding(Record):
+    """What the verdict notes say about one commit; the gate fills it in as it reads."""
 
-    __slots__ = ("commit", "opening", "problems", "rejected", "tree")
+    commit: str
+    """The commit asked about (peeled)."""
+    tree: str
+    """Its tree."""
+    opening: Verdict | None
+    """A verdict that opens the gate for it, if any."""
+    rejected: list[Rejected]
+    """Verdicts found that do not open it."""
+    problems: list[str]
+    """Note lines that did not parse (they never count)."""
 
-    def __init__(self, commit: str, tree: str) -> None:
-        self.commit = commit
-        """The commit asked about (peeled)."""
-        self.tree = tree
-        """Its tree."""
-        self.opening: Verdict | None = None
-        """A verdict that opens the gate for it, if any."""
-        self.rejected: list[Rejected] = []
-        """Verdicts found that do not open it."""
-        self.problems: list[str] = []
-        """Note lines that did not parse (they never count)."""
+    def __init__(self, commit: str, tree: str) -> None:  # nothing found yet
+        init(self, commit=commit, tree=tree, opening=None, rejected=[], problems=[])
 
     @property
     def task_keys(self) -> list[str]:
@@ -134,33 +132,22 @@ class Finding:
         return list(dict.fromkeys(keys))
 
 
-class Decision:
+class Decision(Value):
     """The gate's answer for one ref update."""
 
-    __slots__ = ("allowed", "commit", "finding", "message", "reason", "ref")
-
-    def __init__(
-        self,
-        ref: str,
-        commit: str,
-        allowed: bool,
-        reason: str,
-        message: str = "",
-        finding: Finding | None = None,
-    ) -> None:
-        self.ref = ref
-        """The ref being updated (on the remote, for pre-push)."""
-        self.commit = commit
-        """The commit it would point to (the old one, for a deletion)."""
-        self.allowed = allowed
-        """Pass or refuse."""
-        self.reason = reason
-        """``okstra-data``, ``unprotected``, ``verdict``, ``delete-allowed``,
-        ``delete-refused``, ``not-a-commit``, ``replace-refused`` or ``no-verdict``."""
-        self.message = message
-        """For a refusal: the paragraph to show."""
-        self.finding = finding
-        """The verdict search behind a ``verdict``/``no-verdict`` decision."""
+    ref: str
+    """The ref being updated (on the remote, for pre-push)."""
+    commit: str
+    """The commit it would point to (the old one, for a deletion)."""
+    allowed: bool
+    """Pass or refuse."""
+    reason: str
+    """``okstra-data``, ``unprotected``, ``verdict``, ``delete-allowed``,
+    ``delete-refused``, ``not-a-commit``, ``replace-refused`` or ``no-verdict``."""
+    message: str = ""
+    """For a refusal: the paragraph to show."""
+    finding: Finding | None = None
+    """The verdict search behind a ``verdict``/``no-verdict`` decision."""
 
     def __repr__(self) -> str:
         return f"Decision({self.ref!r}, {self.commit[:12]!r}, {self.reason!r})"

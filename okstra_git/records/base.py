@@ -1,11 +1,10 @@
 """Typed records ↔ canonical JSON.
 
 A record is a class whose fields are its annotations (snake_case): a ``core.values.Value`` or
-``Record`` (the task, a claim, an approval), a plain slotted class (the verdict, which the
-pre-push hook reads: loading ``dataclasses`` and ``typing`` would cost every push more than the
-rest of the hook) or, for run records only, a dataclass. The required fields are the
-``__init__`` parameters without a default. Their JSON is camelCase with sorted keys, so what
-plain git prints (``git show ref:task.json``) is stable and diffable (docs/storage.md).
+``Record`` (the task, a claim, an approval, a verdict) or, for run records only, a dataclass.
+The required fields are the ``__init__`` parameters without a default. Their JSON is camelCase
+with sorted keys, so what plain git prints (``git show ref:task.json``) is stable and diffable
+(docs/storage.md).
 
 ``from_data`` does the structural checks a reader needs (cheap: no jsonschema import on read
 paths). The full JSON Schema runs on what okstra reads from elsewhere (a remote, a file, a

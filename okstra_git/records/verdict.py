@@ -12,6 +12,7 @@ jinja2 at module level.
 from __future__ import annotations
 
 from ..core.jsontext import dumps_line
+from ..core.values import Value
 from .base import parse_json_lines, record_line, to_data
 
 TYPE_CHECKING = False  # the gate parses verdicts without loading pygit2
@@ -23,16 +24,8 @@ SCHEMA_VERSION = 1
 VERDICTS_REF = "refs/notes/okstra/verdicts"
 
 
-class Verdict:
-    """One final-verification outcome, bound to the commit (and tree) it verified.
-
-    A plain class, not a dataclass: the pre-push hook reads verdicts, and loading
-    ``dataclasses`` would cost every push more than the rest of the hook.
-    """
-
-    __slots__ = ("base", "blocker_count", "head", "head_tree", "recorded_at", "recorded_by",
-                 "report_digest", "routing", "schema_version", "scope", "signature", "stages",
-                 "task_key", "verdict")  # fmt: skip
+class Verdict(Value):
+    """One final-verification outcome, bound to the commit (and tree) it verified."""
 
     task_key: str
     """The verified task, exactly as typed."""
@@ -58,59 +51,11 @@ class Verdict:
     """ISO 8601, UTC."""
     recorded_by: str
     """``Name <email>`` from git config."""
-    schema_version: int
+    schema_version: int = SCHEMA_VERSION
     """Record format version."""
-    signature: str | None
+    signature: str | None = None
     """An ``ssh-keygen -Y sign`` signature (namespace ``okstra-verdict``) over the record
     without this field, when recorded with ``--sign``."""
-
-    def __init__(
-        self,
-        task_key: str,
-        scope: str,
-        stages: list[int],
-        base: str,
-        head: str,
-        head_tree: str,
-        verdict: str,
-        blocker_count: int,
-        report_digest: str,
-        routing: str,
-        recorded_at: str,
-        recorded_by: str,
-        schema_version: int = SCHEMA_VERSION,
-        signature: str | None = None,
-    ) -> None:
-        self.task_key = task_key
-        self.scope = scope
-        self.stages = stages
-        self.base = base
-        self.head = head
-        self.head_tree = head_tree
-        self.verdict = verdict
-        self.blocker_count = blocker_count
-        self.report_digest = report_digest
-        self.routing = routing
-        self.recorded_at = recorded_at
-        self.recorded_by = recorded_by
-        self.schema_version = schema_version
-        self.signature = signature
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Verdict):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]  # equal by value, and a list field
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__annotations__)
-        return f"Verdict({fields})"
-
-    def replace(self, **changes: object) -> Verdict:
-        """A copy with ``changes``."""
-        values = {name: getattr(self, name) for name in self.__annotations__}
-        return Verdict(**{**values, **changes})
 
     @property
     def opens_gate(self) -> bool:

@@ -12,6 +12,7 @@ import os
 import sys
 
 from ..core.errors import BadInput, OkstraError
+from ..core.values import Value
 from ..gate.config import GateConfig
 from ..gate.decision import VERDICTS_REF, Decision, is_zero, okstra_data, only_commit_chains
 
@@ -40,17 +41,15 @@ _UPDATE_ONE_REF = (
 )
 
 
-class Outcome:
-    """What a hook run decided and said: ``code``, the hook's exit code (0 lets the push
-    through); ``decisions``, the gate's answer for every ref update (empty when the input was
-    unusable); ``error``, why the push was refused, as stderr says last."""
+class Outcome(Value):
+    """What a hook run decided and said."""
 
-    __slots__ = ("code", "decisions", "error")
-
-    def __init__(self, code: int, decisions: list[Decision], error: str | None = None) -> None:
-        self.code = code
-        self.decisions = decisions
-        self.error = error
+    code: int
+    """The hook's exit code (0 lets the push through)."""
+    decisions: list[Decision]
+    """The gate's answer for every ref update (empty when the input was unusable)."""
+    error: str | None = None
+    """Why the push was refused, as stderr says last."""
 
 
 # -- client side ------------------------------------------------------------------------------
@@ -155,13 +154,16 @@ def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
     moved = [(aliases.get(ref, ref), old, new) for ref, old, new in updates]
     first = [replace_refused(ref, new) or okstra_data(ref, new) for ref, _old, new in moved]
     decisions = _judge(moved, side, first)
-    for (pushed, _old, _new), decision in zip(updates, decisions, strict=True):
-        if pushed != decision.ref and not decision.allowed:
-            decision.message += (
-                f"\n(pushed as {pushed}, a symbolic ref to {decision.ref} on this server: a push "
-                "to it moves that ref, so that ref is what the gate judges)"
-            )
-    return decisions
+    return [
+        decision
+        if pushed == decision.ref or decision.allowed
+        else decision.replace(
+            message=decision.message
+            + f"\n(pushed as {pushed}, a symbolic ref to {decision.ref} on this server: a push "
+            "to it moves that ref, so that ref is what the gate judges)"
+        )
+        for (pushed, _old, _new), decision in zip(updates, decisions, strict=True)
+    ]
 
 
 def _judge(

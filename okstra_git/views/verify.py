@@ -31,9 +31,7 @@ def target(ctx: Context, key_text: str, stage: int | None, worktree: str | None)
         resolved = verify.resolve_target(ctx, key, stage, worktree)
     except verify.GateRefused as exc:
         refused = refusal(exc)
-        refused.data["remoteLag"] = lags
-        refused.err += note
-        return refused
+        return refused.replace(data={**refused.data, "remoteLag": lags}, err=refused.err + note)
     except Refused as exc:
         if not note:
             raise
