@@ -37,6 +37,13 @@ AUDIT_LABELS = {"ko": "승인 일시 (CLI ack): ", "en": "Approved at (CLI ack):
 
 _SECTION = re.compile(r"5\.?\s+clarification items\b", re.IGNORECASE)
 _MARKER = re.compile(r"([ \t]*)[-*+] \[([ xX])\][ \t]+Approved[ \t]*")
+# The report template's labelled line (seed 002): a list item whose label ends in a colon, then
+# the marker in backticks, then nothing or an arrow and a note —
+# ``- 승인 여부 (사용자가 직접 편집): `- [ ] Approved` ← 승인하려면 …``.
+_LABELLED = re.compile(
+    r"[ \t]*[-*+][ \t]+[^`\r\n]*[^`\s]:[ \t]*`[-*+] \[([ xX])\][ \t]+Approved[ \t]*`"
+    r"(?:[ \t]+(?:←|<-)[^\r\n]*)?[ \t]*"
+)
 # A pattern string, compiled (and cached by ``re``) on first use: compiling this class costs
 # ~1 ms, and only ``plan approve`` needs it, not every command that imports this module.
 _HANGUL = r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"
@@ -228,19 +235,31 @@ def unresolved_approval_blockers(report: ClarificationReport) -> list[Clarificat
 # The approval marker
 
 
-def find_approval_markers(text: str) -> list[tuple[int, bool]]:
-    """``(line_no, checked)`` for every line that is exactly an ``- [ ] Approved`` marker.
+def _checkbox(line: str) -> int | None:
+    """Where the marker's box character (`` ``, ``x`` or ``X``) is in ``line``, when the line is
+    a marker line: exactly ``- [ ] Approved`` (indentation and trailing blanks aside), or the
+    template's labelled line with the marker in backticks (:data:`_LABELLED`)."""
+    match = _MARKER.fullmatch(line)
+    if match:
+        return match.start(2)
+    match = _LABELLED.fullmatch(line)
+    return match.start(1) if match else None
 
-    The marker must be the whole line (indentation and trailing blanks aside), so a mention in
-    prose or in backticks is not a marker; lines inside fenced code are ignored.
+
+def find_approval_markers(text: str) -> list[tuple[int, bool]]:
+    """``(line_no, checked)`` for every marker line: exactly ``- [ ] Approved``, or the report
+    template's labelled line ``- <label>: `- [ ] Approved` ← <note>``.
+
+    A mention in prose, or in backticks anywhere but a labelled list item, is not a marker;
+    lines inside fenced code are ignored.
     """
     markers = []
     for number, line, fenced in scan_lines(text):
         if fenced or "Approved" not in line:
             continue
-        match = _MARKER.fullmatch(line)
-        if match:
-            markers.append((number, match.group(2) != " "))
+        box = _checkbox(line)
+        if box is not None:
+            markers.append((number, line[box] != " "))
     return markers
 
 
@@ -256,7 +275,8 @@ def _single_marker(text: str, path: str) -> int:
 
 
 def flip_marker(text: str, path: str = "plan") -> str:
-    """The plan with its marker line changed to ``- [x] Approved``; every other byte is kept.
+    """The plan with its marker line changed to ``- [x] Approved`` (a labelled line keeps its
+    label and note, only its box is ticked); every other byte is kept.
 
     A plan already approved comes back unchanged. Raises BadInput unless there is exactly one
     marker line.
@@ -264,8 +284,15 @@ def flip_marker(text: str, path: str = "plan") -> str:
     number = _single_marker(text, path)
     parts = text.split("\n")
     old = parts[number - 1]
-    indent = _MARKER.fullmatch(old.removesuffix("\r")).group(1)  # type: ignore[union-attr]
-    parts[number - 1] = indent + CANONICAL_MARKER + ("\r" if old.endswith("\r") else "")
+    line, ending = old.removesuffix("\r"), ("\r" if old.endswith("\r") else "")
+    bare = _MARKER.fullmatch(line)
+    if bare is not None:
+        parts[number - 1] = bare.group(1) + CANONICAL_MARKER + ending
+    else:
+        box = _checkbox(line)
+        assert box is not None  # _single_marker found it
+        if line[box] == " ":
+            parts[number - 1] = line[:box] + "x" + line[box + 1 :] + ending
     return "\n".join(parts)
 
 

@@ -74,7 +74,8 @@ class Step:
     options: Callable[[Answers], tuple[tuple[str, str], ...]] = lambda _answers: ()
     """(value, label) pairs of a pick."""
     default: str | None = None
-    """The value a group member takes when its key is left out of the answer."""
+    """The value a group member takes when its key is left out of the answer or its value is
+    ``""`` (the phase default, seed 000)."""
     check: Callable[[str], str] | None = None
     """A text step's check: the value to record, or raises Rejected."""
 
@@ -458,6 +459,8 @@ def _group_values(members: tuple[Step, ...], text: str, answers: Answers) -> dic
     values: dict[str, str] = {}
     for member in members:
         value = given.get(member.id, member.default)
+        if value == "" and member.default is not None:
+            value = member.default  # "" is the phase default, as leaving the key out is
         if value is None:
             problems.append(f"{member.id}: missing")
             continue

@@ -287,7 +287,18 @@ def test_unresolved_approval_blockers(blocks: str, status: str, blocking: bool) 
         ("  * [x] Approved\n", [(1, True)]),
         ("- [x] Approved\n- [ ] Approved\n", [(1, True), (2, False)]),
         ("Tick `- [ ] Approved` to approve.\n", []),
-        ("- 승인 여부: `- [ ] Approved` ← 변경\n", []),
+        # The report template's labelled line (seed 002) is a marker, its note aside:
+        ("- 승인 여부 (사용자가 직접 편집): `- [ ] Approved` ← 승인하려면 변경\n", [(1, False)]),
+        ("- 승인 여부 (사용자가 직접 편집): `- [x] Approved` ← 승인하려면 변경\n", [(1, True)]),
+        ("- **Approval (edit it yourself)**: `- [X] Approved`\r\n", [(1, True)]),
+        ("  * Approval: `- [x] Approved` <- tick it\n", [(1, True)]),
+        # …but only as a labelled list item with the marker alone in its backticks:
+        ("Approval: `- [x] Approved`\n", []),
+        ("- `- [x] Approved`\n", []),
+        ("- Approval: `- [x] Approved` once ready\n", []),
+        ("- Approval: `- [x] Approved by Kim`\n", []),
+        ("- Approval `x`: `- [x] Approved`\n", []),
+        ("- Approval: `- [x] Approved` ← a\n- Tick: `- [ ] Approved`\n", [(1, True), (2, False)]),
         ("- [x] Approved by Kim\n", []),
         ("- [x] approved\n", []),
         ("-[x] Approved\n", []),
@@ -322,6 +333,45 @@ def test_flip_marker_keeps_indentation_and_missing_final_newline() -> None:
 def test_flip_marker_needs_exactly_one_marker(text: str) -> None:
     with pytest.raises(BadInput, match=r"^plan\.md: a plan needs exactly one"):
         flip_marker(text, "plan.md")
+
+
+SEED_LABELLED_LINE = (
+    "- 승인 여부 (사용자가 직접 편집): `- [ ] Approved` ← 승인하려면 `[ ]` 를 `[x]` 로 "
+    "변경하여 저장하세요."
+)
+SEED_APPROVAL_BLOCK = f"""\
+## User Approval Request (사용자 승인 게이트)
+
+{SEED_LABELLED_LINE}
+- 승인 후 다음 단계 명령어 (방법 A — 수동 편집):
+
+## 5. Clarification Items
+
+| ID | Ticket ID | Kind | Statement | Expected form | Blocks | Status | User input |
+|---|---|---|---|---|---|---|---|
+| C-001 | T-1 | decision | Which? | a/b | approval | resolved | a |
+"""
+
+
+def test_the_templates_labelled_line_approves_and_is_ticked_in_place() -> None:
+    """The seed's template puts the marker inside a labelled line; ticking it (by hand or by
+    ``plan approve``) approves, and the label and the note stay as written."""
+    assert approval_problems(SEED_APPROVAL_BLOCK, "p.md")[0].startswith(
+        "approved plan has no recognised user-approval marker"
+    )
+    by_hand = SEED_APPROVAL_BLOCK.replace("`- [ ] Approved`", "`- [x] Approved`")
+    assert approval_problems(by_hand, "p.md") == []
+    flipped = flip_marker(SEED_APPROVAL_BLOCK, "p.md")
+    assert flipped == by_hand
+    assert flip_marker(flipped) == flipped
+    audited = append_audit_line(flipped, "2026-06-06T09:30:00+09:00")
+    assert "`- [x] Approved` ← 승인하려면 `[ ]` 를 `[x]` 로 변경하여 저장하세요.\n" \
+        "- 승인 일시 (CLI ack): 2026-06-06T09:30:00+09:00\n" in audited  # fmt: skip
+    assert approval_problems(audited, "p.md") == []
+    blocked = by_hand.replace("| approval | resolved |", "| approval | open |")
+    assert approval_problems(blocked, "p.md")[0].startswith(
+        "approved plan marker is set but §5 has 1 unresolved"
+    )
 
 
 def test_append_audit_line_korean_and_english() -> None:

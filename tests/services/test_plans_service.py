@@ -448,3 +448,41 @@ def test_an_unrecognised_section_5_header_refuses_approval_and_fails_validate(re
     file.write_text(BLOCKED_PLAN, "utf-8")
     assert okstra(repo, "plan", "validate", PLAN).returncode == 0
     assert "C-003 (Status=open)" in okstra(repo, "plan", "approve", KEY).stderr
+
+
+SEED_LABELLED = LINEAR_PLAN.replace(
+    "- [ ] Approved\n",
+    "- 승인 여부 (사용자가 직접 편집): `- [ ] Approved` ← 승인하려면 `[ ]` 를 `[x]` 로 변경하여 "
+    "저장하세요.\n",
+)
+
+
+def test_the_seed_templates_labelled_marker_line_approves_both_ways(repo: Path) -> None:
+    """A plan written from the seed's report template carries the marker inside a labelled
+    line: `plan approve` ticks it there (label and note kept), and a hand-ticked one approves
+    at the first `run start --type implementation` (method A)."""
+    file = setup_task(repo, SEED_LABELLED)
+    submit(repo)
+    status = okstra(repo, "plan", "status", KEY, "--json")
+    assert json.loads(status.stdout)["reasons"] == ["marker-missing"]
+    approved = okstra(repo, "plan", "approve", KEY, "--json")
+    assert approved.returncode == 0, approved.stderr
+    lines = file.read_text("utf-8").split("\n")
+    at = lines.index(
+        "- 승인 여부 (사용자가 직접 편집): `- [x] Approved` ← 승인하려면 `[ ]` 를 `[x]` 로 "
+        "변경하여 저장하세요."
+    )
+    assert lines[at + 1].startswith("- 승인 일시 (CLI ack): ")
+    assert okstra(repo, "plan", "status", KEY, "--json").returncode == 0
+
+    # Method A on a second task: the user ticks the labelled line by hand.
+    other = "p:g:j"
+    assert okstra(repo, "task", "new", other, "--type", "implementation-planning").returncode == 0
+    hand = repo / "docs/plan-j.md"
+    hand.write_text(SEED_LABELLED.replace("`- [ ] Approved`", "`- [x] Approved`"), "utf-8")
+    assert okstra(repo, "plan", "submit", other, "docs/plan-j.md").returncode == 0
+    started = okstra(repo, "run", "start", other, "--type", "implementation", "--json")
+    assert started.returncode == 0, started.stderr
+    blob = git(repo, "hash-object", "docs/plan-j.md")
+    [line] = note_lines(repo, blob)
+    assert line["method"] == "A" and line["taskKey"] == other

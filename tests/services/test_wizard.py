@@ -102,6 +102,35 @@ def test_a_bad_member_value_re_asks_the_whole_group_and_records_nothing():
             wizard.answer(state, junk)
 
 
+def test_an_empty_member_value_means_the_phase_default():
+    """Seed 000: a missing key and an empty value ("" or "default") are both the phase
+    default; only the other members' values are checked."""
+    state = customized()
+    answered = wizard.answer(
+        state,
+        json.dumps(
+            {"lead_model": "opus", "claude_model": "", "codex_model": "default", "gemini_model": ""}
+        ),
+    )
+    assert {k: answered.answers[k] for k in ("lead_model", "claude_model", "codex_model")} == {
+        "lead_model": "opus",
+        "claude_model": wizard.BY_ID["claude_model"].default,
+        "codex_model": "default",
+    }
+    assert answered.answers["gemini_model"] == "default"
+    finished = all_defaults(answered)
+    state = drive(wizard.start("implementation-planning", "p:g:t"), "", "customize", "claude")
+    state = drive(state, "{}", "off")
+    assert prompt_of(state)["step"] == "options"
+    state = wizard.answer(state, '{"directive_pick": "", "related_tasks_pick": ""}')
+    assert (
+        state.answers["directive_pick"] == "none" and state.answers["related_tasks_pick"] == "none"
+    )
+    assert prompt_of(finished)["step"] == wizard.CONFIRM
+    with pytest.raises(wizard.Rejected, match="lead_model"):  # a text-less "" is not a model
+        wizard.answer(customized(), '{"lead_model": " "}')
+
+
 def test_a_bad_member_value_through_the_state_file_changes_nothing_on_disk(tmp_path: Path):
     path = str(tmp_path / "wizard.json")
     service.start(path, "implementation-planning", "p:g:t")
