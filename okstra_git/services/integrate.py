@@ -62,15 +62,6 @@ class Merged(Value):
     merge_commit: str
     """The merge commit integrate made; empty for a merge a person finished (a conflict)."""
 
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "stage": self.stage,
-            "runId": self.run_id,
-            "doneCommit": self.done_commit,
-            "claimCommit": self.claim_commit,
-            "mergeCommit": self.merge_commit,
-        }
-
 
 class IntegrateResult(Value):
     """What ``integrate`` did: the task branch's head now, and how it got there."""
@@ -92,20 +83,6 @@ class IntegrateResult(Value):
     """The task branch and the event landed on ``remote``."""
     attempts: int
     """Rounds: more than one when another clone integrated first."""
-
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "taskKey": str(self.key),
-            "taskWorktree": self.task_worktree,
-            "taskBranch": self.task_branch,
-            "head": self.head,
-            "merged": [m.to_data() for m in self.merged],
-            "brought": self.brought,
-            "taskEvent": self.event,
-            "remote": self.remote,
-            "published": self.published,
-            "attempts": self.attempts,
-        }
 
 
 class MergeConflict(Refused):

@@ -2,12 +2,42 @@
 
 from __future__ import annotations
 
-from ..services.integrate import IntegrateResult
+from ..services.integrate import IntegrateResult, Merged
 from . import Output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def integrated(done: IntegrateResult) -> Output:
-    return Output(done.to_data(), lambda: text(done))
+    return Output(data(done), lambda: text(done))
+
+
+def data(done: IntegrateResult) -> dict[str, Any]:
+    """``integrate --json``."""
+    return {
+        "taskKey": str(done.key),
+        "taskWorktree": done.task_worktree,
+        "taskBranch": done.task_branch,
+        "head": done.head,
+        "merged": [_merged(m) for m in done.merged],
+        "brought": done.brought,
+        "taskEvent": done.event,
+        "remote": done.remote,
+        "published": done.published,
+        "attempts": done.attempts,
+    }
+
+
+def _merged(m: Merged) -> dict[str, Any]:
+    return {
+        "stage": m.stage,
+        "runId": m.run_id,
+        "doneCommit": m.done_commit,
+        "claimCommit": m.claim_commit,
+        "mergeCommit": m.merge_commit,
+    }
 
 
 def text(done: IntegrateResult) -> str:
