@@ -77,7 +77,7 @@ def sync(
     from ..services.context import open_context
     from ..services.sync import engine as sync_service
     from ..services.sync.state import Choice
-    from ..views.sync import text
+    from ..views.sync import data, text
 
     if fetch_only and push_only:
         raise BadInput("--fetch-only and --push-only exclude each other; give at most one")
@@ -103,9 +103,9 @@ def sync(
     held = held_back(ctx.repo, report.remote, report.branches)
     said = text(report, verbose)
     if not report.conflicts and not report.invalid and not held:
-        return Output(report.to_data(), said)
+        return Output(data(report), said)
     error = "\n".join(p for p in (_error(report), *held) if p)
-    return Output(report.to_data(), said, err=f"git okstra: {error}\n", code=1, error=error)
+    return Output(data(report), said, err=f"git okstra: {error}\n", code=1, error=error)
 
 
 def _error(report: SyncReport) -> str:

@@ -53,9 +53,6 @@ class BranchState:
     """``same``, ``ahead`` (to push), ``behind`` (the remote's has more), ``diverged`` or
     ``missing-here`` (only the remote has it: :func:`task_branch_against`)."""
 
-    def to_data(self) -> dict[str, str | None]:
-        return {"ref": self.ref, "local": self.local, "remote": self.remote, "state": self.state}
-
     @property
     def push(self) -> RefUpdate | None:
         """The leased update publishing it (``expected``: the remote's value)."""

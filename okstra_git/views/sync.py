@@ -3,7 +3,7 @@
 By default one line per kind of ref (tasks, claims, notes, branches) with what sync did to how
 many, as ``git fetch`` sums up instead of listing: a sync of 20,000 refs is a few lines. Only
 what needs a person is named ref by ref: a conflict, a record not adopted, a branch the remote
-has more of. ``-v`` lists every ref (``to_data`` always does, for ``--json``).
+has more of. ``-v`` lists every ref (``data`` always does, for ``--json``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from ..core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..git.repo import CommitInfo
     from ..services.branches import BranchState
     from ..services.sync.engine import SyncReport
-    from ..services.sync.state import RefState
+    from ..services.sync.state import RefState, TaskConflict
 
 _COUNTED = (
     ("fetched", "fetched"),
@@ -40,6 +41,61 @@ def kind(ref: str) -> str:
     if ref.startswith(BRANCHES):
         return "branches"
     return ref[len(LOCAL_REFS) :].split("/", 1)[0] if ref.startswith(LOCAL_REFS) else ref
+
+
+def data(report: SyncReport) -> dict[str, object]:
+    """``sync --json``: every ref that is not the same (and every branch), each conflict."""
+    return {
+        "remote": report.remote,
+        "fetched": report.fetched,
+        "refs": [_ref_data(r) for r in report.refs if r.state != "same"],
+        "unchanged": report.unchanged,
+        "pushed": report.pushed,
+        "diverged": [r.ref for r in report.diverged],
+        "conflicts": [_conflict_data(c) for c in report.conflicts],
+        "invalid": report.invalid,
+        "kept": report.kept,
+        "renumbered": report.renumbered,
+        "attempts": report.attempts,
+        "branches": [_branch_data(b) for b in report.branches if b.state != "same"],
+    }
+
+
+def _ref_data(state: RefState) -> dict[str, str | None]:
+    return {
+        "ref": state.ref,
+        "local": state.local,
+        "remote": state.remote,
+        "state": state.state,
+        "new": state.new,
+    }
+
+
+def _branch_data(branch: BranchState) -> dict[str, str | None]:
+    return {
+        "ref": branch.ref,
+        "local": branch.local,
+        "remote": branch.remote,
+        "state": branch.state,
+    }
+
+
+def _conflict_data(conflict: TaskConflict) -> dict[str, object]:
+    return {
+        "taskKey": conflict.task_key,
+        "summary": conflict.summary,
+        "unit": conflict.unit,
+        "here": _side(conflict.here),
+        "there": _side(conflict.there),
+        "choices": [{"what": what, "command": cmd} for what, cmd in conflict.choices],
+        "refs": list(conflict.refs),
+    }
+
+
+def _side(info: CommitInfo | None) -> dict[str, str] | None:
+    if info is None:
+        return None
+    return {"commit": info.commit, "event": info.subject, "author": info.author, "when": info.when}
 
 
 def text(report: SyncReport, verbose: bool = False) -> str:

@@ -85,22 +85,6 @@ class SyncReport:
             if r.state in ("conflict", "invalid") and r.ref.startswith(prefixes)
         ]
 
-    def to_data(self) -> dict[str, object]:
-        return {
-            "remote": self.remote,
-            "fetched": self.fetched,
-            "refs": [r.to_data() for r in self.refs if r.state != "same"],
-            "unchanged": self.unchanged,
-            "pushed": self.pushed,
-            "diverged": [r.ref for r in self.diverged],
-            "conflicts": [c.to_data() for c in self.conflicts],
-            "invalid": self.invalid,
-            "kept": self.kept,
-            "renumbered": self.renumbered,
-            "attempts": self.attempts,
-            "branches": [b.to_data() for b in self.branches if b.state != "same"],
-        }
-
 
 # -- the whole sync -------------------------------------------------------------------------
 

@@ -39,15 +39,6 @@ class RefState:
     new: str | None = None
     """The local value after sync, when it changed or is to be pushed."""
 
-    def to_data(self) -> dict[str, str | None]:
-        return {
-            "ref": self.ref,
-            "local": self.local,
-            "remote": self.remote,
-            "state": self.state,
-            "new": self.new,
-        }
-
 
 @dataclass(frozen=True)
 class Choice:
@@ -79,27 +70,6 @@ class TaskConflict:
     """(what it does, the command), one per choice."""
     refs: tuple[str, ...]
     """The task's refs, left as they were: none of them is pushed until it is settled."""
-
-    def to_data(self) -> dict[str, object]:
-        def side(info: CommitInfo | None) -> dict[str, str] | None:
-            if info is None:
-                return None
-            return {
-                "commit": info.commit,
-                "event": info.subject,
-                "author": info.author,
-                "when": info.when,
-            }
-
-        return {
-            "taskKey": self.task_key,
-            "summary": self.summary,
-            "unit": self.unit,
-            "here": side(self.here),
-            "there": side(self.there),
-            "choices": [{"what": what, "command": cmd} for what, cmd in self.choices],
-            "refs": list(self.refs),
-        }
 
 
 @dataclass(frozen=True)
