@@ -83,13 +83,13 @@ def board(
     if out is not None:
         raise BadInput("board --serve serves the page; --out writes it: give one of them")
     from ..services.boardserve import DEFAULT_ADDRESS, VERSION_PATH, BoardServer, parse_address
-    from ..views.board import csp, render
+    from ..views.board import csp, data, render
 
     server = BoardServer(
         str(ctx.repo.workdir or ctx.repo.git_dir),
         task or None,
         parse_address(address or DEFAULT_ADDRESS),
-        page=lambda data, version: render(data, version, VERSION_PATH).encode("utf-8"),
+        page=lambda board, version: render(data(board), version, VERSION_PATH).encode("utf-8"),
         csp=csp(live=True),
         remote=fetch,
         interval=interval,
@@ -108,6 +108,7 @@ def _write(ctx: Context, keys: list[TaskKey] | None, out: str | None, fetch: str
     from ..core.errors import BadInput
     from ..core.userfiles import write_atomic
     from ..services.board import build_board
+    from ..views.board import data as board_data
     from ..views.board import render
 
     if fetch is not None:
@@ -121,7 +122,7 @@ def _write(ctx: Context, keys: list[TaskKey] | None, out: str | None, fetch: str
         target.parent.mkdir(parents=True, exist_ok=True)
     else:
         target = Path(out)
-    data = build_board(ctx, keys).to_data()
+    data = board_data(build_board(ctx, keys))
     page = render(data).encode("utf-8")
     write_atomic(target, page, "board")
     count = len(data["tasks"])

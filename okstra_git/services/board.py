@@ -6,12 +6,10 @@ read with the claims a fetch brought newer than the local ones (``remoteview.fet
 the newest events of its timeline, its task branch against the one each remote published
 (``branches``), and whether a protected branch (``okstra.protect``, the gate's own config)
 carries its latest verdict. Tasks a fetch brought that this clone has no ref of yet are
-listed apart. The result is plain data (:meth:`Board.to_data`) that ``views.board`` lays out.
+listed apart. The result is a :class:`Board` that ``views.board`` shapes as data and lays out.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from ..core.errors import BadInput, OkstraError
 from ..core.keys import TaskKey
@@ -59,16 +57,6 @@ class BoardTask(Value):
             carriers=carriers,
         )
 
-    def to_data(self) -> dict[str, Any]:
-        if self.status is None:
-            return {"taskKey": self.key, "error": self.error}
-        data = self.status.to_data()
-        data["events"] = [event.__dict__ for event in self.events]
-        data["taskBranch"] = self.branches
-        if data["verdict"] is not None:
-            data["verdict"]["carriedBy"] = self.carriers
-        return data
-
 
 class Board(Value):
     """Everything the board shows."""
@@ -88,17 +76,6 @@ class Board(Value):
     """The protected branches here (local and remote-tracking) verdicts are looked for on."""
     problems: list[str]
     """What could not be read for the whole board (e.g. the gate's config)."""
-
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "repository": self.repository,
-            "generatedAt": self.generated_at,
-            "tasks": [task.to_data() for task in self.tasks],
-            "fetchedOnly": self.fetched_only,
-            "remotes": self.remotes,
-            "protected": self.protected,
-            "problems": self.problems,
-        }
 
 
 def build_board(ctx: Context, keys: list[TaskKey] | None = None) -> Board:

@@ -26,13 +26,16 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput, OkstraError
 from ..core.values import Value
 from ..git.process import no_prompts
 from ..git.repo import GitRepo
 from .context import Context
+
+if TYPE_CHECKING:
+    from .board import Board
 
 DEFAULT_ADDRESS = "127.0.0.1:8765"
 VERSION_PATH = "/version"
@@ -85,8 +88,9 @@ class Page:
 class BoardServer:
     """The board of ``keys`` (None: every task) of the repository at ``start``, served.
 
-    ``page(data, version)`` lays the board's data out (the views layer's page, whose script
-    polls :data:`VERSION_PATH`); ``csp`` is its Content-Security-Policy, sent as a header too.
+    ``page(board, version)`` lays the :class:`~.board.Board` out (the views layer's page,
+    whose script polls :data:`VERSION_PATH`); ``csp`` is its Content-Security-Policy, sent
+    as a header too.
     """
 
     def __init__(
@@ -94,7 +98,7 @@ class BoardServer:
         start: str,
         keys: list[str] | None,
         address: Address,
-        page: Callable[[dict[str, Any], str], bytes],
+        page: Callable[[Board, str], bytes],
         csp: str,
         remote: str | None = None,
         interval: timedelta = timedelta(seconds=30),
@@ -142,13 +146,13 @@ class BoardServer:
 
         ctx = Context(self._repo())
         board = build_board(ctx, [ctx.key(k) for k in self.keys] if self.keys else None)
-        data = board.to_data()
         if self.fetch_problem:
-            data["problems"].append(f"fetching from {self.remote} failed at {self.fetch_problem}")
+            problem = f"fetching from {self.remote} failed at {self.fetch_problem}"
+            board = board.replace(problems=[*board.problems, problem])
         self.builds += 1
         version = f"{self.builds}-{fingerprint[:12]}"
-        self.page = Page(self.render(data, version), version, self.csp)
-        return _first_expiry(data)
+        self.page = Page(self.render(board, version), version, self.csp)
+        return _first_expiry(board)
 
     def serve(self) -> None:
         """Build, serve, and rebuild until Ctrl-C or SIGTERM."""
@@ -214,15 +218,16 @@ def _fingerprint(repo: GitRepo) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _first_expiry(data: dict[str, Any]) -> float | None:
+def _first_expiry(board: Board) -> float | None:
     """When the first lease of a started claim on the board runs out (a Unix time)."""
     from datetime import datetime
 
     found = [
-        datetime.fromisoformat(stage["leaseExpiresAt"]).timestamp()
-        for task in data["tasks"]
-        for stage in task.get("stages", ())
-        if stage["state"] == "started" and stage["leaseExpiresAt"]
+        datetime.fromisoformat(stage.claim.lease_expires_at).timestamp()
+        for task in board.tasks
+        if task.status is not None
+        for stage in task.status.stages
+        if stage.state == "started" and stage.claim is not None and stage.claim.lease_expires_at
     ]
     return min(found, default=None)
 

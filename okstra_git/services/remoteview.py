@@ -44,15 +44,6 @@ class Lag(Value):
     def stale(self) -> bool:
         return self.state in STALE
 
-    def to_data(self) -> dict[str, str | None]:
-        return {
-            "remote": self.remote,
-            "ref": self.ref,
-            "state": self.state,
-            "local": self.local,
-            "remoteValue": self.there,
-        }
-
 
 def okstra_remotes(repo: GitRepo) -> list[str]:
     """The configured remotes a fetch has brought okstra refs from."""

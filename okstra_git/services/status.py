@@ -22,7 +22,6 @@ from ..logic import batch as batching
 from ..logic.nextstep import Situation, StageView, Step, next_step
 from ..logic.phases import FINAL_VERIFICATION
 from ..logic.workspace import run_paths, stage_report_path
-from ..records.base import to_data
 from ..records.claim import Claim, claim_holder, load_claims
 from ..records.task import TaskState, require_task
 from . import remoteview
@@ -59,34 +58,6 @@ class StageStatus(Value):
     integrated: bool | None = None
     """A done stage: its done commit is in the published task branch (the local one when the
     task is not shared); None: not done."""
-
-    def to_data(self) -> dict[str, Any]:
-        c = self.claim
-        return {
-            "stage": self.number,
-            "title": self.title,
-            "dependsOn": self.depends_on,
-            "state": self.state,
-            "why": self.why,
-            "holder": (
-                {
-                    "host": c.host,
-                    "user": c.user,
-                    "clone": c.clone,
-                    "runId": c.run_id,
-                    "mine": self.mine,
-                }
-                if c is not None and self.state != "ready" and self.state != "blocked"
-                else None
-            ),
-            "leaseExpiresAt": c.lease_expires_at if c is not None else None,
-            "doneCommit": c.head_commit if c is not None and c.status == "done" else None,
-            "merged": self.merged,
-            "integrated": self.integrated,
-            "branch": c.branch if c is not None and c.branch else None,
-            "worktree": c.worktree_path if c is not None and c.worktree_path else None,
-            **({"fetchedFrom": self.fetched_from} if self.fetched_from else {}),
-        }
 
 
 class TaskStatus(Record):
@@ -141,45 +112,6 @@ class TaskStatus(Record):
     def open_stages(self) -> int:
         """Stages not done yet."""
         return sum(1 for s in self.stages if s.state != "done")
-
-    def to_data(self) -> dict[str, Any]:
-        task = self.state.task
-        flow = task.workflow
-        assert self.next is not None
-        branch = self.branch
-        return {
-            "taskKey": task.task_key,
-            "ref": f"refs/okstra/tasks/{self.state.key.ref_suffix}",
-            "commit": self.state.head,
-            "phase": {
-                "status": task.current_status,
-                "current": flow.current_phase,
-                "state": flow.current_phase_state,
-                "next": flow.next_recommended_phase,
-                "routing": flow.routing_status,
-                "latestRun": to_data(task.latest_run) if task.latest_run else None,
-                "openStages": self.open_stages,
-            },
-            "plan": self.plan,
-            "stages": [s.to_data() for s in self.stages],
-            "taskWorktree": {
-                "branch": self.task_branch,
-                "head": self.task_head,
-                "path": self.task_worktree or None,
-            },
-            "published": {
-                "remote": self.remote,
-                "taskBranch": (
-                    {"state": branch.state, "local": branch.local, "published": branch.remote}
-                    if branch is not None
-                    else None
-                ),
-                "unpublished": self.unpublished,
-            },
-            "verdict": self.verdict,
-            "remoteLag": [lag.to_data() for lag in self.lag],
-            "next": self.next.to_data(),
-        }
 
 
 def task_status(ctx: Context, key: TaskKey, fetched: bool = False) -> TaskStatus:

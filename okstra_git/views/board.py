@@ -1,5 +1,5 @@
-"""The board as one self-contained HTML page (docs/security.md), from the plain data of
-``services.board``. Pure: no repository here.
+"""The board as one self-contained HTML page (docs/security.md), from the plain data
+:func:`data` makes of ``services.board``'s :class:`Board`. Pure: no repository here.
 
 Everything is written into the page — every task, its Stage Map drawn as an SVG graph laid
 out here (a column per depth, an edge per depends-on), its stages, holders, leases, branch,
@@ -19,6 +19,10 @@ from typing import Any
 
 from ..core.shell import command
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..services.board import Board, BoardTask
+
 STATES = ("blocked", "ready", "started", "done", "merged")
 """A stage's colour on the board: ``started`` includes a claim whose lease expired (shown as
 such), ``merged`` a done stage whose commit the task worktree holds."""
@@ -35,6 +39,33 @@ BRANCH_WORDS = {
 """The task branch here against a remote's published one (``branches.task_branch_against``)."""
 TITLE_CHARS = 23
 """A node's title is cut to this many characters (the full title is its tooltip)."""
+
+
+def data(board: Board) -> dict[str, Any]:
+    """The board's plain data: what the page is laid out from (each task as ``task status
+    --json`` gives it, with its events, task branch and the branches carrying its verdict)."""
+    return {
+        "repository": board.repository,
+        "generatedAt": board.generated_at,
+        "tasks": [_task_data(task) for task in board.tasks],
+        "fetchedOnly": board.fetched_only,
+        "remotes": board.remotes,
+        "protected": board.protected,
+        "problems": board.problems,
+    }
+
+
+def _task_data(task: BoardTask) -> dict[str, Any]:
+    from .status import data as status_data
+
+    if task.status is None:
+        return {"taskKey": task.key, "error": task.error}
+    shown = status_data(task.status)
+    shown["events"] = [event.__dict__ for event in task.events]
+    shown["taskBranch"] = task.branches
+    if shown["verdict"] is not None:
+        shown["verdict"]["carriedBy"] = task.carriers
+    return shown
 
 
 def stage_state(stage: dict[str, Any]) -> str:

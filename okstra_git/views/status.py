@@ -2,30 +2,107 @@
 
 from __future__ import annotations
 
-from ..services.status import TaskStatus
+from ..records.base import to_data
+from ..services.status import StageStatus, TaskStatus
 from . import Output
+from .remote import lags_data
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def status(found: TaskStatus) -> Output:
-    return Output(found.to_data(), lambda: text(found))
+    return Output(data(found), lambda: text(found))
+
+
+def data(found: TaskStatus) -> dict[str, Any]:
+    """``task status --json`` (and each task of the board's data)."""
+    task = found.state.task
+    flow = task.workflow
+    assert found.next is not None
+    branch = found.branch
+    return {
+        "taskKey": task.task_key,
+        "ref": f"refs/okstra/tasks/{found.state.key.ref_suffix}",
+        "commit": found.state.head,
+        "phase": {
+            "status": task.current_status,
+            "current": flow.current_phase,
+            "state": flow.current_phase_state,
+            "next": flow.next_recommended_phase,
+            "routing": flow.routing_status,
+            "latestRun": to_data(task.latest_run) if task.latest_run else None,
+            "openStages": found.open_stages,
+        },
+        "plan": found.plan,
+        "stages": [stage_data(s) for s in found.stages],
+        "taskWorktree": {
+            "branch": found.task_branch,
+            "head": found.task_head,
+            "path": found.task_worktree or None,
+        },
+        "published": {
+            "remote": found.remote,
+            "taskBranch": (
+                {"state": branch.state, "local": branch.local, "published": branch.remote}
+                if branch is not None
+                else None
+            ),
+            "unpublished": found.unpublished,
+        },
+        "verdict": found.verdict,
+        "remoteLag": lags_data(found.lag),
+        "next": found.next.to_data(),
+    }
+
+
+def stage_data(stage: StageStatus) -> dict[str, Any]:
+    """One stage of ``task status --json``."""
+    c = stage.claim
+    return {
+        "stage": stage.number,
+        "title": stage.title,
+        "dependsOn": stage.depends_on,
+        "state": stage.state,
+        "why": stage.why,
+        "holder": (
+            {
+                "host": c.host,
+                "user": c.user,
+                "clone": c.clone,
+                "runId": c.run_id,
+                "mine": stage.mine,
+            }
+            if c is not None and stage.state != "ready" and stage.state != "blocked"
+            else None
+        ),
+        "leaseExpiresAt": c.lease_expires_at if c is not None else None,
+        "doneCommit": c.head_commit if c is not None and c.status == "done" else None,
+        "merged": stage.merged,
+        "integrated": stage.integrated,
+        "branch": c.branch if c is not None and c.branch else None,
+        "worktree": c.worktree_path if c is not None and c.worktree_path else None,
+        **({"fetchedFrom": stage.fetched_from} if stage.fetched_from else {}),
+    }
 
 
 def text(found: TaskStatus) -> str:
-    data = found.to_data()
-    phase = data["phase"]
+    shown = data(found)
+    phase = shown["phase"]
     state = phase["state"]
     if phase["openStages"] and phase["current"] == "implementation" and state != "running":
         # A finished run is one batch: the phase is open while any stage is.
-        done = len(data["stages"]) - phase["openStages"]
-        state = f"{done} of {len(data['stages'])} stages done"
+        done = len(shown["stages"]) - phase["openStages"]
+        state = f"{done} of {len(shown['stages'])} stages done"
     lines = [
-        f"task {data['taskKey']} — {phase['status']}; phase {phase['current']} "
+        f"task {shown['taskKey']} — {phase['status']}; phase {phase['current']} "
         f"({state}), next {phase['next'] or '-'}"
     ]
     run = phase["latestRun"]
     if run:
         lines.append(f"latest run: {run['taskType']} {run['seq']} ({run['status']})")
-    plan = data["plan"]
+    plan = shown["plan"]
     if plan is None:
         lines.append("plan: none submitted")
     else:
@@ -35,14 +112,14 @@ def text(found: TaskStatus) -> str:
             else "NOT approved: " + ", ".join(plan["reasons"])
         )
         lines.append(f"plan: plan-{plan['seq']} {plan['path']} ({plan['blob'][:12]}) — {said}")
-    if data["stages"]:
+    if shown["stages"]:
         lines.append("stages:")
-    for stage in data["stages"]:
+    for stage in shown["stages"]:
         lines.append("  " + _stage(stage))
-    tw = data["taskWorktree"]
+    tw = shown["taskWorktree"]
     if tw["head"]:
         lines.append(f"task worktree: {tw['path'] or '(not checked out)'} at {tw['head'][:12]}")
-    verdict = data["verdict"]
+    verdict = shown["verdict"]
     if verdict is None:
         lines.append("verdict: none on the task's HEAD")
     elif "error" in verdict:
@@ -57,10 +134,10 @@ def text(found: TaskStatus) -> str:
             f"verdict: {verdict['verdict']} ({verdict['scope']}) recorded on "
             f"{verdict['recordedOn'][:12]} at {verdict['recordedAt']} — {gate}"
         )
-    lags = data["remoteLag"]
+    lags = shown["remoteLag"]
     for lag in lags:
         lines.append(f"remote {lag['remote']}: {lag['ref']} {lag['state'].replace('-', ' ')}")
-    published = data["published"]
+    published = shown["published"]
     branch = published["taskBranch"]
     if published["remote"] is not None:
         lines.append(f"task branch: {_branch(published['remote'], branch)}")
@@ -70,7 +147,7 @@ def text(found: TaskStatus) -> str:
             )
     if not lags and not published["unpublished"]:
         lines.append("remotes: in step with what was last fetched")
-    step = data["next"]
+    step = shown["next"]
     said = step["command"] or "nothing to run — " + step["why"]
     lines.append(f"next ({step['kind']}, {step['who']}): {said}")
     if step["command"]:

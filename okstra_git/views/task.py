@@ -8,6 +8,7 @@ from ..records.task import require_task, task_ref
 from ..services import remoteview
 from ..services.context import Context
 from . import Output
+from .remote import lags_data
 
 
 def lag_notice(ctx: Context, key: TaskKey, what: str) -> tuple[list[dict[str, str | None]], str]:
@@ -15,7 +16,7 @@ def lag_notice(ctx: Context, key: TaskKey, what: str) -> tuple[list[dict[str, st
     the one stderr line every reader prints when the local view is out of date."""
     lags = remoteview.task_lag(ctx.repo, key)
     said = remoteview.notice(what, lags)
-    return [lag.to_data() for lag in lags], f"git okstra: note: {said}\n" if said else ""
+    return lags_data(lags), f"git okstra: note: {said}\n" if said else ""
 
 
 def show(ctx: Context, key_text: str, write_index: bool) -> Output:
@@ -71,7 +72,7 @@ def list_(ctx: Context, group: str | None) -> Output:
 
     said = remoteview.notice("the task list", listed.lags)
     return Output(
-        {"tasks": rows, "remoteLag": [lag.to_data() for lag in listed.lags]},
+        {"tasks": rows, "remoteLag": lags_data(listed.lags)},
         text,
         err=f"git okstra: note: {said}\n" if said else "",
     )

@@ -22,6 +22,7 @@ from okstra_git.services.board import build_board
 from okstra_git.services.boardserve import parse_address
 from okstra_git.services.context import open_context
 from okstra_git.services.tasks import task_log
+from okstra_git.views.board import data as board_data
 from okstra_git.views.board import render, stage_state
 
 
@@ -33,7 +34,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def board_of(repo: Path) -> dict:
-    return build_board(open_context(repo)).to_data()
+    return board_data(build_board(open_context(repo)))
 
 
 def test_every_task_and_stage_with_its_state_holder_and_lease(world: Path):
