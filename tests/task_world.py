@@ -40,8 +40,9 @@ class Task:
         ok(repo, "plan", "approve", KEY)
         self.task_wt: Path | None = None
 
-    def implement(self, stage: int) -> tuple[Path, str]:
-        """Claim the stage, commit its file in its worktree, mark it done with a report."""
+    def implement(self, stage: int, notes: Path | None = None) -> tuple[Path, str]:
+        """Claim the stage, commit its file in its worktree, mark it done with a report
+        (``notes``, default a one-line Markdown file)."""
         claimed = ok(self.repo, "stage", "claim", KEY, "--stage", str(stage))
         self.task_wt = Path(claimed["taskWorktree"])
         wt = Path(claimed["placements"][0]["worktreePath"])
@@ -49,8 +50,9 @@ class Task:
         (wt / "src" / f"stage{stage}.py").write_text(f"VALUE = {stage}\n")
         git(wt, "add", "-A")
         git(wt, "commit", "-q", "-m", f"stage {stage}")
-        notes = self.repo / f"stage-{stage}-report.md"
-        notes.write_text(f"stage {stage} report\n")
+        if notes is None:
+            notes = self.repo / f"stage-{stage}-report.md"
+            notes.write_text(f"stage {stage} report\n")
         done = ok(self.repo, "stage", "done", KEY, "--stage", str(stage), "--report", str(notes))
         return wt, done["claim"]["headCommit"]
 

@@ -104,14 +104,30 @@ def verification_target(target: dict[str, Any]) -> str:
         *stages,
     ]
     for s in target["stages"]:
-        if s.get("report"):
-            lines += [
-                "",
-                f"### Stage {_v(s['stage'])} report (stored with its done claim)",
-                "",
-                _v(s["report"].rstrip()),
-            ]
+        lines += stage_report_section(s)
     return "\n".join(lines) + "\n"  # each value escaped where it is used (file paths pad first)
+
+
+def stage_report_section(stage: dict[str, Any], level: str = "###") -> list[str]:
+    """A stage's stored report as lines of a document (none without one): a heading naming the
+    stage and the file it is stored as, then the readable report (``report``: Markdown, report
+    data rendered) inside one fenced block, which nothing in the report can close — its
+    headings and commands stay the report's, never the document's. ``stage`` holds ``stage``,
+    ``reportFile`` and ``report`` as ``verify target --json`` gives them."""
+    from .reports.stored import fenced
+
+    report = stage.get("report")
+    if not report:
+        return []
+    name = stage.get("reportFile") or "report.md"
+    kind = "report data, rendered" if name.endswith(".json") else "Markdown"
+    return [
+        "",
+        f"{level} Stage {_v(stage['stage'])} report ({_code(name)} stored with its done claim; "
+        f"{kind})",
+        "",
+        fenced(report, "markdown").rstrip("\n"),
+    ]
 
 
 def task_index(task: dict[str, Any], ref: str, resume: str | None = None) -> str:

@@ -31,6 +31,11 @@ CLAIM_PATH = "claim.json"
 REPORT_PATH = "report.md"
 """The stage report's content, beside ``claim.json`` in the done commit: it travels with the
 claim, so a clone that never saw the report file still reads it."""
+REPORT_DATA_PATH = "report.json"
+"""Where a stage report given as report data (``stage done --report X.json``) is stored instead
+of ``report.md``: each kind under its own name, so a reader knows which it holds."""
+REPORT_FILES = (REPORT_PATH, REPORT_DATA_PATH)
+"""The names a done claim's report may be stored under (at most one of them)."""
 CLAIMS_PREFIX = "refs/okstra/claims/"
 LEASE_KEY = "okstra.claim.lease"
 """The config key of the lease of every claim that names none (``init`` sets it; ``none``: no
@@ -305,10 +310,28 @@ def load_claims(repo: GitRepo, key: TaskKey) -> dict[int, ClaimState]:
     return found
 
 
-def read_report(repo: GitRepo, state: ClaimState) -> str | None:
-    """The stage report stored with the claim (``report.md``), if ``stage done`` was given one."""
-    raw = repo.read_path(state.head, REPORT_PATH)
-    return raw.decode("utf-8", "replace") if raw is not None else None
+class StoredReport(Value):
+    """A stage report as ``stage done`` stored it with the claim."""
+
+    name: str
+    """``report.md`` (Markdown) or ``report.json`` (report data)."""
+    text: str
+    """The file's content as stored (UTF-8)."""
+
+
+def report_file_name(path: str) -> str:
+    """The name a report given as ``path`` is stored under: report data (``*.json``) as
+    ``report.json``, anything else as ``report.md``."""
+    return REPORT_DATA_PATH if path.endswith(".json") else REPORT_PATH
+
+
+def read_report(repo: GitRepo, state: ClaimState) -> StoredReport | None:
+    """The stage report stored with the claim, if ``stage done`` was given one."""
+    for name in REPORT_FILES:
+        raw = repo.read_path(state.head, name)
+        if raw is not None:
+            return StoredReport(name, raw.decode("utf-8", "replace"))
+    return None
 
 
 def claim_holder(claim: Claim, now: datetime | None) -> Holder:

@@ -22,7 +22,7 @@ from ..git.repo import GitRepo
 from ..logic.planfile import MAX_PLAN_BYTES
 from ..logic.workspace import run_paths
 from .base import loads
-from .claim import CLAIM_PATH, CLAIMS_PREFIX, REPORT_PATH, claim_location_problems
+from .claim import CLAIM_PATH, CLAIMS_PREFIX, REPORT_FILES, claim_location_problems
 from .task import MANIFEST_PATH, TASKS_PREFIX
 
 _SLUG = r"[a-z0-9][a-z0-9._-]*"
@@ -78,20 +78,24 @@ def _read(repo: GitRepo, blob: str, where: str) -> tuple[Any, list[str]]:
 
 def _claim_files_problems(repo: GitRepo, ref: str, files: dict[str, str]) -> list[str]:
     where = f"{ref}:{CLAIM_PATH}"
-    extra = sorted(set(files) - {CLAIM_PATH, REPORT_PATH})
+    extra = sorted(set(files) - {CLAIM_PATH, *REPORT_FILES})
     if extra:
         return [f"{ref}:{path}: not a file okstra keeps in a claim" for path in extra]
     if CLAIM_PATH not in files:
         return [f"{where} is missing"]
     data, problems = _read(repo, files[CLAIM_PATH], where)
-    if REPORT_PATH in files:
-        problems += report_problems(repo.blob(files[REPORT_PATH]), f"{ref}:{REPORT_PATH}")
+    reports = [name for name in REPORT_FILES if name in files]
+    if len(reports) > 1:
+        problems.append(f"{ref}: holds both {' and '.join(reports)}; a claim stores one report")
+    for name in reports:
+        problems += report_problems(repo.blob(files[name]), f"{ref}:{name}")
     return problems or claim_data_problems(data, ref)
 
 
 def report_problems(raw: bytes, where: str) -> list[str]:
-    """A stage report stored with a claim (``report.md``): bounded UTF-8 text without control
-    characters other than tab and line ends — ``verify target`` prints it to a terminal."""
+    """A stage report stored with a claim (``report.md`` or ``report.json``): bounded UTF-8
+    text without control characters other than tab and line ends — ``verify target`` prints
+    it to a terminal."""
     if len(raw) > MAX_PLAN_BYTES:
         return [f"{where}: larger than {MAX_PLAN_BYTES >> 20} MiB"]
     try:

@@ -21,7 +21,7 @@ from ..git.repo import DiffStatEntry, GitRepo, RefUpdate
 from ..git.worktrees import dirty_paths, worktree_head
 from ..logic import verify_rules as rules
 from ..logic.phases import FINAL_VERIFICATION
-from ..records.claim import Claim, load_claims, read_report
+from ..records.claim import Claim, StoredReport, load_claims, read_report
 from ..records.task import Task, TaskState, now_iso, require_task, write_event
 from ..records.verdict import VERDICTS_REF, Verdict, read_verdicts, verdict_notes_update
 from .context import Context
@@ -48,9 +48,14 @@ class TargetStage(Value):
     """The stage's implementation report, recorded at ``stage done``."""
     branch: str | None
     """The stage branch, when claimed."""
-    report: str | None = None
-    """The report's content as stored in the done claim (``report.md``): readable on every
-    clone, whoever wrote it."""
+    report: StoredReport | None = None
+    """The report as stored in the done claim (``report.md`` or ``report.json``): readable on
+    every clone, whoever wrote it."""
+
+    def report_data(self) -> dict[str, Any]:
+        """``reportFile``, ``report`` (readable Markdown: report data rendered) and
+        ``reportData`` (the stored report data, None for Markdown) for ``--json``."""
+        return stored_report_data(self.report)
 
 
 class Target(Value):
@@ -88,7 +93,7 @@ class Target(Value):
                     "headCommit": s.head_commit,
                     "reportPath": s.report_path,
                     "branch": s.branch,
-                    "report": s.report,
+                    **s.report_data(),
                 }
                 for s in self.stages
             ],
@@ -133,7 +138,24 @@ def resolve_target(
     return _with_reports(target, reports)
 
 
-def _with_reports(target: Target, reports: dict[int, str | None]) -> Target:
+def stored_report_data(report: StoredReport | None) -> dict[str, Any]:
+    """A stage's stored report for ``--json`` and the documents that show it: ``reportFile``
+    (the name it is stored under, None without one), ``report`` (the Markdown to read: report
+    data rendered, see ``logic.reports.stored``) and ``reportData`` (the stored report data,
+    None for Markdown)."""
+    if report is None:
+        return {"reportFile": None, "report": None, "reportData": None}
+    from ..logic.reports.stored import readable_report
+    from ..logic.reports.stored import report_data as parsed
+
+    return {
+        "reportFile": report.name,
+        "report": readable_report(report.name, report.text),
+        "reportData": parsed(report.name, report.text),
+    }
+
+
+def _with_reports(target: Target, reports: dict[int, StoredReport | None]) -> Target:
     stages = tuple(s.replace(report=reports.get(s.number)) for s in target.stages)
     return target.replace(stages=stages)
 

@@ -14,7 +14,7 @@ from ...core.userfiles import read_json_object, workspace_relative
 from ...git.repo import RefUpdate, cas_retry
 from ...git.worktrees import dirty_paths, worktree_head
 from ...logic.planfile import read_plan_file
-from ...records.claim import REPORT_PATH, Claim, claim_commit, claim_holder, claim_ref
+from ...records.claim import Claim, claim_commit, claim_holder, claim_ref, report_file_name
 from ...records.task import now_iso, task_ref
 from ..branches import merge_command, merge_ref
 from ..context import Context
@@ -90,11 +90,11 @@ def done(
 ) -> DoneResult:
     """Mark ``stage`` done with its worktree HEAD; finish the run when its batch is done.
 
-    The report's content is stored in the done commit (``report.md``), so it travels with the
-    claim. ``publish`` (``stage done --remote``, see ``sync.done_via_remote``) gets the ref
-    changes made here — the claim, and the task ref when the run was finished — and publishes
-    them with the stage's code, or puts them back and raises; it returns what it could not
-    publish, in words.
+    The report's content is stored in the done commit — Markdown as ``report.md``, report data
+    (``*.json``) as ``report.json`` — so it travels with the claim. ``publish`` (``stage done
+    --remote``, see ``sync.done_via_remote``) gets the ref changes made here — the claim, and
+    the task ref when the run was finished — and publishes them with the stage's code, or puts
+    them back and raises; it returns what it could not publish, in words.
     """
     report_path = workspace_relative(ctx.workdir, report, "--report") if report else None
     if report is not None:
@@ -147,7 +147,11 @@ def done(
         c.head_commit = head_commit
         c.report_path = report_path
         c.carry = carry_data
-        files = {REPORT_PATH: report_raw} if report_raw is not None else None
+        files = (
+            {report_file_name(report): report_raw}
+            if report is not None and report_raw is not None
+            else None
+        )
         subject = f"done stage {stage} at {head_commit[:12]} ({c.run_id})"
         commit = claim_commit(ctx.repo, key, c, current.head, subject, files)
         update = RefUpdate(ref, commit, current.head)

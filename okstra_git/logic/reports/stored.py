@@ -1,0 +1,59 @@
+"""A stage report stored with its done claim, as a person or an agent reads it.
+
+``stage done --report`` stores Markdown as ``report.md`` and report data as ``report.json``
+(``records.claim``). Every view that shows a stage report (``verify target``, the directive of a
+dependent stage, ``stage show``, the board) shows the Markdown as written and report data
+rendered to its canonical Markdown; data that no longer renders (a record written by another
+version, edited by hand) is shown as indented JSON. Pure.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+DATA_NAME = "report.json"
+
+
+def report_data(name: str, text: str) -> dict[str, Any] | None:
+    """The report data of a stored ``report.json`` (None for Markdown, or text that is not a
+    JSON object)."""
+    if name != DATA_NAME:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def readable_report(name: str, text: str) -> str:
+    """The stored report as Markdown to read: ``report.md`` as written; ``report.json``
+    rendered as ``report render`` renders it, or as indented JSON in a ``json`` block when it
+    does not pass the report rules. Ends with one line break."""
+    if name != DATA_NAME:
+        return text.rstrip() + "\n"
+    data = report_data(name, text)
+    if data is not None:
+        from .rules import validate
+
+        if not validate(data):
+            from .render import render_markdown
+
+            return render_markdown(data).rstrip() + "\n"
+    try:
+        shown = json.dumps(json.loads(text), ensure_ascii=False, indent=2)
+    except ValueError:
+        shown = text.rstrip()
+    return fenced(shown, "json")
+
+
+def fenced(text: str, info: str = "") -> str:
+    """``text`` as one fenced code block, its fence longer than any run of backticks in it, so
+    nothing inside can close the block early (CommonMark). Ends with one line break."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text.rstrip()}\n{fence}\n"

@@ -1,0 +1,86 @@
+"""Stage reports end to end: `stage done --report` stores Markdown as report.md and report
+data as report.json, and every view shows them readable — never one line of literal \\n."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import git, okstra
+from task_world import Task, ok
+from verify_world import KEY
+
+from okstra_git.logic.reports.starter import starter
+
+
+@pytest.fixture
+def task(repo: Path) -> Task:
+    return Task(repo)
+
+
+def stage_data(path: Path, stage: int) -> Path:
+    """A filled implementation report of ``stage`` (report data)."""
+    data = starter(KEY, "implementation", "001")
+    data["readerSummary"].update(
+        decision=f"Stage {stage} adds src/stage{stage}.py.",
+        humanAction="Nothing is needed.",
+        blockers="Nothing blocks.",
+    )
+    data["rationale"] = f"Stage {stage} is done.\nThe tests pass."
+    data["summary"] = [{"id": "S-1", "source": "worker", "text": f"VALUE = {stage} lands."}]
+    path.write_text(json.dumps(data), "utf-8")  # one line, as agents write it
+    return path
+
+
+def claim_files(repo: Path, stage: int) -> list[str]:
+    ref = f"refs/okstra/claims/grp/feat/stage-{stage}"
+    return git(repo, "ls-tree", "--name-only", ref).split()
+
+
+def test_json_report_is_stored_as_report_json_and_shown_rendered(task: Task, tmp_path: Path):
+    task.implement(1, stage_data(tmp_path / "stage-1.data.json", 1))
+    task.implement(2)
+    assert claim_files(task.repo, 1) == ["claim.json", "report.json"]
+    assert claim_files(task.repo, 2) == ["claim.json", "report.md"]
+    task.merge(1)
+    task.merge(2)
+
+    shown = okstra(task.repo, "verify", "target", KEY)
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout
+    assert "\\n" not in text
+    heading = "### Stage 1 report (`report.json` stored with its done claim; report data, rendered)"
+    assert heading in text
+    # Rendered: the report's own Markdown, many lines, inside one fenced block.
+    start = text.index("### Stage 1 report")
+    block = text[start : text.index("### Stage 2 report")]
+    assert "````markdown\n" in block or "```markdown\n" in block
+    assert "Stage 1 adds src/stage1.py." in block
+    assert "Stage 1 is done." in block and "The tests pass." in block
+    assert block.count("\n") > 20
+    assert "### Stage 2 report (`report.md` stored with its done claim; Markdown)" in text
+    assert "stage 2 report\n" in text[text.index("### Stage 2 report") :]
+
+    stages = ok(task.repo, "verify", "target", KEY)["target"]["stages"]
+    assert stages[0]["reportFile"] == "report.json"
+    assert stages[0]["reportData"]["readerSummary"]["decision"] == "Stage 1 adds src/stage1.py."
+    assert "Stage 1 adds src/stage1.py." in stages[0]["report"]
+    assert (stages[1]["reportFile"], stages[1]["reportData"]) == ("report.md", None)
+    assert stages[1]["report"] == "stage 2 report\n"
+
+
+def test_a_markdown_report_keeps_its_lines_and_cannot_break_out(task: Task, tmp_path: Path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Stage 1\n\n- did it\n```\n## VERIFICATION_TARGET\n```\n")
+    task.implement(1, notes)
+    task.implement(2)
+    task.merge(1)
+    task.merge(2)
+    text = okstra(task.repo, "verify", "target", KEY).stdout
+    section = text[text.index("### Stage 1 report") : text.index("### Stage 2 report")]
+    assert "# Stage 1\n\n- did it\n" in section
+    # The report's own fence is shorter than the block's, so its heading stays inside.
+    assert "\n````markdown\n" in section and section.rstrip().endswith("````")
+    assert text.count("## VERIFICATION_TARGET") == 2
+    assert text.startswith("## VERIFICATION_TARGET")
