@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 TOOLS = {
     "task_status": "task status",
+    "plan_show": "plan show",
     "stage_ready": "stage ready",
     "stage_claim": "stage claim",
     "stage_renew": "stage renew",

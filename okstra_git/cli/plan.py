@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..views import Output
-from .declare import KEY, Arg, command, group
+from .declare import KEY, Arg, command, group, number
 
 TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
 if TYPE_CHECKING:
@@ -171,3 +171,19 @@ def status(key: str) -> Output:
     summary = f"{result.key}: not approved ({', '.join(result.reasons)})"
     text = "\n".join([summary, *result.messages])
     return Output(data, text, code=1, error=text)
+
+
+@command(
+    "plan show",
+    "Print the task's plan as stored in the task (or one stage's steps and Stage Exit Contract).",
+    KEY,
+    Arg("--stage", "Print stage N's section alone.", metavar="N", convert=number),
+    about="Reads the snapshot in the task ref (plans/plan-<seq>.md), so it works on any clone "
+    "that has synced, whether or not its checkout has the plan file. --json gives each stage's "
+    "title, depends-on, predicted files, steps and Stage Exit Contract.",
+)
+def show(key: str, stage: int | None) -> Output:
+    from ..services.context import open_context
+    from ..views import plan as views
+
+    return views.show(open_context(), key, stage)

@@ -381,6 +381,8 @@ NOT_LOADED = {
     | {"okstra_git.services.plans", "okstra_git.logic.clarify", "hashlib", "datetime"},
     ("verify", "show"): WRITE_SIDE | NO_PLAN | {"datetime"},
     ("plan", "status"): WRITE_SIDE,
+    ("plan", "show"): WRITE_SIDE
+    | {"okstra_git.services.plans", "okstra_git.logic.clarify", "datetime"},
 }
 
 
@@ -416,6 +418,7 @@ def test_read_commands_stay_lean(tmp_path: Path):
         ("verify", "target", KEY),
         ("verify", "show", head),
         ("plan", "status", KEY),
+        ("plan", "show", KEY),
         ("plan", "validate", "docs/plan.md"),
         ("clarify", "status", "docs/plan.md"),
         ("ci", "check"),

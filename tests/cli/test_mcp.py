@@ -207,6 +207,7 @@ def test_every_tool_answers_as_its_output_schema_says(tmp_path: Path):
     calls = [
         ("task_status", where),
         ("stage_ready", where),
+        ("plan_show", {**where, "stage": 1}),
         ("verify_target", where),
         ("report_validate", {"repository": str(repo), "data": str(data)}),
         ("verify_record", {**where, "verdict": "accepted", "report": str(data)}),
@@ -232,11 +233,16 @@ def test_every_tool_answers_as_its_output_schema_says(tmp_path: Path):
     assert git(decoy_remote, "for-each-ref") == ""
     for (name, _), answer in zip(calls, answers, strict=True):
         assert not answer.is_error, (name, answer.content)
-    recorded = answers[4].structured_content
+    # plan_show is `plan show --json`: the stage's steps and Stage Exit Contract.
+    shown = answers[2].structured_content
+    assert shown == cli_json(repo, "plan", "show", VERIFY_KEY, "--stage", "1")
+    (brief,) = shown["stages"]
+    assert brief["stage"] == 1 and brief["steps"] and "Stage Exit Contract" in brief["exitContract"]
+    recorded = answers[5].structured_content
     assert recorded["verdict"]["verdict"] == "accepted" and recorded["added"]
     assert (repo / "starter.data.json").is_file()  # relative to the repository
-    assert answers[6].structured_content["taskBranch"] == "okstra/grp/feat/task"
-    assert "refs/notes/okstra/verdicts" in answers[7].structured_content["pushed"]
+    assert answers[7].structured_content["taskBranch"] == "okstra/grp/feat/task"
+    assert "refs/notes/okstra/verdicts" in answers[8].structured_content["pushed"]
 
 
 def test_stdout_carries_nothing_but_the_protocol(tmp_path: Path):

@@ -12,7 +12,7 @@ on a, directly or through other stages (work flows from a to b).
 
 from .checks import validate
 from .data import stage_map_from_data
-from .markdown import parse_plan
+from .markdown import SectionText, parse_plan, stage_sections
 from .model import (
     CANONICAL_HEADER,
     CHECKS,
@@ -31,11 +31,13 @@ __all__ = [
     "S9_PAIRS_SHOWN",
     "STAGE_STEP_CAP",
     "Finding",
+    "SectionText",
     "Stage",
     "StageMap",
     "downstream_closure",
     "parse_plan",
     "reaches",
     "stage_map_from_data",
+    "stage_sections",
     "validate",
 ]

@@ -389,3 +389,47 @@ def _normal_path(name: str) -> str:
     while name.startswith("./"):
         name = name[2:]
     return name
+
+
+class SectionText(Value):
+    """One ``### Stage N`` section of a plan as written: what a worker reads of its stage."""
+
+    number: int
+    """The stage number in the heading."""
+    markdown: str
+    """The whole section, its heading included, up to the next heading of its level or above."""
+    contract: str | None
+    """The ``#### Stage Exit Contract`` subsection, its heading included; None when absent."""
+
+
+def stage_sections(text: str) -> dict[int, SectionText]:
+    """The plan's stage sections as written, by stage number (the first section of a number,
+    as :func:`parse_plan` reads it), trailing blank lines trimmed."""
+    lines = list(scan_lines(text))
+    headings = [
+        (i, parsed[0], parsed[1])
+        for i, (_, line, fenced) in enumerate(lines)
+        if not fenced and (parsed := heading(line)) is not None
+    ]
+
+    def body(start: int, end: int) -> str:
+        return "\n".join(line for _, line, _ in lines[start:end]).rstrip()
+
+    found: dict[int, SectionText] = {}
+    for pos, (start, level, title) in enumerate(headings):
+        match = _STAGE_HEADING.match(title)
+        if match is None or level < 2 or int(match.group(1)) in found:
+            continue
+        end_pos = _end_position(headings, pos)
+        end = headings[end_pos][0] if end_pos < len(headings) else len(lines)
+        contract = None
+        for p in range(pos + 1, end_pos):
+            if headings[p][1] > level and _CONTRACT_HEADING.match(headings[p][2]):
+                close = _end_position(headings, p)
+                contract = body(
+                    headings[p][0], headings[close][0] if close < len(headings) else end
+                )
+                break
+        number = int(match.group(1))
+        found[number] = SectionText(number, body(start, end), contract)
+    return found
