@@ -7,6 +7,12 @@ run interleaved, round by round, so drift hits them alike; medians are quoted.
 
 Byte-code: an installed package has its ``.pyc`` files; a sandbox that sets
 ``PYTHONDONTWRITEBYTECODE`` would time the compiler, so ``ENV`` drops it.
+
+Which okstra is timed: importing this module puts the checkout (``ROOT``) on ``sys.path`` —
+first, so the benches time the checkout's ``okstra_git``; or, when ``OKSTRA_BENCH_INSTALLED=1``
+(``report.py --installed`` sets it), last, so ``okstra_git`` is the one installed in the
+running Python (a wheel in a venv) and only the test suite's helpers (``tests/plans.py``) come
+from the checkout. Every ``git okstra`` a bench starts is that Python's (``okstra()``).
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+INSTALLED = os.environ.get("OKSTRA_BENCH_INSTALLED") == "1"
+if str(ROOT) not in sys.path:
+    if INSTALLED:
+        sys.path.append(str(ROOT))
+    else:
+        sys.path.insert(0, str(ROOT))
 ENV = {
     **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     "GIT_AUTHOR_NAME": "Bench",
@@ -37,7 +49,6 @@ PYGIT2 = [sys.executable, "-c", "import pygit2"]
 
 def okstra() -> list[str]:
     """argv that runs this installation's ``git okstra``."""
-    sys.path.insert(0, str(ROOT))
     from okstra_git.core.resources import okstra_command
 
     return okstra_command()
@@ -49,6 +60,8 @@ class Timed:
     """CPU milliseconds (user + system) of the process and the children it waited for."""
     wall: float
     """Wall-clock milliseconds."""
+    out: bytes = b""
+    """What the process printed on stdout."""
 
 
 def run(
@@ -69,7 +82,7 @@ def run(
             f"{' '.join(argv)} exited {proc.returncode} in {cwd}:\n{proc.stderr.decode()[-2000:]}"
         )
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Timed(cpu * 1000, wall)
+    return Timed(cpu * 1000, wall, proc.stdout)
 
 
 def interleaved(
@@ -97,35 +110,64 @@ class Row:
     goal: str
     met: bool | None
     note: str = ""
+    number: int | None = None
+    """The goal of issue 25 this row measures (1–6), or None: another issue's, or a detail."""
 
     @property
     def ratio(self) -> float | None:
         return self.ours / self.baseline if self.baseline else None
 
 
-def ratio_row(what: str, ours: float, baseline: float, limit: float, base_name: str) -> Row:
+def ratio_row(
+    what: str, ours: float, baseline: float, limit: float, base_name: str, number: int | None = None
+) -> Row:
     """``ours`` must be at most ``limit`` × ``baseline``."""
-    return Row(what, ours, baseline, "ms", f"≤ {limit:g}× {base_name}", ours <= limit * baseline)
+    met = ours <= limit * baseline
+    return Row(what, ours, baseline, "ms", f"≤ {limit:g}× {base_name}", met, number=number)
 
 
-def absolute_row(what: str, ours: float, limit: float, baseline: float | None = None) -> Row:
+def absolute_row(
+    what: str, ours: float, limit: float, baseline: float | None = None, number: int | None = None
+) -> Row:
     """``ours`` must be at most ``limit`` ms."""
-    return Row(what, ours, baseline, "ms", f"≤ {limit:g} ms", ours <= limit)
+    return Row(what, ours, baseline, "ms", f"≤ {limit:g} ms", ours <= limit, number=number)
 
 
-def table(rows: Sequence[Row]) -> str:
-    head = f"{'what':<46} {'ours':>10} {'baseline':>10} {'ratio':>7}  {'goal':<30} met?"
-    lines = [head, "-" * len(head)]
+def table(rows: Sequence[Row], markdown: bool = False) -> str:
+    """The rows as a fixed-width text table, or (``markdown``) a GitHub-flavoured one."""
+    cells = []
     for row in rows:
-        base = f"{row.baseline:10.1f}" if row.baseline is not None else f"{'—':>10}"
-        ratio = f"{row.ratio:6.2f}x" if row.ratio is not None else f"{'—':>7}"
-        met = {True: "yes", False: "NO", None: "—"}[row.met]
-        unit = "" if row.unit == "ms" else f" {row.unit}"
-        lines.append(
-            f"{row.what:<46} {row.ours:10.1f} {base} {ratio}  {row.goal + unit:<30} {met}"
-            + (f"  ({row.note})" if row.note else "")
+        cells.append(
+            (
+                str(row.number) if row.number is not None else "",
+                row.what,
+                row.unit,
+                f"{row.ours:.1f}",
+                f"{row.baseline:.1f}" if row.baseline is not None else "—",
+                f"{row.ratio:.2f}x" if row.ratio is not None else "—",
+                row.goal,
+                {True: "yes", False: "NO", None: "—"}[row.met],
+                row.note,
+            )
         )
-    return "\n".join(lines)
+    names = ("#", "what", "unit", "ours", "baseline", "ratio", "goal", "met?", "note")
+    if markdown:
+        lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+        for cell in cells:
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cell) + " |")
+        return "\n".join(lines)
+    widths = [max(len(c[i]) for c in [names, *cells]) for i in range(len(names) - 1)]
+    right = {3, 4, 5}
+
+    def line(cell: Sequence[str]) -> str:
+        parts = [
+            c.rjust(widths[i]) if i in right else c.ljust(widths[i])
+            for i, c in enumerate(cell[:-1])
+        ]
+        return ("  ".join(parts) + (f"  ({cell[-1]})" if cell[-1] else "")).rstrip()
+
+    head = line((*names[:-1], ""))
+    return "\n".join([head, "-" * len(head), *(line(c) for c in cells)])
 
 
 def git(cwd: Path, *args: str, stdin: bytes | None = None) -> str:

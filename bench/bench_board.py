@@ -26,8 +26,6 @@ from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from _proc import Row, absolute_row, git, okstra, run, table
 
 GOAL_MS = 2000

@@ -19,8 +19,6 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from _proc import ENV, Row, interleaved, okstra, ratio_row, run, table
 
 GOAL = 1.25

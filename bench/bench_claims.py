@@ -39,7 +39,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _proc  # noqa: F401  (puts the checkout on sys.path: _proc.py says where)
 
 BUDGET = 8
 FLOOR_SHARE = 0.5
@@ -415,6 +416,7 @@ def measure(rounds: int, tasks: int, racers: int) -> tuple[list, str]:
             "claims/s",
             f"≥ {FLOOR_SHARE:g}× the floor",
             rate["ours"] >= FLOOR_SHARE * rate["floor"],
+            number=4,
         ),
         ratio_row(
             "stage claim --no-worktree (whole process)",
@@ -422,6 +424,7 @@ def measure(rounds: int, tasks: int, racers: int) -> tuple[list, str]:
             proc["python -c 'import pygit2'"],
             LONE_LIMIT,
             "import pygit2",
+            4,
         ),
     ]
     return rows, "\n".join(lines)

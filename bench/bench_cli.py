@@ -17,8 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _proc import PYGIT2, Row, absolute_row, interleaved, okstra, ratio_row, rounds_main, run
 from bench_push import record_verdict
 from bench_verify import KEY, world
@@ -81,7 +80,7 @@ def measure(rounds: int, short: bool) -> tuple[list[Row], str]:
             heavy += [f"{name} loads {m}" for m in sorted({"jinja2", "jsonschema"} & loaded)]
     floor = medians["python -c 'import pygit2'"]
     rows = [
-        ratio_row(f"{name} (whole process)", medians[name], floor, LIMIT, "import pygit2")
+        ratio_row(f"{name} (whole process)", medians[name], floor, LIMIT, "import pygit2", 6)
         for name in reads
         if name != "--help"
     ]

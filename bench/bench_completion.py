@@ -21,8 +21,6 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from _proc import ENV, Row, absolute_row, git, interleaved, okstra, ratio_row, run, table
 from bench_tasks import build
 
@@ -57,8 +55,9 @@ def measure(rounds: int, short: bool, tasks: int | None = None) -> tuple[list[Ro
             medians["completion of a task key"],
             LIMIT_MS,
             medians["git for-each-ref refs/okstra/tasks/"],
+            3,
         ),
-        ratio_row("--version (whole process)", medians["--version"], medians["-h"], 1.0, "-h"),
+        ratio_row("--version (whole process)", medians["--version"], medians["-h"], 1.0, "-h", 3),
     ]
     details = [f"{tasks} tasks, CPU medians of {rounds} rounds, ms"]
     details += [f"  {name:<38} {ms:7.1f}" for name, ms in medians.items()]

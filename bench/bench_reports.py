@@ -21,7 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _proc  # noqa: F401  (puts the checkout on sys.path: _proc.py says where)
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from reports_data import full_report
 

@@ -27,8 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _proc import ENV, Row, Timed, git, okstra, run, table
 from bench_tasks import build
 from bench_team import tasks_into
@@ -114,6 +113,9 @@ def measure(
 
 BOTH_GOAL = 1.5
 """A sync both ways: at most this × the git fetch + git push it needs."""
+SUMMARY_LINES = 3
+"""What sync prints without -v: a head line, a line per kind of ref (here one: every ref is a
+task's) and a closing line, whatever the number of refs."""
 
 
 def both(count: int, rounds: int) -> tuple[list[Row], str]:
@@ -143,11 +145,13 @@ def both(count: int, rounds: int) -> tuple[list[Row], str]:
             return repo
 
         samples: dict[str, list[Timed]] = {"sync": [], "git": []}
+        printed = b""
         for n in range(rounds + 1):
             for name in ("sync", "git")[:: 1 if n % 2 else -1]:
                 repo = fresh(name)
                 if name == "sync":
                     timed = run([*ok, "sync", "origin"], repo)
+                    printed = timed.out
                     pushed = git(root / name / "remote.git", "for-each-ref", "refs/okstra/")
                     assert len(pushed.splitlines()) == 2 * half, "sync pushed too little"
                 else:
@@ -177,13 +181,27 @@ def both(count: int, rounds: int) -> tuple[list[Row], str]:
             "ms",
             f"≤ {BOTH_GOAL:g}× git fetch + git push",
             med[("sync", what)] <= BOTH_GOAL * med[("git", what)],
+            number=2,
         )
         for what in ("cpu", "wall")
     ]
+    lines = printed.decode().splitlines()
+    rows.append(
+        Row(
+            f"sync both ways, {half}+{half} task refs: lines on stdout",
+            len(lines),
+            None,
+            "lines",
+            f"≤ {SUMMARY_LINES} (a line per kind of ref)",
+            len(lines) <= SUMMARY_LINES,
+            number=2,
+        )
+    )
     details = (
         f"both ways, {half} fetched + {half} pushed, {rounds} round(s), ms (cpu / wall): sync "
         f"{med[('sync', 'cpu')]:.0f} / {med[('sync', 'wall')]:.0f}; git fetch + git push "
-        f"{med[('git', 'cpu')]:.0f} / {med[('git', 'wall')]:.0f}"
+        f"{med[('git', 'cpu')]:.0f} / {med[('git', 'wall')]:.0f}\n"
+        + "\n".join(f"  sync printed: {line}" for line in lines)
     )
     return rows, details
 

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _proc import Row, Timed, interleaved, okstra, ratio_row, run, table
 
 from okstra_git.records.taskindex import INDEX_PATH
@@ -109,7 +109,9 @@ def measure(count: int, rounds: int) -> tuple[list[Row], str]:
     base = medians["for-each-ref | cat-file --batch"]
     first = medians["task list --json, no index"]
     rows = [
-        ratio_row(f"task list --json, {count} tasks", listed, base, 1.5, "for-each-ref + cat-file"),
+        ratio_row(
+            f"task list --json, {count} tasks", listed, base, 1.5, "for-each-ref + cat-file", 6
+        ),
         Row(f"  the first listing ({count} manifests read)", first, base, "ms", "—", None),
     ]
     details = [f"built {count} tasks (packed refs) in {built:.1f}s; CPU medians of {rounds} runs"]

@@ -23,9 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from _proc import PYGIT2, ROOT, Row, absolute_row, git, interleaved, okstra, ratio_row, run, table
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _proc import PYGIT2, Row, absolute_row, git, interleaved, okstra, ratio_row, run, table
 
 REFSPECS = [
     "+refs/okstra/*:refs/okstra-remotes/origin/*",
@@ -132,7 +131,6 @@ def sync_rows(root: Path, count: int, rounds: int) -> tuple[list[Row], str]:
 
 def status_rows(root: Path, count: int, rounds: int) -> tuple[list[Row], str]:
     """``task status`` of one fully set-up task among ``count`` tasks (packed refs)."""
-    sys.path.insert(0, str(ROOT))
     from tests.plans import plan_text
 
     ok = okstra()

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _proc import ENV, PYGIT2, Row, git, interleaved, okstra, ratio_row, run
 
 KEY = "bench:grp:feat"
@@ -215,6 +215,7 @@ def measure(short: bool) -> tuple[list[Row], str]:
                     medians["git CLI script"],
                     limit,
                     "shell script",
+                    6,
                 )
             )
     return rows, "\n\n".join(details)

@@ -163,3 +163,25 @@ def test_the_wheel_ships_the_man_page_contrib_and_version(fresh: Install, tmp_pa
     assert proc.returncode == 0, proc.stderr
     exe = fresh.python.parent / "git-okstra"
     assert f"OKSTRA_EXE=${{OKSTRA_EXE:-{exe}}}" in (bare / "hooks" / "pre-receive").read_text()
+
+
+@pytest.mark.slow
+def test_the_benches_time_the_installed_wheel(fresh: Install, tmp_path: Path) -> None:
+    """``bench/report.py --installed`` (the benches from this checkout, okstra from the wheel,
+    as issue 25's table is measured): it names the venv's okstra and runs it; with this checkout
+    on PYTHONPATH it refuses rather than time the wrong okstra."""
+    report = [str(fresh.python), str(ROOT / "bench" / "report.py"), "--short", "--installed"]
+    ran = fresh.run(*report, "--only", "completion", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
+    site = fresh.python.parent.parent / "lib"
+    first = ran.stdout.splitlines()[0]
+    assert f"from {site}" in first and f"runs as {fresh.python.parent / 'git-okstra'}" in first
+    assert "completion of a task key, 200 tasks" in ran.stdout
+    wrong = subprocess.run(
+        report,
+        cwd=tmp_path,
+        env={**fresh.env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+    )
+    assert wrong.returncode != 0 and "--installed: okstra_git comes from" in wrong.stderr
