@@ -218,22 +218,6 @@ class WorktreeEntry:
     """Set for a stage worktree of another clone's claim (who and where): it lives in that
     clone, so this one never counts it as missing."""
 
-    def to_data(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "stage": self.stage,
-            "path": self.path,
-            "branch": self.branch,
-            "exists": self.exists,
-            "head": self.head,
-            "dirty": self.dirty,
-            "claimStatus": self.claim_status,
-            "runId": self.run_id,
-            "broken": self.repair is not None,
-            "repair": self.repair,
-            "elsewhere": self.elsewhere,
-        }
-
 
 def _entry(
     ctx: Context,
