@@ -78,36 +78,6 @@ class Target(Value):
     all_stages_done: bool
     """Whether every Stage Map stage is done (routing after a single-stage verdict)."""
 
-    def to_data(self, diff: list[DiffStatEntry]) -> dict[str, Any]:
-        return {
-            "taskKey": self.task_key,
-            "scope": self.scope,
-            "worktree": self.worktree,
-            "base": self.base,
-            "head": self.head,
-            "headTree": self.head_tree,
-            "stages": [
-                {
-                    "stage": s.number,
-                    "status": s.status,
-                    "headCommit": s.head_commit,
-                    "reportPath": s.report_path,
-                    "branch": s.branch,
-                    **s.report_data(),
-                }
-                for s in self.stages
-            ],
-            "diffStat": {
-                "filesChanged": len(diff),
-                "insertions": sum(e.added for e in diff),
-                "deletions": sum(e.deleted for e in diff),
-                "files": [
-                    {"path": e.path, "added": e.added, "deleted": e.deleted, "binary": e.binary}
-                    for e in diff
-                ],
-            },
-        }
-
 
 def resolve_target(
     ctx: Context, key: TaskKey, stage: int | None, worktree: str | None = None
@@ -291,12 +261,6 @@ def _worktree_override(repo: GitRepo, path: str) -> Path:
 
 def diff_stat(ctx: Context, target: Target) -> list[DiffStatEntry]:
     return ctx.repo.diff_stat(target.base, target.head)
-
-
-def render_target(target: Target, diff: list[DiffStatEntry]) -> str:
-    from ..logic.documents import verification_target
-
-    return verification_target(target.to_data(diff))
 
 
 # ---------------------------------------------------------------------------------------------

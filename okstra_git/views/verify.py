@@ -8,6 +8,12 @@ from ..services import verify
 from ..services.context import Context
 from . import Output
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..git.repo import DiffStatEntry
+
 
 def refusal(exc: verify.GateRefused) -> Output:
     """A refused gate: every line exactly as written, on stderr (and in ``refusals``), then
@@ -39,10 +45,49 @@ def target(ctx: Context, key_text: str, stage: int | None, worktree: str | None)
         raise Refused(f"{exc}\n{note.rstrip()}", hint=exc.hint) from exc
     diff = verify.diff_stat(ctx, resolved)
     return Output(
-        {"ok": True, "target": resolved.to_data(diff), "remoteLag": lags},
-        lambda: verify.render_target(resolved, diff),
+        {"ok": True, "target": target_data(resolved, diff), "remoteLag": lags},
+        lambda: target_text(resolved, diff),
         err=note,
     )
+
+
+def target_data(target: verify.Target, diff: list[DiffStatEntry]) -> dict[str, Any]:
+    """``verify target --json``'s ``target``: what the run verifies, and the diff's stat."""
+    return {
+        "taskKey": target.task_key,
+        "scope": target.scope,
+        "worktree": target.worktree,
+        "base": target.base,
+        "head": target.head,
+        "headTree": target.head_tree,
+        "stages": [
+            {
+                "stage": s.number,
+                "status": s.status,
+                "headCommit": s.head_commit,
+                "reportPath": s.report_path,
+                "branch": s.branch,
+                **s.report_data(),
+            }
+            for s in target.stages
+        ],
+        "diffStat": {
+            "filesChanged": len(diff),
+            "insertions": sum(e.added for e in diff),
+            "deletions": sum(e.deleted for e in diff),
+            "files": [
+                {"path": e.path, "added": e.added, "deleted": e.deleted, "binary": e.binary}
+                for e in diff
+            ],
+        },
+    }
+
+
+def target_text(target: verify.Target, diff: list[DiffStatEntry]) -> str:
+    """The ``VERIFICATION_TARGET`` block the run reads."""
+    from ..logic.documents import verification_target
+
+    return verification_target(target_data(target, diff))
 
 
 def show(ctx: Context, rev: str) -> Output:
