@@ -63,9 +63,10 @@ def scope(
             raise BadInput(f"incremental scope: KEY reads the task's records; drop {given[0]}")
         from ..services.context import open_context
         from ..services.incremental import decide_for_task
+        from ..views.incremental import scope_data
 
         ctx = open_context()
-        data = decide_for_task(ctx, ctx.key(key), stages, ratio, task_type, seq).to_data()
+        data = scope_data(decide_for_task(ctx, ctx.key(key), stages, ratio, task_type, seq))
     else:
         missing = [name for name, value in pure.items() if value is None]
         if prev_data is None or cur_base_sha is None or prev_base_sha is None:

@@ -20,14 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
-from ..core.shell import okstra
 from ..core.strict import parsed, run_seq
 from ..core.userfiles import write_atomic
-from ..logic.incremental import FULL, INCREMENTAL, ScopeDecision, decide_scope, stage_map_of
+from ..logic.incremental import FULL, ScopeDecision, decide_scope, stage_map_of
 from ..records.base import loads
 from ..records.run import IncrementalDecision, RunRecord, load_run, run_record_data, run_seqs
 from ..records.task import Task, TaskState, require_task, task_ref, write_event
@@ -48,22 +46,6 @@ class TaskScope:
     prev_data: str | None
     """The previous run's report data, copied into this run's carry folder (work-tree
     relative), when there is a work tree and the data was kept."""
-
-    def to_data(self) -> dict[str, Any]:
-        out = {
-            **self.decision.to_cli(),
-            "task_type": self.run.task_type,
-            "seq": self.run.seq,
-            "prev_seq": self.prev_seq,
-            "prev_data": self.prev_data,
-        }
-        data = self.run.paths.get("data")
-        if self.decision.mode == INCREMENTAL and self.prev_data and self.prev_seq and data:
-            out["carry_command"] = okstra(
-                "incremental", "carry", "--prev-data", self.prev_data, "--cur-data", data,
-                "--prev-seq", self.prev_seq, "--out", data,
-            )  # fmt: skip
-        return out
 
 
 def _current_run(

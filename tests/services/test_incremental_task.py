@@ -15,6 +15,7 @@ from okstra_git.logic.reports.starter import starter
 from okstra_git.services.context import open_context
 from okstra_git.services.incremental import decide_for_task
 from okstra_git.services.runs import finish_run, start_run
+from okstra_git.views.incremental import scope_data
 
 KEY = "p:g:i"
 IP = "implementation-planning"
@@ -79,7 +80,7 @@ def test_the_decision_comes_from_the_task_and_is_recorded_on_the_run(planned: Pa
     kept = git(planned, "show", f"refs/okstra/tasks/g/i:runs/{IP}/001.data.json")
     assert json.loads(kept)["implementationPlanning"]["planBodyVerification"]["planItems"]
     scope = decide(planned, [3])
-    out = scope.to_data()
+    out = scope_data(scope)
     assert (out["mode"], out["reverify_stages"], out["carry_stages"]) == (
         "incremental",
         [3, 4],
@@ -129,7 +130,7 @@ def test_full_when_the_base_moved(planned: Path):
     assert scope.run.seq == "003" and scope.decision.mode == "full"
     assert "the base changed" in scope.decision.reason
     assert scope.decision.reverify_stages == (1, 2, 3, 4)
-    assert "carry_command" not in scope.to_data()
+    assert "carry_command" not in scope_data(scope)
     assert decide(planned, [3], seq="002").decision.mode == "incremental"
 
 
