@@ -1,7 +1,7 @@
 """``git okstra hooks``: install, remove and inspect the pre-push hook; ``run`` is its entry.
 
-``hooks run …`` runs on every push: it imports the gate alone (``gate_cli``), and pygit2 only
-when a protected ref needs its verdict looked up.
+``hooks run …`` runs on every push: it imports the gate alone (``services/gatecheck.py``), which
+reads the repository through git's plumbing, never pygit2.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..services.gatecheck import Outcome
-    from ..services.hooks import Outcome as HookOutcome
 
 group("hooks", "The pre-push hook that enforces the verification gate.")
 
@@ -46,6 +45,7 @@ def install(force: bool, server: str | None, update: bool) -> Output:
 
     from ..core.errors import BadInput
     from ..services import hooks as hookinstall
+    from ..views.hooks import installed
 
     if update and server is None:
         raise BadInput("--update goes with --server BARE_REPO")
@@ -53,7 +53,7 @@ def install(force: bool, server: str | None, update: bool) -> Output:
         outcome = hookinstall.install_server(Path(server), update, force)
     else:
         outcome = hookinstall.install(Path.cwd(), force)
-    return Output(outcome.to_data(), _describe(outcome))
+    return installed(outcome)
 
 
 @command(
@@ -65,9 +65,9 @@ def uninstall() -> Output:
     from pathlib import Path
 
     from ..services import hooks as hookinstall
+    from ..views.hooks import installed
 
-    outcome = hookinstall.uninstall(Path.cwd())
-    return Output(outcome.to_data(), _describe(outcome))
+    return installed(hookinstall.uninstall(Path.cwd()))
 
 
 @command(
@@ -156,14 +156,6 @@ def _text(path: Path) -> str | None:
         return path.read_text("utf-8", "replace")
     except OSError:
         return None
-
-
-def _describe(outcome: HookOutcome) -> str:
-    lines = [f"{outcome.action} ({outcome.manager})"]
-    if outcome.gate is not None:
-        lines.append(f"gate: {outcome.gate}")
-    lines += [f"note: {note}" for note in outcome.notes]
-    return "\n".join(lines)
 
 
 # -- the hook entries: stdin in, exit 1 when a ref update fails the gate --------------------

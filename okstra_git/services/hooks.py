@@ -190,14 +190,6 @@ class Outcome:
     """The file that runs the gate (okstra's script or the team's hook), if any."""
     notes: list[str] = field(default_factory=list)
 
-    def to_data(self) -> dict[str, object]:
-        return {
-            "action": self.action,
-            "manager": self.manager,
-            "gate": str(self.gate) if self.gate else None,
-            "notes": self.notes,
-        }
-
 
 def install(cwd: Path, force: bool = False) -> Outcome:
     """Install or refresh the gate for pushes from ``cwd``'s worktree (and every worktree that
