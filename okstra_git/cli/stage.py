@@ -317,22 +317,11 @@ def release(
 def list_(key: str) -> Output:
     from ..services import claimview
     from ..services.context import open_context
+    from ..views.stage import claim_list
     from ..views.task import lag_notice
 
     ctx = open_context()
     task_key = ctx.key(key)
     rows = claimview.list_claims(ctx, task_key)
     lags, err = lag_notice(ctx, task_key, f"the claims of {task_key}")
-    header = f"{'stage':>5}  {'status':<8}  {'run':<18}  {'head':<12}  {'lease':<25}  report"
-    lines = [header]
-    for row in rows:
-        c = row.claim
-        lines.append(
-            f"{c.stage:>5}  {row.state:<8}  {c.run_id:<18}  {(c.head_commit or '-')[:12]:<12}  "
-            f"{c.lease_expires_at or '-':<25}  {c.report_path or '-'}"
-        )
-    if not rows:
-        lines = ["no stage of this task is claimed yet"]
-    return Output(
-        {"stages": [row.to_data() for row in rows], "remoteLag": lags}, "\n".join(lines), err=err
-    )
+    return claim_list(rows, lags, err)

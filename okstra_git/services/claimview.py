@@ -5,12 +5,11 @@ transaction): agents poll these, so they load only the records they show."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.keys import TaskKey
 from ..core.values import Value
 from ..logic import batch as batching
-from ..records.base import to_data
 from ..records.claim import Claim, ClaimState, claim_holder, load_claims
 from ..records.task import require_task
 from .context import Context
@@ -71,18 +70,6 @@ class ClaimRow(Value):
     """The stored claim."""
     state: str
     """``started``, ``expired``, ``done`` or ``released``."""
-
-    def to_data(self) -> dict[str, Any]:
-        c = self.claim
-        return {
-            "stage": c.stage,
-            "status": self.state,
-            "runId": c.run_id,
-            "headCommit": c.head_commit,
-            "reportPath": c.report_path,
-            "leaseExpiresAt": c.lease_expires_at,
-            "claim": to_data(c),
-        }
 
 
 def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:

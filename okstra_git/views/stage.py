@@ -1,0 +1,43 @@
+"""What ``stage list`` prints: the consumers view of a task's claimed stages."""
+
+from __future__ import annotations
+
+from ..records.base import to_data
+from . import Output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..services.claimview import ClaimRow
+
+
+def claim_list(rows: list[ClaimRow], lags: list[dict[str, str | None]], err: str) -> Output:
+    """A table of the claimed stages (``--json``: ``stages`` and ``remoteLag``)."""
+    header = f"{'stage':>5}  {'status':<8}  {'run':<18}  {'head':<12}  {'lease':<25}  report"
+    lines = [header]
+    for row in rows:
+        c = row.claim
+        lines.append(
+            f"{c.stage:>5}  {row.state:<8}  {c.run_id:<18}  {(c.head_commit or '-')[:12]:<12}  "
+            f"{c.lease_expires_at or '-':<25}  {c.report_path or '-'}"
+        )
+    if not rows:
+        lines = ["no stage of this task is claimed yet"]
+    return Output(
+        {"stages": [row_data(row) for row in rows], "remoteLag": lags}, "\n".join(lines), err=err
+    )
+
+
+def row_data(row: ClaimRow) -> dict[str, Any]:
+    """One stage of ``stage list --json``: its claim's fields, and the whole record."""
+    c = row.claim
+    return {
+        "stage": c.stage,
+        "status": row.state,
+        "runId": c.run_id,
+        "headCommit": c.head_commit,
+        "reportPath": c.report_path,
+        "leaseExpiresAt": c.lease_expires_at,
+        "claim": to_data(c),
+    }
