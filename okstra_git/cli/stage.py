@@ -156,6 +156,7 @@ def _taken_meanwhile(ctx: Any, key: Any, offered: list[int], why: str) -> Output
         "planBlob": None,
         "resumed": False,
         "notices": [f"stage {numbers} was claimed by another clone meanwhile"],
+        "concurrentStages": [],
         "directive": "",
         "why": why,
         "next": step.to_data(),

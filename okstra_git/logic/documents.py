@@ -184,8 +184,11 @@ def run_directive(
     implementation_base: str,
     plan_path: str | None,
     plan_blob: str | None,
+    concurrent: list[dict[str, Any]] | None = None,
 ) -> str:
-    """What a claim prints: the run's authoritative scope and, per stage, where to work."""
+    """What a claim prints: the run's authoritative scope; the stages other runs hold now; and,
+    per stage, where to work, its section of the approved plan (steps and Stage Exit Contract)
+    and its done dependencies' hand-over (done commit, carry, report)."""
     csv = ",".join(str(s["stage"]) for s in stages)
     scope = "this Stage Map stage" if len(stages) == 1 else "these Stage Map stages"
     lines = [
@@ -196,13 +199,18 @@ def run_directive(
     ]
     if plan_path:
         approved = f" (approved blob {_code(plan_blob[:12])})" if plan_blob else ""
-        lines.append(f"- Plan: {_code(plan_path)}{approved}")
+        show = okstra("plan", "show", key)
+        lines.append(
+            f"- Plan: {_code(plan_path)}{approved}; read it from the task on any clone: "
+            f"{_code(show)} (each stage's part of it is below)"
+        )
     lines.append(f"- Implementation base: {_code(implementation_base)}")
     if task_worktree:
         lines.append(
             f"- Task worktree: {_code(task_worktree)} (branch {_code(task_branch)}) — merge each "
             "finished stage here."
         )
+    lines += _concurrent_lines(concurrent)
     for s in stages:
         title = f" — {s['title']}" if s.get("title") else ""
         lines += ["", f"### Stage {s['stage']}{title}"]
@@ -238,6 +246,9 @@ def run_directive(
             lines.append(f"- Taken over from run {_code(s['takeOverOf'])} (its lease expired)")
         if s.get("leaseExpiresAt"):
             lines.append(f"- Lease expires: {s['leaseExpiresAt']}")
+        lines += _plan_lines(key, s)
+        for dep in s.get("dependencies") or []:
+            lines += _handover_lines(dep)
     done = okstra("stage", "done", key, "--stage", "N", "--report", "PATH")
     lines += [
         "",
@@ -253,3 +264,74 @@ def run_directive(
         )
     # Each line's values are escaped as one: its literal text holds no line break.
     return "".join(_v(line) + "\n" for line in lines)
+
+
+def _block(text: str, info: str) -> list[str]:
+    """``text`` as one fenced block, line by line (nothing in it can close the block)."""
+    from .reports.stored import fenced
+
+    return fenced(text, info).rstrip("\n").split("\n")
+
+
+def _concurrent_lines(concurrent: list[dict[str, Any]] | None) -> list[str]:
+    """The seed's ``CONCURRENT_RUN_STAGES``: what other runs hold now, and their files."""
+    if concurrent is None:
+        return []
+    if not concurrent:
+        return ["- **Concurrent run stages:** none — no other run holds a stage of this task now."]
+    csv = ",".join(str(c["stage"]) for c in concurrent)
+    lines = [
+        f"- **Concurrent run stages:** {_code(csv)} — held by other runs now; leave their "
+        "predicted files to them:"
+    ]
+    for c in concurrent:
+        title = f" — {c['title']}" if c.get("title") else ""
+        lease = f", lease until {c['leaseExpiresAt']}" if c.get("leaseExpiresAt") else ""
+        if c.get("state") == "expired":
+            lease += " (expired)"
+        files = ", ".join(_code(f) for f in c.get("predictedFiles") or []) or "none listed"
+        lines.append(
+            f"  - stage {c['stage']}{title}: run {_code(c['runId'])} ({c['who']}{lease}); "
+            f"predicted files {files}"
+        )
+    return lines
+
+
+def _plan_lines(key: str, stage: dict[str, Any]) -> list[str]:
+    """The stage's section of the approved plan: its steps and Stage Exit Contract."""
+    show = okstra("plan", "show", key, "--stage", stage["stage"])
+    brief = stage.get("plan")
+    if not brief or not brief.get("section"):
+        return [f"- Plan section: not readable here; see {_code(show)}"]
+    return [
+        "",
+        f"#### Stage {stage['stage']} in the approved plan — its steps and Stage Exit Contract "
+        f"(again: {_code(show)})",
+        "",
+        *_block(brief["section"], "markdown"),
+    ]
+
+
+def _handover_lines(dep: dict[str, Any]) -> list[str]:
+    """A done dependency's hand-over: its done commit, its carry and its report."""
+    import json
+
+    title = f" — {dep['title']}" if dep.get("title") else ""
+    commit = dep.get("doneCommit")
+    lines = [
+        "",
+        f"#### Hand-over from stage {dep['stage']}{title} (a dependency, done)",
+        "",
+        f"- Done commit: {_code(commit) if commit else '—'} (run {_code(dep['runId'])}, "
+        f"{dep['who']}, at {dep.get('doneAt') or '—'})",
+    ]
+    if dep.get("carry") is not None:
+        carry = json.dumps(dep["carry"], ensure_ascii=False, indent=2, sort_keys=True)
+        lines += ["- Carry (stored with its done claim):", "", *_block(carry, "json")]
+    else:
+        lines.append("- Carry: none (its `stage done` was given no `--carry`)")
+    # One line per item: the directive escapes a line break inside an item.
+    report = [part for item in stage_report_section(dep, "#####") for part in item.split("\n")]
+    return lines + (
+        report if report else ["- Report: none (its `stage done` was given no `--report`)"]
+    )

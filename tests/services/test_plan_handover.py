@@ -4,11 +4,12 @@ snapshot and each stage's steps and Stage Exit Contract, read from the task ref.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import okstra
-from plans import LINEAR_PLAN
-from team_world import KEY, Team, approve_here, run_json
+from plans import LINEAR_PLAN, plan_text
+from team_world import KEY, Team, approve_here, run_json, stage_report, work_on
 
 
 def planned_and_fresh(tmp_path: Path) -> tuple[Team, Path, Path]:
@@ -72,3 +73,75 @@ def test_plan_show_says_when_the_snapshot_is_not_approved_and_refuses_unknown_st
     assert proc.returncode == 2 and "no stage 9 (stages: 1, 2, 3)" in proc.stdout
     proc = okstra(pat, "plan", "show", "p:g:none")
     assert proc.returncode != 0 and "p:g:none" in proc.stderr
+
+
+# 1 and 2 are free, 3 needs 1; five steps each, so every batch is one stage.
+HANDOVER_PLAN = plan_text(
+    [(1, [], ["src/one.py"]), (2, [], ["src/two.py"]), (3, [1], ["src/three.py"])], steps=5
+)
+
+
+def test_the_directive_on_a_fresh_clone_carries_the_plan_the_hand_over_and_other_runs_stages(
+    tmp_path: Path,
+):
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, HANDOVER_PLAN)
+    run_json(pat, "sync", "origin")
+    ann = team.clone("ann", "Ann")
+    run_json(ann, "sync", "origin")
+    first = run_json(ann, "stage", "claim", KEY, "--remote", "origin")
+    assert first["stages"] == [1]
+    work_on(Path(first["placements"][0]["worktreePath"]), 1, "Ann")
+    report = stage_report(ann, 1, "Ann")
+    carry = ann / "carry-1.json"
+    carry.write_text(json.dumps({"summary": "load_config() is in src/one.py", "next": ["cache"]}))
+    run_json(ann, "stage", "done", KEY, "--stage", "1", "--report", report, "--carry", str(carry))
+    held = run_json(ann, "stage", "claim", KEY, "--remote", "origin")
+    assert held["stages"] == [2]
+
+    wes = team.clone("wes", "Wes")  # never saw the plan file nor Ann's report file
+    run_json(wes, "sync", "origin")
+    assert not (wes / "plans").exists() and not (wes / ".okstra").exists()
+    claimed = run_json(wes, "stage", "claim", KEY, "--remote", "origin")
+    assert claimed["stages"] == [3]
+    (place,) = claimed["placements"]
+    assert place["plan"]["steps"] == [f"Do part {i} of stage 3." for i in range(1, 6)]
+    assert place["plan"]["exitContract"] == (
+        "#### Stage Exit Contract\n- Added/changed files (predicted): `src/three.py`"
+    )
+    (dep,) = place["dependencies"]
+    assert dep["stage"] == 1 and dep["status"] == "done" and dep["runId"] == first["runId"]
+    listed = run_json(wes, "stage", "list", KEY)["stages"]
+    assert dep["doneCommit"] == listed[0]["claim"]["headCommit"]
+    assert dep["carry"] == {"summary": "load_config() is in src/one.py", "next": ["cache"]}
+    assert dep["reportFile"] == "report.md"
+    assert dep["report"] == "# Stage 1\n\nStage 1 report by Ann.\n"
+    (other,) = claimed["concurrentStages"]
+    assert other["stage"] == 2 and other["runId"] == held["runId"] and "Ann" in other["who"]
+    assert other["predictedFiles"] == ["src/two.py"] and other["state"] == "started"
+
+    text = claimed["directive"]
+    # The text form (here: the directive given again by --resume) is the same document.
+    again = okstra(wes, "stage", "claim", KEY, "--resume", claimed["runId"])
+    assert again.returncode == 0 and again.stdout == text, again.stderr
+    lines = text.splitlines()
+    assert "- **Stage for this implementation run:** `3`." in text
+    assert any(
+        ln.startswith("- **Concurrent run stages:** `2` — held by other runs now") for ln in lines
+    )
+    assert any(ln.startswith("  - stage 2 — Part 2: run `implementation-00") for ln in lines)
+    assert "predicted files `src/two.py`" in text
+    # The stage's own section, steps and contract, readable as Markdown.
+    at = lines.index("### Stage 3 — Part 3", lines.index("### Stage 3 — Part 3") + 1)
+    assert lines[at - 1] == "```markdown"
+    assert "5. Do part 5 of stage 3." in lines
+    assert "- Added/changed files (predicted): `src/three.py`" in lines
+    assert "`git okstra plan show p:g:i --stage 3`" in text
+    assert "read it from the task on any clone: `git okstra plan show p:g:i`" in text
+    # The hand-over: done commit, the carry as JSON lines, the report as written — no literal \n.
+    assert "#### Hand-over from stage 1 — Part 1 (a dependency, done)" in lines
+    assert f"- Done commit: `{dep['doneCommit']}`" in text
+    assert '  "summary": "load_config() is in src/one.py"' in lines
+    assert "Stage 1 report by Ann." in lines
+    assert "\\n" not in text

@@ -94,6 +94,11 @@ class Placement:
     left_uncommitted: tuple[str, ...] = ()
     """Uncommitted paths found in a worktree the claim reused: an earlier run's unfinished
     edits, which the new run must see before it starts (``stage done`` refuses them)."""
+    brief: dict[str, Any] | None = None
+    """The stage's part of the approved plan: steps and Stage Exit Contract
+    (``planshow.stage_brief``); None when the plan could not be read."""
+    dependencies: tuple[dict[str, Any], ...] = ()
+    """Each done dependency's hand-over: done commit, report and carry (``handover``)."""
 
     @classmethod
     def of(cls, c: Claim, title: str) -> Placement:
@@ -121,6 +126,8 @@ class Placement:
             "takeOverOf": self.take_over_of,
             "leaseExpiresAt": self.lease_expires_at,
             "leftUncommitted": list(self.left_uncommitted),
+            "plan": self.brief,
+            "dependencies": list(self.dependencies),
         }
 
 
@@ -148,6 +155,8 @@ class ClaimResult:
     """True for ``--resume``: no new claim, worktrees (re)made."""
     notices: tuple[str, ...] = ()
     """Things the claimer should know that did not stop the claim (a stale plan checkout)."""
+    concurrent: tuple[dict[str, Any], ...] = ()
+    """The stages other runs hold now (the seed's ``CONCURRENT_RUN_STAGES``)."""
 
     @property
     def csv(self) -> str:
@@ -166,6 +175,7 @@ class ClaimResult:
             "planBlob": self.plan_blob,
             "resumed": self.resumed,
             "notices": list(self.notices),
+            "concurrentStages": list(self.concurrent),
             "directive": self.directive(),
         }
 
@@ -181,7 +191,29 @@ class ClaimResult:
             implementation_base=self.implementation_base,
             plan_path=self.plan_path,
             plan_blob=self.plan_blob,
+            concurrent=list(self.concurrent),
         )
+
+    def with_handover(self, ctx: Context, claims: dict[int, ClaimState]) -> ClaimResult:
+        """This result with the run's hand-over (``handover``): each stage's steps and Stage
+        Exit Contract, its dependencies' done commits, reports and carries, and the stages
+        other runs hold, as ``claims`` (the task's claims as the claim read them) say."""
+        from .handover import handover
+
+        batch = [p.stage for p in self.stages]
+        found = handover(
+            ctx, self.key, self.plan_blob, self.plan_path, batch, claims, self.run_id,
+            datetime.now(UTC),
+        )  # fmt: skip
+        stages = [
+            replace(
+                p,
+                brief=found.briefs.get(p.stage),
+                dependencies=tuple(found.dependencies.get(p.stage, ())),
+            )
+            for p in self.stages
+        ]
+        return replace(self, stages=stages, concurrent=tuple(found.concurrent))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,6 +395,8 @@ class _Landed:
     """The implementation run's number."""
     updates: list[RefUpdate]
     """The transaction as it landed: the claim refs and the task ref."""
+    claims: dict[int, ClaimState]
+    """The task's claims as the transaction read them (before its own)."""
 
 
 def claim(
@@ -485,7 +519,7 @@ def claim(
             plan_blob=plan.blob,
             notices=tuple(n for n in (plan.stale_checkout,) if n),
         )
-        return updates, _Landed(result, seq, updates)
+        return updates, _Landed(result, seq, updates, claims)
 
     def attempt() -> _Landed:
         return ctx.repo.update_refs_guarded(tref, build, f"okstra: claim for {key}")
@@ -499,6 +533,7 @@ def claim(
     result = landed.result
     if worktrees:
         result = replace(result, stages=_provision_or_roll_back(ctx, key, lay, landed))
+    result = result.with_handover(ctx, landed.claims)
     make_workspace(ctx, run_paths(key, RUN_TYPE, landed.seq))
     return result
 
@@ -585,7 +620,7 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
             place, _, _ = _provision(ctx, lay, place)
         placements.append(place)
     make_workspace(ctx, run_paths(key, RUN_TYPE, run_id.removeprefix(f"{RUN_TYPE}-")))
-    return ClaimResult(
+    found = ClaimResult(
         key=key,
         run_id=run_id,
         stages=placements,
@@ -596,6 +631,7 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
         plan_blob=mine[0].plan_blob,
         resumed=True,
     )
+    return found.with_handover(ctx, load_claims(ctx.repo, key))
 
 
 def _titles(ctx: Context, key: TaskKey) -> dict[int, str]:

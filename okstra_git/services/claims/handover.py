@@ -1,0 +1,105 @@
+"""What a claim hands its run besides the scope (issue 21): per claimed stage, its section of the
+approved plan (steps and Stage Exit Contract); per dependency, its done commit, report and carry
+as stored in its done claim; and the stages other runs hold now (the seed's
+``CONCURRENT_RUN_STAGES``). All of it comes from git (the plan blob, the claim refs), so a clone
+whose checkout never had the plan file or the reports gets the same directive.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ...core.keys import TaskKey
+from ...core.shell import okstra
+from ...core.values import Value
+from ...logic.planfile import decode_plan
+from ...logic.reports.stored import readable_report
+from ...records.claim import ClaimState, claim_holder, read_report
+from ..context import Context
+from ..planshow import stage_briefs
+
+
+class Handover(Value):
+    """The hand-over of one claim, in the shapes ``stage claim --json`` gives."""
+
+    briefs: dict[int, dict[str, Any]]
+    """Each claimed stage's part of the approved plan (``planshow.stage_brief``), by number."""
+    dependencies: dict[int, list[dict[str, Any]]]
+    """Each claimed stage's done dependencies, in depends-on order."""
+    concurrent: list[dict[str, Any]]
+    """The stages other runs hold now (started, or started with an expired lease)."""
+
+
+def _plan_briefs(ctx: Context, plan_blob: str | None, plan_path: str) -> dict[int, dict[str, Any]]:
+    """Every stage's brief from the approved plan's blob (stored with the task's snapshot)."""
+    if plan_blob is None or not ctx.repo.has_object(plan_blob):
+        return {}
+    plan = decode_plan(ctx.repo.blob(plan_blob), f"plan blob {plan_blob[:12]}")
+    return stage_briefs(plan.text, plan_path)
+
+
+def dependency(ctx: Context, number: int, title: str, state: ClaimState) -> dict[str, Any]:
+    """A done dependency as the dependent stage's run needs it."""
+    c = state.claim
+    stored = read_report(ctx.repo, state)
+    return {
+        "stage": number,
+        "title": title,
+        "status": c.status,
+        "runId": c.run_id,
+        "who": c.who,
+        "doneAt": c.done_at,
+        "doneCommit": c.head_commit,
+        "branch": c.branch,
+        "reportPath": c.report_path,
+        "reportFile": stored.name if stored is not None else None,
+        "report": readable_report(stored.name, stored.text) if stored is not None else None,
+        "carry": c.carry,
+    }
+
+
+def handover(
+    ctx: Context,
+    key: TaskKey,
+    plan_blob: str | None,
+    plan_path: str | None,
+    batch: list[int],
+    claims: dict[int, ClaimState],
+    run_id: str,
+    now: datetime | None,
+) -> Handover:
+    """The hand-over of ``run_id``'s claim of ``batch``, given the task's claims as the claim
+    read them (``claims``: every stage's claim, the batch's own included or not)."""
+    briefs = _plan_briefs(ctx, plan_blob, plan_path or "plan")
+    dependencies: dict[int, list[dict[str, Any]]] = {}
+    for number in batch:
+        deps = (briefs.get(number) or {}).get("dependsOn", [])
+        dependencies[number] = [
+            dependency(ctx, dep, (briefs.get(dep) or {}).get("title", ""), claims[dep])
+            for dep in deps
+            if dep in claims and claims[dep].claim.status == "done"
+        ]
+    concurrent = []
+    for number, state in sorted(claims.items()):
+        c = state.claim
+        if number in batch or c.status != "started" or c.run_id == run_id:
+            continue
+        brief = briefs.get(number) or {}
+        concurrent.append(
+            {
+                "stage": number,
+                "title": brief.get("title", ""),
+                "runId": c.run_id,
+                "who": c.who,
+                "state": claim_holder(c, now).state,
+                "leaseExpiresAt": c.lease_expires_at,
+                "predictedFiles": brief.get("predictedFiles", []),
+            }
+        )
+    return Handover({n: briefs[n] for n in batch if n in briefs}, dependencies, concurrent)
+
+
+def show_stage(key: TaskKey, stage: int) -> str:
+    """The command that prints ``stage``'s section of the task's plan."""
+    return okstra("plan", "show", key, "--stage", stage)
