@@ -198,18 +198,10 @@ STAGE_NUMBER = Arg("--stage", "The stage.", metavar="N", required=True, convert=
 def renew(key: str, stage: int | None, lease: timedelta | None, remote: str | None) -> Output:
     from ..services.claims.leases import renew_via_remote
     from ..services.context import open_context
+    from ..views.stage import renewed
 
     ctx = open_context()
-    result = renew_via_remote(ctx, remote, ctx.key(key), stage, lease)
-    lines = []
-    for r in result.renewed:
-        was = f"was {r.previous}" if r.previous else "had no lease"
-        if r.had_expired:
-            was += ", already run out; nobody had taken it over"
-        lines.append(f"stage {r.stage} ({r.run_id}): lease until {r.lease_expires_at} ({was})")
-    if result.published:
-        lines.append(f"published to {result.published}")
-    return Output(result.to_data(), "\n".join(lines))
+    return renewed(renew_via_remote(ctx, remote, ctx.key(key), stage, lease))
 
 
 @command(

@@ -1,4 +1,5 @@
-"""What ``stage list`` prints: the consumers view of a task's claimed stages."""
+"""What ``stage list`` (the consumers view of a task's claimed stages) and ``stage renew``
+print."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..services.claims.leases import RenewResult
     from ..services.claimview import ClaimRow
 
 
@@ -41,3 +43,30 @@ def row_data(row: ClaimRow) -> dict[str, Any]:
         "leaseExpiresAt": c.lease_expires_at,
         "claim": to_data(c),
     }
+
+
+def renewed(result: RenewResult) -> Output:
+    """Each claim whose lease moved: until when, and how it stood before."""
+    lines = []
+    for r in result.renewed:
+        was = f"was {r.previous}" if r.previous else "had no lease"
+        if r.had_expired:
+            was += ", already run out; nobody had taken it over"
+        lines.append(f"stage {r.stage} ({r.run_id}): lease until {r.lease_expires_at} ({was})")
+    if result.published:
+        lines.append(f"published to {result.published}")
+    data = {
+        "taskKey": str(result.key),
+        "renewed": [
+            {
+                "stage": r.stage,
+                "runId": r.run_id,
+                "leaseExpiresAt": r.lease_expires_at,
+                "previous": r.previous,
+                "hadExpired": r.had_expired,
+            }
+            for r in result.renewed
+        ],
+        "publishedTo": result.published,
+    }
+    return Output(data, "\n".join(lines))

@@ -14,7 +14,6 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from ...core.errors import BadInput, Conflict, Refused
 from ...core.keys import TaskKey
@@ -68,15 +67,6 @@ class Renewed:
     had_expired: bool
     """The old lease had run out, and nobody had taken the stage over meanwhile."""
 
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "stage": self.stage,
-            "runId": self.run_id,
-            "leaseExpiresAt": self.lease_expires_at,
-            "previous": self.previous,
-            "hadExpired": self.had_expired,
-        }
-
 
 @dataclass(frozen=True)
 class RenewResult:
@@ -87,13 +77,6 @@ class RenewResult:
     """The claims renewed, in stage order."""
     published: str | None = None
     """The remote the renewal was pushed to (a claim shared there)."""
-
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "taskKey": str(self.key),
-            "renewed": [r.to_data() for r in self.renewed],
-            "publishedTo": self.published,
-        }
 
 
 def renewable(ctx: Context, key: TaskKey, stage: int | None) -> list[Claim]:
