@@ -53,27 +53,7 @@ def work(
 ) -> Output:
     from ..services.context import open_context
     from ..services.worker import work as run
+    from ..views.work import worked
 
     ctx = open_context()
-    done = run(ctx, ctx.key(key), cmd, remote, lease, once)
-    parts = [f"done: {', '.join(map(str, done.done)) or 'none'}"]
-    parts += [f"released stage {n}: {why}" for n, why in sorted(done.released.items())]
-    parts += [f"lost stage {n}: {why}" for n, why in sorted(done.lost.items())]
-    if done.finished:
-        parts.append(f"every stage of {done.key} is done")
-    text = "\n".join(parts)
-    if not done.code:
-        return Output(done.to_data(), text)
-    said = []
-    if done.stopped:
-        said.append(f"stopped by {done.stopped}; released what the loop held")
-    if done.released and not done.stopped:
-        failed = ", ".join(map(str, sorted(done.released)))
-        said.append(f"the command failed on stage(s) {failed}: released, commits kept")
-    if done.conflict:
-        said.append(done.conflict)
-    if done.lost:
-        lost = ", ".join(map(str, sorted(done.lost)))
-        said.append(f"stage(s) {lost} changed hands while the loop worked on them")
-    error = "; ".join(said)
-    return Output(done.to_data(), text, code=done.code, error=error)
+    return worked(run(ctx, ctx.key(key), cmd, remote, lease, once))

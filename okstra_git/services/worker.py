@@ -85,17 +85,6 @@ class WorkReport:
     code: int = 0
     """The exit status."""
 
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "taskKey": str(self.key),
-            "done": self.done,
-            "released": {str(n): why for n, why in sorted(self.released.items())},
-            "lost": {str(n): why for n, why in sorted(self.lost.items())},
-            "finished": self.finished,
-            "stopped": self.stopped,
-            "conflict": self.conflict,
-        }
-
 
 class Worker:
     """One loop over one task of one clone (see the module's docstring)."""
