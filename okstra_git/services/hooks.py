@@ -264,14 +264,19 @@ kept, never deleted."""
 
 
 def _as_written(text: str) -> bool:
-    """``text`` is the pre-push script this okstra writes, whatever installation it records
-    (the ``OKSTRA_*=`` lines hold paths)."""
+    """``text`` is the pre-push script this okstra writes, whatever installation it records."""
+    return _same_script(text, (data_dir("hooks") / L.HOOK).read_text("utf-8"))
+
+
+def _same_script(text: str, script: str) -> bool:
+    """``text`` and ``script`` differ at most in the installation they record (the
+    ``OKSTRA_*=`` lines hold paths)."""
     recorded = ("OKSTRA_EXE=", "OKSTRA_PYTHON=", "OKSTRA_PATH=")
 
-    def plain(script: str) -> list[str]:
-        return [line for line in script.splitlines() if not line.startswith(recorded)]
+    def plain(lines: str) -> list[str]:
+        return [line for line in lines.splitlines() if not line.startswith(recorded)]
 
-    return plain(text) == plain((data_dir("hooks") / L.HOOK).read_text("utf-8"))
+    return plain(text) == plain(script)
 
 
 def _free_name(path: Path) -> Path:
@@ -381,8 +386,14 @@ def _install_script(folder: Path, slot: str, script: str, force: bool, hook: str
     if text is not None and L.MARKER in text:
         if text == script:
             return "unchanged"
+        if _same_script(text, script):
+            write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
+            return "updated"
+        # Lines someone added (or another okstra's script): theirs, kept beside the new one.
+        aside = _free_name(folder / f"{slot}{MODIFIED_SUFFIX}")
+        os.replace(path, aside)
         write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
-        return "updated"
+        return f"updated (the script held changes of yours, or another okstra's: kept as {aside.name})"
     folder.mkdir(parents=True, exist_ok=True)
     if text is None and not path.is_symlink():
         write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)

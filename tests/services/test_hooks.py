@@ -240,6 +240,24 @@ def test_uninstall_keeps_an_okstra_hook_the_user_added_lines_to(tmp_path: Path):
     assert len([p for p in hook.parent.iterdir() if "okstra-modified" in p.name]) == 2
 
 
+def test_reinstalling_keeps_an_okstra_hook_the_user_added_lines_to(tmp_path: Path):
+    work, _ = pair(tmp_path)
+    install(work)
+    hook = work / ".git" / "hooks" / "pre-push"
+    fresh = hook.read_bytes()
+    mine = fresh.replace(b"\nchained=", b'\necho "my own check"\nchained=', 1)
+    hook.write_bytes(mine)
+    proc = okstra(work, "hooks", "install")
+    assert proc.returncode == 0, proc.stderr
+    kept = hook.with_name("pre-push.okstra-modified")
+    assert kept.read_bytes() == mine and hook.read_bytes() == fresh
+    assert kept.name in proc.stdout and "changes" in proc.stdout
+    # The script as okstra wrote it (another installation's paths at most) is simply rewritten.
+    proc = okstra(work, "hooks", "install")
+    assert proc.returncode == 0 and proc.stdout.startswith("unchanged"), proc.stdout
+    assert [p.name for p in hook.parent.iterdir() if "okstra-modified" in p.name] == [kept.name]
+
+
 def test_install_refuses_to_choose_between_two_foreign_hooks_unless_forced(tmp_path: Path):
     work, _ = pair(tmp_path)
     install(work)
