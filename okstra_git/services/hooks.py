@@ -393,10 +393,8 @@ def _install_script(folder: Path, slot: str, script: str, force: bool, hook: str
         aside = _free_name(folder / f"{slot}{MODIFIED_SUFFIX}")
         os.replace(path, aside)
         write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
-        return (
-            f"updated (the script held changes of yours, or another okstra's: kept as "
-            f"{aside.name})"
-        )
+        whose = "the script held changes of yours, or another okstra's"
+        return f"updated ({whose}: kept as {aside.name})"
     folder.mkdir(parents=True, exist_ok=True)
     if text is None and not path.is_symlink():
         write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
