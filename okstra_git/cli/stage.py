@@ -24,6 +24,9 @@ group(
     "Show the ready set and the batch a claim would take, without claiming.",
     KEY,
     Arg("--take-over-expired", "Count stages whose claim lease expired as ready.", flag=True),
+    about="A batch takes ready stages in number order while their effective steps add up to at "
+    "most 8 (the run budget; always at least one stage). Each ready stage left out says why, "
+    "and so does each stage that is not ready.",
 )
 def ready(key: str, take_over_expired: bool) -> Output:
     from ..logic.batch import RUN_STEP_BUDGET
@@ -38,6 +41,9 @@ def ready(key: str, take_over_expired: bool) -> Output:
         f"batch: {', '.join(map(str, sel.batch)) or 'none'}"
         + (f" ({sel.steps} of {RUN_STEP_BUDGET} steps)" if sel.batch else ""),
     ]
+    if sel.left_out:
+        lines.append("ready, not in the batch:")
+        lines += [f"  stage {n}: {why}" for n, why in sorted(sel.left_out.items())]
     if sel.blocked:
         lines.append("not ready:")
         lines += [f"  stage {n}: {why}" for n, why in sorted(sel.blocked.items())]
@@ -49,6 +55,7 @@ def ready(key: str, take_over_expired: bool) -> Output:
             "budget": RUN_STEP_BUDGET,
             "takeOver": list(sel.take_over),
             "blocked": {str(n): why for n, why in sorted(sel.blocked.items())},
+            "leftOut": {str(n): why for n, why in sorted(sel.left_out.items())},
             "planPath": found.plan_path,
         },
         "\n".join(lines),

@@ -61,6 +61,9 @@ class Selection(Value):
     """Batch members whose expired claim the new claim replaces."""
     steps: int
     """Summed effective steps of the batch."""
+    left_out: dict[int, str]
+    """Ready stages the batch does not take, with the reason in words (the run budget, or
+    ``--stage N`` asking for one stage): the next claim takes them."""
 
 
 def _steps(stage: Stage) -> int:
@@ -118,6 +121,7 @@ def select(
             ready.append(item.number)
         else:
             blocked[item.number] = reason
+    left_out: dict[int, str] = {}
     if stage is not None:
         if stage not in by_number:
             known = ", ".join(str(n) for n in by_number) or "none"
@@ -125,11 +129,24 @@ def select(
         if stage in blocked:
             raise Refused(f"stage {stage} is not ready: {blocked[stage]}")
         batch = [stage]
+        left_out = {
+            n: f"ready; --stage {stage} asks for stage {stage} alone" for n in ready if n != stage
+        }
     else:
         batch, total = [], 0
-        for number in ready:
+        for at, number in enumerate(ready):
             cost = _steps(by_number[number])
             if batch and total + cost > budget:
+                left_out[number] = (
+                    f"ready, left for the next run: its {cost} step(s) on top of the batch's "
+                    f"{total} would pass the run budget of {budget} steps"
+                )
+                for later in ready[at + 1 :]:
+                    left_out[later] = (
+                        f"ready, left for the next run: a batch takes ready stages in number "
+                        f"order and stops at the first that does not fit the run budget of "
+                        f"{budget} (stage {number})"
+                    )
                 break
             batch.append(number)
             total += cost
@@ -142,4 +159,5 @@ def select(
         blocked=blocked,
         take_over=take_over,
         steps=sum(_steps(by_number[n]) for n in batch),
+        left_out=left_out,
     )

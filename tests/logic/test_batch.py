@@ -119,3 +119,20 @@ def test_batch_properties(steps: list[int], states: list[str], take_over: bool) 
         assert not rest or sel.steps + steps[rest[0] - 1] > RUN_STEP_BUDGET
     else:
         assert sel.batch == ()
+
+
+def test_a_ready_stage_left_out_of_the_batch_says_why() -> None:
+    """The budget of 8: stage 2 does not fit on top of stage 1; stage 3 would, but a batch is
+    the front of the ready set, so it waits too — and each says so."""
+    found = select([stage(1, 5), stage(2, 4), stage(3, 2)], {})
+    assert found.batch == (1,) and found.ready == (1, 2, 3)
+    assert found.left_out == {
+        2: "ready, left for the next run: its 4 step(s) on top of the batch's 5 would pass the "
+        f"run budget of {RUN_STEP_BUDGET} steps",
+        3: "ready, left for the next run: a batch takes ready stages in number order and stops "
+        f"at the first that does not fit the run budget of {RUN_STEP_BUDGET} (stage 2)",
+    }
+    whole = select([stage(1, 4), stage(2, 4)], {})
+    assert whole.batch == (1, 2) and whole.left_out == {}
+    asked = select([stage(1, 1), stage(2, 1)], {}, stage=2)
+    assert asked.left_out == {1: "ready; --stage 2 asks for stage 2 alone"}

@@ -145,3 +145,20 @@ def test_the_directive_on_a_fresh_clone_carries_the_plan_the_hand_over_and_other
     assert '  "summary": "load_config() is in src/one.py"' in lines
     assert "Stage 1 report by Ann." in lines
     assert "\\n" not in text
+
+
+def test_stage_ready_says_why_a_ready_stage_is_not_in_the_batch(tmp_path: Path):
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, plan_text([(1, [], ["a.py"]), (2, [], ["b.py"])], steps=5))
+    ready = run_json(pat, "stage", "ready", KEY)
+    assert ready["ready"] == [1, 2] and ready["batch"] == [1] and ready["budget"] == 8
+    why = "ready, left for the next run: its 5 step(s) on top of the batch's 5 would pass the "
+    assert ready["leftOut"] == {"2": why + "run budget of 8 steps"}
+    proc = okstra(pat, "stage", "ready", KEY)
+    assert proc.stdout.splitlines() == [
+        "ready: 1, 2",
+        "batch: 1 (5 of 8 steps)",
+        "ready, not in the batch:",
+        f"  stage 2: {why}run budget of 8 steps",
+    ]
