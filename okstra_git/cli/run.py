@@ -40,6 +40,28 @@ def _phase(help: str) -> Arg:
         convert=auto_or_number,
     ),
     Arg(
+        "--workers",
+        "The analysis workers, comma-separated (default claude,codex): claude, codex, gemini. "
+        "Not for implementation or release-handoff, which have none.",
+        metavar="LIST",
+    ),
+    Arg(
+        "--model",
+        "A role's model as ROLE=MODEL: lead, executor (implementation), claude, "
+        "codex, gemini (the workers run), reportWriter; default (or empty) is the phase's "
+        "default.",
+        metavar="MODEL",
+        repeat=True,
+    ),
+    Arg(
+        "--option",
+        "A run option as NAME=VALUE: directive (one line for the lead), "
+        "relatedTasks (task keys, comma-separated), clarification (none, latest or a file), "
+        "prTemplate (release-handoff: default or a file).",
+        metavar="OPTION",
+        repeat=True,
+    ),
+    Arg(
         "--remote",
         "Start the run on the task as this remote holds it and publish the start at once, so "
         "no other clone starts the same run.",
@@ -48,7 +70,10 @@ def _phase(help: str) -> Arg:
     ),
     about="Phases are routed: implementation starts only from an approved plan, "
     "final-verification only when the verification gate is met (refused with its texts), "
-    "release-handoff only with an accepted whole-task verdict on the task's HEAD.",
+    "release-handoff only with an accepted whole-task verdict on the task's HEAD. The run's "
+    "set-up (type, critic, workers, models, options, base, stage) is kept in its record and "
+    "in the run manifest it writes in .okstra/, beside its state file; `wizard` asks for it "
+    "and prints this command with every answer.",
 )
 def start(
     key: str,
@@ -56,6 +81,9 @@ def start(
     critic: str | None,
     base: str | None,
     stage: int | None,
+    workers: str | None,
+    model: list[str] | None,
+    option: list[str] | None,
     remote: str | None,
 ) -> Output:
     from ..records.base import to_data
@@ -64,11 +92,12 @@ def start(
     from ..services.verify import GateRefused
 
     ctx = open_context()
+    setup = (workers, model or (), option or ())
     try:
         if remote is not None:
             try:
                 state, record = runs.start_run_shared(
-                    ctx, remote, ctx.key(key), task_type, critic, base, stage
+                    ctx, remote, ctx.key(key), task_type, critic, base, stage, *setup
                 )
             except runs.StartedElsewhere as exc:
                 # Another clone started it since this one last fetched: nothing to start here,
@@ -82,14 +111,32 @@ def start(
                     f"{step.command or step.why}",
                 )
         else:
-            state, record = runs.start_run(ctx, ctx.key(key), task_type, critic, base, stage)
+            state, record = runs.start_run(
+                ctx, ctx.key(key), task_type, critic, base, stage, *setup
+            )
     except GateRefused as exc:
         from ..views.verify import refusal
 
         return refusal(exc)
-    lines = [f"started {record.task_type} run {record.seq} of {record.task_key}"]
-    lines += [f"  {kind}: {path}" for kind, path in record.paths.items()]
-    return Output({"run": to_data(record), "commit": state.head}, "\n".join(lines))
+    from ..services.status import next_for
+
+    wrote = runs.written_at_start(ctx, record)
+    step = next_for(ctx, ctx.key(key))
+    lines = [
+        f"started {record.task_type} run {record.seq} of {record.task_key}"
+        + (f", published to {remote}" if remote else "")
+    ]
+    lines += [
+        f"  {'made' if path.endswith('/') else 'wrote'} {kind}: {path}"
+        for kind, path in wrote.items()
+    ]
+    lines.append(f"next ({step.kind}, {step.who}): {step.why}")
+    if step.command:
+        lines.append(f"  {step.command}")
+    return Output(
+        {"run": to_data(record), "commit": state.head, "wrote": wrote, "next": step.to_data()},
+        "\n".join(lines),
+    )
 
 
 @command(

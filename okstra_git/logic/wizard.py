@@ -25,6 +25,7 @@ from ..core.keys import TASK_TYPES, parse_task_key
 from ..core.shell import okstra
 from .critic import CRITIC_PHASES, critic_block
 from .providers import DEFAULT_MODEL, MODELS, PROVIDERS
+from .runsetup import DIRECTIVE_LIMIT, PATH_LIMIT, setup_flags
 
 GROUP_LIMIT = 4
 """Most questions one ``pick_group`` prompt holds (an agent UI's tab limit); more go next."""
@@ -48,6 +49,11 @@ CONFIRM, EDIT_TARGET = "confirm", "edit_target"
 START, EDIT_CHOICE, BACK = "start", "edit", "back"
 
 Answers = Mapping[str, str]
+
+KNOWN_STAGES = "@stages"
+"""The key under which the steps read what the wizard knows besides the answers: the task's
+done stages (comma-separated), which the stage picker offers. Never a recorded answer."""
+AUTO = "auto"
 
 
 class Rejected(Exception):
@@ -143,6 +149,22 @@ def _base_ref(value: str) -> str:
     return _text(200)(value)
 
 
+def _stage_number(value: str) -> str:
+    value = value.strip()
+    if not (value.isascii() and value.isdigit()) or int(value) < 1 or len(value) > 6:
+        raise Rejected(f"{value!r} is not a stage number (1, 2, …)")
+    return str(int(value))
+
+
+def _stage_options(answers: Answers) -> tuple[tuple[str, str], ...]:
+    known = [n for n in answers.get(KNOWN_STAGES, "").split(",") if n]
+    return (
+        (AUTO, "the whole task, every stage (recommended)"),
+        *((n, f"stage {n} alone") for n in known),
+        ("custom", "type a stage number in"),
+    )
+
+
 def _task_keys(value: str) -> str:
     keys = [part.strip() for part in value.split(",") if part.strip()]
     if not keys:
@@ -195,6 +217,20 @@ STEPS: tuple[Step, ...] = (
         applies=lambda a: _phase(a) not in ("implementation", "final-verification"),
         check=_base_ref,
     ),
+    # W1 (seed 000): what a final-verification run verifies, as run start --stage takes it.
+    Step(
+        "verify_stage",
+        "What to verify: the whole task, or one done stage alone",
+        applies=lambda a: _phase(a) == "final-verification",
+        options=_stage_options,
+    ),
+    Step(
+        "verify_stage_number",
+        "Stage number to verify alone",
+        kind="text",
+        applies=lambda a: a.get("verify_stage") == "custom",
+        check=_stage_number,
+    ),
     Step(
         "setup_mode",
         "Workers, models and options",
@@ -234,7 +270,8 @@ STEPS: tuple[Step, ...] = (
         options=NONE_OR_CUSTOM,
         default="none",
     ),
-    _follow_up("directive", "Directive text", "directive_pick", 4000, one_line=False),
+    # One line: it goes on the run start command line the wizard prints.
+    _follow_up("directive", "Directive text (one line)", "directive_pick", DIRECTIVE_LIMIT),
     Step(
         "related_tasks_pick",
         "Related tasks",
@@ -260,7 +297,7 @@ STEPS: tuple[Step, ...] = (
             ("none", "none"), ("latest", "the latest report's response"), ("custom", "a file path")
         ),
     ),
-    _follow_up("clarification", "Clarification response file", "clarification_pick", 500),
+    _follow_up("clarification", "Clarification response file", "clarification_pick", PATH_LIMIT),
     Step(
         "pr_template_pick",
         "Pull request template",
@@ -269,7 +306,7 @@ STEPS: tuple[Step, ...] = (
         default="default",
         options=_fixed(("default", "the repository's"), ("custom", "a file path")),
     ),
-    _follow_up("pr_template", "Pull request template file", "pr_template_pick", 500),
+    _follow_up("pr_template", "Pull request template file", "pr_template_pick", PATH_LIMIT),
 )
 BY_ID = {step.id: step for step in STEPS}
 
@@ -289,6 +326,18 @@ class State:
     again, or ``done``."""
     editing: str | None = None
     """In ``edit`` mode, the step being asked again."""
+    stages: tuple[int, ...] = ()
+    """The task's done stages, which the stage picker offers (read by the service from the
+    repository; empty when none is known)."""
+
+
+def known(state: State) -> dict[str, str]:
+    """What the steps read besides the answers (:data:`KNOWN_STAGES`)."""
+    return {KNOWN_STAGES: ",".join(map(str, state.stages))}
+
+
+def _view(state: State) -> dict[str, str]:
+    return {**known(state), **state.answers}
 
 
 def _valid(step: Step, value: str, answers: Answers) -> str:
@@ -304,24 +353,27 @@ def _valid(step: Step, value: str, answers: Answers) -> str:
     return value
 
 
-def settle(answers: Answers) -> dict[str, str]:
+def settle(answers: Answers, context: Answers | None = None) -> dict[str, str]:
     """``answers`` without those that no longer apply or are no longer valid choices, in step
-    order (one pass suffices: a step reads only the answers before it)."""
-    kept: dict[str, str] = {}
+    order (one pass suffices: a step reads only the answers before it, and ``context``, what
+    the wizard knows besides them)."""
+    kept: dict[str, str] = dict(context or {})
     for step in STEPS:
         if step.id in answers and step.applies(kept):
             try:
                 kept[step.id] = _valid(step, answers[step.id], kept)
             except Rejected:
                 continue
-    return kept
+    return {k: v for k, v in kept.items() if k in BY_ID}
 
 
 def check_state(state: State, where: str) -> None:
     """Refuse (BadInput naming the field) a state no run of the machine could have written."""
     if state.mode not in MODES:
         raise BadInput(f"{where}: mode {state.mode!r} is not one of {', '.join(MODES)}")
-    seen: dict[str, str] = {}
+    if list(state.stages) != sorted(set(state.stages)) or any(n < 1 for n in state.stages):
+        raise BadInput(f"{where}: stages: distinct stage numbers (1, 2, …) in order")
+    seen: dict[str, str] = known(state)
     for step_id in state.answers:
         if step_id not in BY_ID:
             raise BadInput(f"{where}: answers.{step_id}: no such wizard step")
@@ -340,7 +392,7 @@ def check_state(state: State, where: str) -> None:
         raise BadInput(f"{where}: editing is set exactly when mode is {EDIT!r}")
     if state.editing is not None and state.editing not in _editable(state.answers):
         raise BadInput(f"{where}: editing {state.editing!r} is not an answered step")
-    if state.mode in (CHOOSE_EDIT, DONE) and _pending(state.answers):
+    if state.mode in (CHOOSE_EDIT, DONE) and _pending(_view(state)):
         raise BadInput(f"{where}: mode {state.mode!r} with questions still unanswered")
 
 
@@ -385,7 +437,7 @@ class Asked:
 
 def current(state: State) -> Asked:
     """The prompt to show for ``state``."""
-    answers = state.answers
+    answers = _view(state)
     if state.mode == DONE:
         return Asked((), {"step": "done", "kind": "done", "setup": setup(answers)})
     if state.mode == CHOOSE_EDIT:
@@ -436,11 +488,13 @@ def answer(state: State, text: str) -> State:
         raise Rejected("the wizard is done; start a new one to set up another run")
     if not asked.steps:
         return _control(state, asked.prompt["step"], text)
+    view = _view(state)
     if kind == "pick_group":
-        values = _group_values(asked.steps, text, state.answers)
+        values = _group_values(asked.steps, text, view)
     else:
-        values = {asked.steps[0].id: _valid(asked.steps[0], text, state.answers)}
-    return replace(state, answers=settle({**state.answers, **values}), mode=ASK, editing=None)
+        values = {asked.steps[0].id: _valid(asked.steps[0], text, view)}
+    answers = settle({**state.answers, **values}, known(state))
+    return replace(state, answers=answers, mode=ASK, editing=None)
 
 
 def _group_values(members: tuple[Step, ...], text: str, answers: Answers) -> dict[str, str]:
@@ -487,6 +541,18 @@ def _control(state: State, step: str, text: str) -> State:
     return replace(state, mode=EDIT, editing=text)
 
 
+def with_stages(state: State, stages: tuple[int, ...]) -> State:
+    """``state`` knowing the task's done ``stages``; an answer no longer offered is dropped
+    (and asked again), as an edit drops one."""
+    stages = tuple(sorted(set(stages)))
+    if stages == state.stages:
+        return state
+    new = replace(state, stages=stages)
+    answers = settle(state.answers, known(new))
+    mode = state.mode if answers == state.answers else ASK
+    return replace(new, answers=answers, mode=mode, editing=None if mode == ASK else state.editing)
+
+
 def start(task_type: str | None = None, key: str | None = None) -> State:
     """A new wizard, with the task type and key already answered when given (BadInput if
     either is not a valid answer)."""
@@ -511,13 +577,16 @@ def start(task_type: str | None = None, key: str | None = None) -> State:
 
 def setup(answers: Answers) -> dict[str, Any]:
     """The run set-up the answers describe (complete once no step is pending), with the
-    ``git okstra run start`` command that records it."""
+    ``git okstra run start`` command that records it: every answer reaches the run, through
+    ``--base``, ``--stage``, ``--critic``, ``--workers``, ``--model`` and ``--option``."""
     phase = _phase(answers)
     out: dict[str, Any] = {"taskKey": answers.get("task_key"), "taskType": phase or None}
     if "base_ref" in answers:
         out["baseRef"] = answers["base_ref"]
-    if _has_roster(answers):
-        out["workers"] = list(_roster(answers))
+    stage = _stage(answers)
+    if stage is not None:
+        out["stage"] = stage
+    out["workers"] = list(_roster(answers)) if _has_roster(answers) else None
     models = {
         s.id.removesuffix("_model"): answers.get(s.id, DEFAULT_MODEL)
         for s in STEPS
@@ -537,11 +606,26 @@ def setup(answers: Answers) -> dict[str, Any]:
             "pr_template_pick", "default"
         )
     if out["taskKey"] and phase:
-        extra = []
+        extra: list[str] = []
+        if out.get("baseRef", "HEAD") != "HEAD":
+            extra += ["--base", out["baseRef"]]
+        if stage is not None:
+            extra += ["--stage", str(stage)]
         if critic and critic["enabled"]:
-            extra = ["--critic", f"{critic['provider']}:{critic['model']}"]
+            extra += ["--critic", f"{critic['provider']}:{critic['model']}"]
+        extra += setup_flags(phase, out)
         out["command"] = okstra("run", "start", out["taskKey"], "--type", phase, *extra)
     return out
+
+
+def _stage(answers: Answers) -> int | str | None:
+    """What a final-verification run verifies: ``auto`` (the whole task) or a stage number."""
+    if _phase(answers) != "final-verification":
+        return None
+    picked = answers.get("verify_stage", AUTO)
+    if picked == "custom":
+        picked = answers.get("verify_stage_number", AUTO)
+    return AUTO if picked == AUTO else int(picked)
 
 
 def _critic(answers: Answers) -> dict[str, Any] | None:

@@ -39,6 +39,39 @@ class Convergence:
 
 
 @dataclass
+class RunOptions:
+    """The run's options (``run start --option NAME=VALUE``; the wizard's options group)."""
+
+    clarification: str = "none"
+    """The clarification response to carry in: ``none``, ``latest`` or a file."""
+    related_tasks: list[str] | None = None
+    """Related task keys."""
+    directive: str | None = None
+    """An extra directive for the lead."""
+    pr_template: str | None = None
+    """release-handoff: ``default`` or the pull request template file."""
+
+
+@dataclass
+class RunSetup:
+    """How the run was set up (``run start`` flags, or the wizard's answers through them)."""
+
+    models: dict[str, str]
+    """The model of each role (``lead``, ``executor``, ``claude``, ``codex``, ``gemini``,
+    ``reportWriter``: those the run has), ``default`` for the phase's default."""
+    options: RunOptions
+    """The run's options, defaults filled in."""
+    workers: list[str] | None = None
+    """The analysis workers (None for implementation and release-handoff, which have none)."""
+    base_ref: str | None = None
+    """The base as given (``--base``), before it was resolved to ``baseCommit``."""
+    verification_scope: str | None = None
+    """final-verification: ``whole-task`` (``--stage auto``) or ``single-stage``."""
+    stage: int | None = None
+    """final-verification of one stage: its number."""
+
+
+@dataclass
 class IncrementalDecision:
     """``incremental scope`` for this run (docs/workflow.md): which stages it re-verifies and which
     prior results it carries forward, and from which run."""
@@ -94,6 +127,9 @@ class RunRecord:
     clone: str | None = None
     """The clone that started it (``okstra.cloneId``): its work is that clone's to do and
     finish (``next`` elsewhere waits for it). None in runs started before clones had ids."""
+    setup: RunSetup | None = None
+    """Its set-up as ``run start`` was given it (None in runs a claim allocates, and in runs
+    started before runs kept one)."""
 
 
 def run_record_data(record: RunRecord, where: str) -> bytes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.errors import BadInput, Conflict, Refused
@@ -19,9 +19,19 @@ from ..logic.phases import (
     next_phase_after,
     waits_for_approval,
 )
+from ..logic.runsetup import run_setup
 from ..logic.workspace import run_paths
 from ..records.base import to_data
-from ..records.run import Convergence, Critic, RunRecord, load_run, next_seq, run_record_data
+from ..records.run import (
+    Convergence,
+    Critic,
+    RunOptions,
+    RunRecord,
+    RunSetup,
+    load_run,
+    next_seq,
+    run_record_data,
+)
 from ..records.task import RunRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from .context import Context
 from .tasks import check_task_type
@@ -36,6 +46,7 @@ def open_run(
     base_commit: str | None = None,
     convergence: Convergence | None = None,
     clone: str | None = None,
+    setup: RunSetup | None = None,
 ) -> tuple[RunRecord, dict[str, bytes | None]]:
     """Move ``task``'s workflow to a running ``task_type`` run and give the run record with its
     tree file. Pure bookkeeping: the caller lands it in a task event (``start_run``, or the
@@ -51,6 +62,7 @@ def open_run(
         base_commit=base_commit,
         convergence=convergence,
         clone=clone,
+        setup=setup,
     )
     flow = task.workflow
     flow.current_phase = task_type
@@ -68,22 +80,78 @@ def start_run(
     critic: str | None = None,
     base: str | None = None,
     stage: int | None = None,
+    workers: str | None = None,
+    models: Sequence[str] = (),
+    options: Sequence[str] = (),
 ) -> tuple[TaskState, RunRecord]:
-    """Allocate the next seq for ``task_type`` and record the run, atomically.
+    """Allocate the next seq for ``task_type``, record the run atomically, and write its
+    manifest and state file in the workspace.
 
     ``critic`` (``PROVIDER[:MODEL]``) opts the run into a critic pass, kept as its
     ``convergence.critic``; ``base`` (default HEAD, when there is one) is the commit the run
     analyses, kept as ``baseCommit`` so a later run can tell whether the code moved
-    (docs/workflow.md, Incremental re-verification).
+    (docs/workflow.md, Incremental re-verification). ``workers``, ``models`` (``ROLE=MODEL``)
+    and ``options`` (``NAME=VALUE``) are the rest of its set-up (``logic/runsetup.py``), kept
+    in the run record and the manifest with ``base`` and ``stage``.
 
     Phase routing (docs/workflow.md, Phases and runs): ``implementation`` only from an approved
     plan; ``final-verification`` only when the verification gate is met for its scope
     (whole-task, or ``stage``), refused with the gate's own texts (``verify.GateRefused``);
     ``release-handoff`` only with an accepted whole-task verdict on the task's HEAD.
     """
-    check_task_type(task_type)
+    state, record = _start(ctx, key, task_type, critic, base, stage, workers, models, options)
+    write_run_files(ctx, state, record)
+    return state, record
+
+
+def run_setup_of(
+    task_type: str,
+    base: str | None,
+    stage: int | None,
+    workers: str | None,
+    models: Sequence[str],
+    options: Sequence[str],
+) -> RunSetup:
+    """The run's set-up from ``run start``'s flags, or BadInput naming the flag."""
     if stage is not None and task_type != FINAL_VERIFICATION:
         raise BadInput(f"--stage picks what a final-verification run verifies, not {task_type}")
+    parsed_setup = run_setup(task_type, workers, models, options)
+    opts = parsed_setup["options"]
+    return RunSetup(
+        models=parsed_setup["models"],
+        options=RunOptions(
+            clarification=opts["clarification"],
+            related_tasks=opts["relatedTasks"] or None,
+            directive=opts["directive"],
+            pr_template=opts.get("prTemplate"),
+        ),
+        workers=parsed_setup["workers"],
+        base_ref=base,
+        verification_scope=(
+            None
+            if task_type != FINAL_VERIFICATION
+            else "whole-task"
+            if stage is None
+            else "single-stage"
+        ),
+        stage=stage,
+    )
+
+
+def _start(
+    ctx: Context,
+    key: TaskKey,
+    task_type: str,
+    critic: str | None,
+    base: str | None,
+    stage: int | None,
+    workers: str | None,
+    models: Sequence[str],
+    options: Sequence[str],
+) -> tuple[TaskState, RunRecord]:
+    """The start event alone (no workspace file): what a shared start retries."""
+    check_task_type(task_type)
+    setup = run_setup_of(task_type, base, stage, workers, models, options)
     convergence = None
     if critic is not None:
         convergence = Convergence(Critic(**parse_critic(critic, task_type)))
@@ -109,14 +177,100 @@ def start_run(
         assert task is not None and head is not None
         seq = next_seq(ctx.repo, head, task_type)
         records["run"], files = open_run(
-            task, key, task_type, seq, who, base_commit, convergence, clone
+            task, key, task_type, seq, who, base_commit, convergence, clone, setup
         )
         return task, files
 
     state = write_event(ctx.repo, key, change, f"run start {task_type}")
-    record = records["run"]
+    return state, records["run"]
+
+
+WRITTEN_AT_START = ("manifest", "state", "workerResults", "carry")
+"""The run files ``run start`` writes (folders end in ``/``); the others (prompt, report, data,
+status, session) are the run's to write."""
+
+
+def run_manifest(state: TaskState, record: RunRecord) -> dict[str, Any]:
+    """The run manifest (``manifests/run-manifest-<type>-<seq>.json``): the run and the set-up
+    it was started with, for the agents that carry it out."""
+    data = to_data(record)
+    setup = data.pop("setup", {})
+    manifest: dict[str, Any] = {
+        "schemaVersion": 1,
+        "taskKey": data["taskKey"],
+        "taskType": data["taskType"],
+        "seq": data["seq"],
+        "startedAt": data["startedAt"],
+        "startedBy": data["startedBy"],
+        "taskCommit": state.head,
+        "baseRef": setup.get("baseRef"),
+        "baseCommit": data.get("baseCommit"),
+        "workers": setup.get("workers"),
+        "models": setup.get("models", {}),
+        "options": {
+            "directive": None,
+            "relatedTasks": [],
+            **setup.get("options", {}),
+        },
+        "convergence": data.get("convergence"),
+        "files": {kind: path for kind, path in data["paths"].items() if kind in WRITTEN_AT_START},
+        "runWrites": {
+            kind: path for kind, path in data["paths"].items() if kind not in WRITTEN_AT_START
+        },
+    }
+    if record.task_type == FINAL_VERIFICATION:
+        manifest["verificationScope"] = setup.get("verificationScope", "whole-task")
+        manifest["stage"] = setup.get("stage", "auto")
+    if "clone" in data:
+        manifest["clone"] = data["clone"]
+    return manifest
+
+
+def written_at_start(ctx: Context, record: RunRecord) -> dict[str, str]:
+    """The workspace paths ``run start`` wrote for ``record``, by kind (none in a bare
+    repository, which has no workspace)."""
+    if ctx.workdir is None:
+        return {}
+    return {kind: record.paths[kind] for kind in WRITTEN_AT_START}
+
+
+def write_run_files(ctx: Context, state: TaskState, record: RunRecord) -> None:
+    """Write the run's manifest and state file and make its folders in this work tree (none
+    in a bare repository)."""
+    if ctx.workdir is None:
+        return
+    from ..core.jsontext import dumps_pretty
+    from ..core.userfiles import write_atomic
+
     make_workspace(ctx, record.paths)
-    return state, record
+    paths = record.paths
+    root = ctx.workdir
+    write_atomic(
+        root / paths["manifest"], dumps_pretty(run_manifest(state, record)), "run manifest"
+    )
+    write_run_state(ctx, record)
+
+
+def write_run_state(ctx: Context, record: RunRecord) -> None:
+    """The run's state file (``state/team-state-<type>-<seq>.json``): where the run stands."""
+    if ctx.workdir is None:
+        return
+    from ..core.jsontext import dumps_pretty
+    from ..core.userfiles import write_atomic
+
+    data = {
+        "schemaVersion": 1,
+        "taskKey": record.task_key,
+        "taskType": record.task_type,
+        "seq": record.seq,
+        "status": record.status,
+        "startedAt": record.started_at,
+        "finishedAt": record.finished_at,
+        "reportPath": record.report_path,
+    }
+    path = ctx.workdir / record.paths["state"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, dumps_pretty(data), "run state file")
 
 
 def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
@@ -278,6 +432,8 @@ def finish_run(
         return task, files
 
     state = write_event(ctx.repo, key, change, f"run finish {task_type} {seq} {status}")
+    if ctx.workdir is not None and (ctx.workdir / records["run"].paths["state"]).exists():
+        write_run_state(ctx, records["run"])  # the state file follows the run it describes
     return state, records["run"]
 
 
@@ -306,6 +462,9 @@ def start_run_shared(
     critic: str | None = None,
     base: str | None = None,
     stage: int | None = None,
+    workers: str | None = None,
+    models: Sequence[str] = (),
+    options: Sequence[str] = (),
 ) -> tuple[TaskState, RunRecord]:
     """``run start --remote R``: start the run on the task as ``remote`` holds it, and publish
     the start at once (a push of the task ref leased on what the fetch saw), so two clones of
@@ -327,9 +486,13 @@ def start_run_shared(
                     + okstra("task", "status", key),
                     hint=okstra("task", "status", key),
                 )
-        return start_run(ctx, key, task_type, critic, base, stage)
+        return _start(ctx, key, task_type, critic, base, stage, workers, models, options)
 
-    return _through_remote(ctx, remote, key, f"start of its {task_type} run", act)
+    run_setup_of(task_type, base, stage, workers, models, options)  # bad flags: before a fetch
+    state, record = _through_remote(ctx, remote, key, f"start of its {task_type} run", act)
+    # Only the start the remote took has files: a lost race's run number is another clone's.
+    write_run_files(ctx, state, record)
+    return state, record
 
 
 def finish_run_shared(

@@ -64,9 +64,32 @@ def _turn(path: str) -> Iterator[None]:
         os.close(folder)  # drops the flock
 
 
+def done_stages(key: str) -> tuple[int, ...]:
+    """The done stages of task ``key`` in the repository the wizard runs in: what the
+    final-verification stage picker offers (none outside a repository or for an unknown task,
+    where the picker still offers the whole task and typing a number in)."""
+    from ..core.errors import OkstraError
+    from ..records.claim import load_claims
+    from .context import open_context
+
+    try:
+        ctx = open_context()
+        states = load_claims(ctx.repo, ctx.key(key))
+    except OkstraError:
+        return ()
+    return tuple(sorted(n for n, c in states.items() if c.claim.status == "done"))
+
+
+def _knowing(state: wizard.State) -> wizard.State:
+    """``state`` with the task's done stages read again when the stage picker is asked next."""
+    if wizard.current(state).prompt["step"] != "verify_stage":
+        return state
+    return wizard.with_stages(state, done_stages(state.answers["task_key"]))
+
+
 def start(path: str, task_type: str | None, key: str | None = None, restart: bool = False) -> Reply:
     """Begin a wizard in a new state file (``restart``: replace an existing one)."""
-    state = wizard.start(task_type, key)
+    state = _knowing(wizard.start(task_type, key))
     with _turn(path):
         if not restart and os.path.lexists(path):
             raise Refused(
@@ -82,9 +105,12 @@ def step(path: str, answer: str | None = None, expect: str | None = None) -> Rep
     so does an answer sent ``expect``-ing a step that is not the current one (another answer
     moved the wizard on since its sender looked)."""
     with _turn(path):
-        state = load_state(path)
+        loaded = load_state(path)
+        state = _knowing(loaded)
         asked = wizard.current(state).prompt
         if answer is None:
+            if state != loaded:
+                store_state(path, state)
             return Reply(asked)
         if expect is not None and asked["step"] != expect:
             return Reply(
@@ -93,8 +119,10 @@ def step(path: str, answer: str | None = None, expect: str | None = None) -> Rep
                 "it on; nothing recorded",
             )
         try:
-            state = wizard.answer(state, answer)
+            state = _knowing(wizard.answer(state, answer))
         except wizard.Rejected as exc:
+            if state != loaded:
+                store_state(path, state)
             return Reply(asked, str(exc))
         store_state(path, state)
     return Reply(wizard.current(state).prompt)

@@ -193,6 +193,8 @@ def test_the_critic_is_asked_only_where_it_applies(task_type: str):
         asked.append(prompt["step"])
         if prompt["step"] == "critic_provider":
             state = wizard.answer(state, "codex")
+        elif prompt["step"] == "verify_stage":
+            state = wizard.answer(state, "auto")
         elif prompt["step"] == "critic_model":
             state = wizard.answer(state, "default")
         elif prompt["kind"] == "text":
@@ -217,7 +219,7 @@ def test_the_critic_is_asked_only_where_it_applies(task_type: str):
 
 
 def test_critic_model_options_follow_the_provider():
-    state = drive(wizard.start("final-verification", "p:g:t"), "defaults", "gemini")
+    state = drive(wizard.start("final-verification", "p:g:t"), "auto", "defaults", "gemini")
     values = [o["value"] for o in prompt_of(state)["options"]]
     assert values == ["default", "gemini-2.5-pro", "gemini-2.5-flash"]
     with pytest.raises(wizard.Rejected):
@@ -287,6 +289,7 @@ def test_edit_a_group_member_and_back():
 def test_done_gives_the_setup_and_the_run_start_command():
     state = drive(
         wizard.start("final-verification", "p:g:it's"),
+        "auto",
         "customize",
         "claude",
         '{"lead_model": "opus"}',
@@ -301,8 +304,10 @@ def test_done_gives_the_setup_and_the_run_start_command():
     assert setup["models"] == {"lead": "opus", "claude": "default", "reportWriter": "default"}
     import shlex
 
+    assert setup["stage"] == "auto"
     assert shlex.split(setup["command"]) == [
         "git", "okstra", "run", "start", "p:g:it's", "--type", "final-verification",
+        "--stage", "auto", "--workers", "claude", "--model", "lead=opus",
     ]  # fmt: skip
     with pytest.raises(wizard.Rejected):
         wizard.answer(state, "start")
@@ -490,8 +495,8 @@ def test_the_cli_drives_the_wizard_to_a_run_start_that_records_the_critic(repo: 
         return proc.returncode, json.loads(proc.stdout)
 
     code, out = step("start", "--task-type", "final-verification", "--key", KEY)
-    assert (code, out["ok"], out["prompt"]["step"]) == (0, True, "setup_mode")
-    for answer in ("customize", FULL_ROSTER):
+    assert (code, out["ok"], out["prompt"]["step"]) == (0, True, "verify_stage")
+    for answer in ("auto", "customize", FULL_ROSTER):
         assert step("step", "--answer", answer)[0] == 0
     code, out = step("step", "--answer", '{"lead_model": "opus", "codex_model": "opus"}')
     assert code == 1 and out["ok"] is False and out["exitCode"] == 1
@@ -527,6 +532,110 @@ def test_the_cli_drives_the_wizard_to_a_run_start_that_records_the_critic(repo: 
     assert broken.returncode == 2 and state[1] in broken.stderr
 
 
+def test_every_wizard_answer_and_the_w1_stage_pick_reach_the_run_manifest(repo: Path):
+    """Seed 000 W1: a final-verification set-up asks what to verify — the whole task, one of
+    the task's done stages, or a number typed in — and the command the wizard prints carries
+    that and every other answer into the run: run literally, its manifest holds them all."""
+    import shlex
+
+    from conftest import okstra
+    from verify_world import KEY, merged_world
+
+    merged_world(repo)  # stages 1 and 2 done and merged
+    state = ["--state-file", str(repo.parent / "wizard.json")]
+
+    def step(*args: str) -> dict:
+        proc = okstra(repo, "wizard", *args, *state, "--json")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return json.loads(proc.stdout)["prompt"]
+
+    picker = step("start", "--task-type", "final-verification", "--key", KEY)
+    assert picker["step"] == "verify_stage"
+    assert [o["value"] for o in picker["options"]] == ["auto", "1", "2", "custom"]
+    assert picker["options"][0]["label"].endswith("(recommended)")
+    typed = step("step", "--answer", "custom")
+    assert (typed["step"], typed["kind"]) == ("verify_stage_number", "text")
+    for answer in (
+        "2",
+        "customize",
+        "claude,gemini",
+        json.dumps(
+            {
+                "lead_model": "sonnet",
+                "claude_model": "",
+                "gemini_model": "gemini-2.5-flash",
+                "report_writer_model": "haiku",
+            }
+        ),
+        "claude",
+        "opus",
+        json.dumps(
+            {"directive_pick": "custom", "related_tasks_pick": "custom", "clarification_pick": ""}
+        ),
+        "Check the cache path first; it's 'odd'.",
+        "proj:grp:other",
+    ):
+        prompt = step("step", "--answer", answer)
+    assert prompt["step"] == "confirm"
+    done = step("step", "--answer", "start")
+    setup = done["setup"]
+    assert setup["stage"] == 2
+    command = setup["command"]
+    assert "\n" not in command
+    argv = shlex.split(command)
+    assert argv[argv.index("--stage") + 1] == "2"
+    started = okstra(repo, *argv[2:], "--json")
+    assert started.returncode == 0, started.stderr
+    out = json.loads(started.stdout)
+    manifest = json.loads((repo / out["wrote"]["manifest"]).read_text())
+    assert (manifest["taskKey"], manifest["taskType"]) == (KEY, "final-verification")
+    assert (manifest["verificationScope"], manifest["stage"]) == ("single-stage", 2)
+    assert manifest["workers"] == setup["workers"] == ["claude", "gemini"]
+    assert (
+        manifest["models"]
+        == setup["models"]
+        == {
+            "lead": "sonnet",
+            "claude": "default",
+            "gemini": "gemini-2.5-flash",
+            "reportWriter": "haiku",
+        }
+    )
+    assert (
+        manifest["options"]
+        == setup["options"]
+        == {
+            "directive": "Check the cache path first; it's 'odd'.",
+            "relatedTasks": ["proj:grp:other"],
+            "clarification": "none",
+        }
+    )
+    assert manifest["convergence"] == setup["convergence"]
+    assert manifest["convergence"]["critic"]["model"] == "opus"
+
+
+def test_the_stage_picker_takes_only_stage_numbers_and_the_defaults_verify_the_whole_task():
+    state = wizard.with_stages(wizard.start("final-verification", "p:g:t"), (1, 3))
+    assert [o["value"] for o in prompt_of(state)["options"]] == ["auto", "1", "3", "custom"]
+    with pytest.raises(wizard.Rejected):
+        wizard.answer(state, "2")  # not a done stage: type it in instead
+    typed = wizard.answer(state, "custom")
+    for bad in ("0", "two", "-1", "1.5", ""):
+        with pytest.raises(wizard.Rejected):
+            wizard.answer(typed, bad)
+    assert wizard.answer(typed, " 07 ").answers["verify_stage_number"] == "7"
+    whole = all_defaults(wizard.answer(state, "auto"))
+    assert whole.answers["verify_stage"] == "auto"
+    assert prompt_of(whole)["summary"]["command"].endswith("--stage auto")
+    # A stage picked, then no longer done (released): the pick is dropped and asked again.
+    picked = wizard.answer(state, "3")
+    assert "verify_stage" not in wizard.with_stages(picked, (1,)).answers
+    # Other phases have no stage to pick and their command no --stage.
+    other = all_defaults(wizard.start("error-analysis", "p:g:t"))
+    assert "stage" not in prompt_of(other)["summary"]
+    assert "--stage" not in prompt_of(other)["summary"]["command"]
+
+
 _RACER = """
 import json, os, sys, time
 path, go = sys.argv[1], sys.argv[2]
@@ -543,6 +652,7 @@ def test_answers_sent_at_once_to_one_question_land_once(tmp_path: Path):
     each read the same state and wrote over the others, all six reporting success)."""
     path, go = tmp_path / "w.json", tmp_path / "go"
     service.start(str(path), "final-verification", "p:g:i")
+    assert service.step(str(path), "auto").error is None
     racers = [
         subprocess.Popen(
             [sys.executable, "-c", _RACER, str(path), str(go)], stdout=subprocess.PIPE, text=True
@@ -562,6 +672,7 @@ def test_answers_sent_at_once_to_one_question_land_once(tmp_path: Path):
 def test_an_answer_expecting_another_step_records_nothing(tmp_path: Path):
     path = tmp_path / "w.json"
     service.start(str(path), "final-verification", "p:g:i")
+    assert service.step(str(path), "auto").error is None
     before = path.read_bytes()
     reply = service.step(str(path), "customize", expect="workers_override")
     assert reply.error and "at step 'setup_mode'" in reply.error
