@@ -105,6 +105,36 @@ def test_yours_means_this_clone_on_a_host_shared_by_clones(tmp_path: Path):
     assert placed["runId"] == released["claim"]["runId"]
 
 
+def test_naming_another_clones_run_does_not_release_its_claim(tmp_path: Path):
+    """A refusal once told the other clone "if that run is yours, release it with: … --run
+    RUN"; run there, it ended a live claim of another clone without --force, and its sync
+    published that. Only the holding clone, or a recorded --force, releases a claim."""
+    team = Team.make(tmp_path)
+    planned(team, TWO_FREE)
+    alice, bob = team.clone("alice", "Alice"), team.clone("bob", "Bob")
+    placed = run_json(alice, "stage", "claim", KEY, "--stage", "1", "--remote", "origin")
+    run_json(bob, "sync", "origin")
+    proc = okstra(bob, "stage", "release", KEY, "--stage", "1", "--reason", "mine?")
+    assert proc.returncode == 1 and "another clone's claim" in proc.stderr
+    assert "--run" not in proc.stderr
+    named = ("stage", "release", KEY, "--stage", "1", "--reason", "x", "--run", placed["runId"])
+    proc = okstra(bob, *named)
+    assert proc.returncode == 1 and "another clone's claim" in proc.stderr, proc.stderr
+    claim = json.loads(git(bob, "show", f"{CLAIMS}stage-1:claim.json"))
+    assert claim["status"] == "started" and claim["clone"] == clone_id(alice)
+    assert run_json(bob, "sync", "origin")["ok"]
+    assert json.loads(git(team.remote, "show", f"{CLAIMS}stage-1:claim.json"))["status"] == (
+        "started"
+    )
+    # Alice names her own run and releases it; --force still ends another clone's, recorded.
+    assert run_json(alice, *named)["claim"]["status"] == "released"
+    again = run_json(alice, "stage", "claim", KEY, "--stage", "1", "--remote", "origin")
+    run_json(bob, "sync", "origin")
+    forced = run_json(bob, "stage", "release", KEY, "--stage", "1", "--reason", "gone", "--force")
+    assert forced["claim"]["runId"] == again["runId"]
+    assert forced["claim"]["releasedBy"].endswith("(--force)")
+
+
 def test_a_clone_id_that_is_not_one_okstra_made_is_refused(tmp_path: Path):
     team = Team.make(tmp_path)
     planned(team, TWO_FREE)

@@ -57,6 +57,16 @@ def release(
                 f"stage {stage} of {key} is {c.status} ({c.run_id}); only a started claim "
                 "can be released"
             )
+        if not force and not is_ours(ctx, None, c):
+            # Naming its run is no proof of holding it: only the clone that took a claim, or
+            # a recorded --force, ends it (docs/workflow.md).
+            held = claim_holder(c, datetime.now(UTC)).held_by
+            raise Refused(
+                f"stage {stage} of {key} is held by {held}: another clone's claim, so this "
+                "clone cannot release it (that clone releases it; when its agent is gone, "
+                "wait for the lease to run out and take it over, or end it here with --force, "
+                "recorded)"
+            )
         if not force and run != c.run_id:
             held = claim_holder(c, datetime.now(UTC)).held_by
             yours = shell_okstra(
