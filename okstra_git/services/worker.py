@@ -216,6 +216,9 @@ class Worker:
             except FetchFailed as exc:  # the remote unreachable a while: wait and look again
                 self._once_said(f"could not fetch (will retry): {exc}")
                 return None
+        own = self._resume_own()
+        if own is not None:
+            return own
         found = readiness(self.ctx, self.key, take_over_expired=True)
         states = load_claims(self.ctx.repo, self.key)
         left = [n for n in found.stages if n not in states or states[n].claim.status != "done"]
@@ -251,6 +254,53 @@ class Worker:
             )
         self._write_directive(result)
         return result
+
+    def _resume_own(self) -> claims.ClaimResult | None:
+        """A run of this clone's holding started claims of the task (a ``stage claim`` made
+        before the loop, a loop killed mid-stage): it is worked first, its worktrees made again
+        where missing and its lease renewed at once. No other clone may work it, so waiting for
+        it would wait on this clone itself until its lease ran out."""
+        from .claims.common import is_ours
+
+        ctx = self.ctx
+        runs = sorted(
+            {
+                s.claim.run_id
+                for n, s in load_claims(ctx.repo, self.key).items()
+                if s.claim.status == "started"
+                and n not in self.failed
+                and s.claim.worktree_path
+                and is_ours(ctx, None, s.claim)
+            }
+        )
+        for run in runs:
+            try:
+                result = claims.resume(ctx, self.key, run)
+                if self.lease is not None:
+                    for place in result.stages:
+                        self._renew_now(place.stage)
+            except Refused as exc:  # taken over meanwhile: no longer this clone's
+                self._once_said(f"run {run} not resumed: {str(exc).splitlines()[0]}")
+                continue
+            for place in result.stages:
+                self.held[place.stage] = result.run_id
+                self.say(
+                    f"resumed stage {place.stage} ({result.run_id}, this clone's claim) in "
+                    f"{place.worktree_path}"
+                )
+            self._write_directive(result)
+            return result
+        return None
+
+    def _renew_now(self, stage: int) -> None:
+        """Renew a resumed stage's lease before its work starts (it may have run low, or
+        out); refused when another run took the stage over."""
+        try:
+            renew_via_remote(self.ctx, self.remote, self.key, stage)
+        except Refused:
+            raise
+        except OkstraError as exc:  # the remote unreachable: the renewer tries again
+            self.say(f"could not renew stage {stage}'s lease (will retry): {exc}")
 
     def _once_said(self, line: str) -> None:
         """``say`` a line unless it is the one said last by this method (a poll repeats it)."""

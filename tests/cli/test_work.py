@@ -281,3 +281,23 @@ def test_on_a_terminal_the_loop_says_one_line_a_step_and_git_draws_no_meter(
     lines = said.decode().replace("\r\n", "\n").splitlines()
     assert lines and all(line.startswith("okstra work: ") for line in lines), lines
     assert any("published to origin" in line for line in lines)
+
+
+def test_a_loop_works_first_the_stage_its_own_clone_claimed_before_it(
+    tmp_path: Path, agent: Path
+):
+    """A stage claimed in this clone by hand (`stage claim`, as `next` says) is this loop's
+    to work: it used to wait for it as for another run's, until its own lease ran out."""
+    team, ann, _ = two_clones(tmp_path, plan_text([(1, [], ["src/1.py"])], steps=5))
+    claimed = json.loads(okstra(ann, "stage", "claim", KEY, "--remote", "origin", "--json").stdout)
+    (stage,) = claimed["stages"]
+    code, data, err = finish(loop(ann, agent, "--remote", "origin", "--once"))
+    assert code == 0, err
+    assert data["done"] == [stage], err
+    assert f"resumed stage {stage} ({claimed['runId']}, this clone's claim)" in err
+    done = remote_claim(team, stage)
+    assert done["runId"] == claimed["runId"] and done["status"] == "done"
+    subjects = history(team, stage)
+    assert subjects[0].startswith(f"claim stage {stage} for {claimed['runId']}")
+    assert any(s.startswith("renew") for s in subjects), subjects
+    assert subjects[-1].startswith(f"done stage {stage} at ")
