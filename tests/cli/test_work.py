@@ -283,9 +283,7 @@ def test_on_a_terminal_the_loop_says_one_line_a_step_and_git_draws_no_meter(
     assert any("published to origin" in line for line in lines)
 
 
-def test_a_loop_works_first_the_stage_its_own_clone_claimed_before_it(
-    tmp_path: Path, agent: Path
-):
+def test_a_loop_works_first_the_stage_its_own_clone_claimed_before_it(tmp_path: Path, agent: Path):
     """A stage claimed in this clone by hand (`stage claim`, as `next` says) is this loop's
     to work: it used to wait for it as for another run's, until its own lease ran out."""
     team, ann, _ = two_clones(tmp_path, plan_text([(1, [], ["src/1.py"])], steps=5))
