@@ -709,7 +709,8 @@ def root_help() -> str:
         _wrap(
             f"Run `{PROG} COMMAND -h` for a command's arguments, `man git-okstra` for the "
             "manual. Coding agents: `git okstra mcp` serves these commands as MCP tools, and "
-            "claims carry leases to renew (docs/agents.md). OKSTRA_DEBUG=1 shows the traceback "
+            "claims carry leases to renew (docs/agents.md). The plan format: docs/plan-format.md "
+            "(`git okstra plan init` writes a plan to fill in). OKSTRA_DEBUG=1 shows the traceback "
             "of an internal error."
         ),
     ]

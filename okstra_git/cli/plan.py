@@ -11,7 +11,16 @@ if TYPE_CHECKING:
 
     from ..logic.stagemap import Finding
 
-group("plan", "Plans: Stage Map validation, submission and the approval gate.")
+group(
+    "plan",
+    "Plans: Stage Map validation, submission and the approval gate.",
+    about="A plan is Markdown: one `- [ ] Approved` marker line, a `## 5. Clarification Items` "
+    "table, a `## 5.5 Stage Map` table (Stage | Title | Effective steps | Depends-on) and one "
+    "`### Stage N — Title` section per row with its numbered steps (1 to 6) and a `#### Stage "
+    "Exit Contract` naming the predicted files; a run takes ready stages while their steps add "
+    "up to at most 8. The format: docs/plan-format.md (in okstra-git's source); `plan init` "
+    "writes a plan to fill in.",
+)
 
 
 def _finding(finding: Finding) -> dict[str, Any]:
@@ -187,3 +196,49 @@ def show(key: str, stage: int | None) -> Output:
     from ..views import plan as views
 
     return views.show(open_context(), key, stage)
+
+
+@command(
+    "plan init",
+    "Write a plan skeleton for the task to fill in: every part okstra reads, in its format.",
+    KEY,
+    Arg(
+        "file",
+        "Where to write it (a new file; missing folders are made). Default: plans/<task id>.md "
+        "at the top of the work tree.",
+        metavar="FILE",
+        optional=True,
+        complete="file",
+    ),
+    about="Each `<fill in: …>` is the plan's own text to write; plan validate, submit and "
+    "approve refuse the plan while one is left. Add or remove stages as the work needs. The "
+    "format: docs/plan-format.md.",
+)
+def init(key: str, file: str | None) -> Output:
+    import os
+
+    from ..core.shell import okstra
+    from ..logic.planskeleton import unfilled
+    from ..services.context import open_context
+    from ..services.planinit import init_plan
+
+    ctx = open_context()
+    task_key = ctx.key(key)
+    path = init_plan(ctx, task_key, file)
+    shown = os.path.relpath(path)
+    if shown.startswith(".."):
+        shown = str(path.resolve())
+    left = len(unfilled(path.read_text("utf-8")))
+    then = [
+        okstra("plan", "validate", shown),
+        okstra("plan", "submit", task_key, shown),
+        okstra("plan", "approve", task_key),
+    ]
+    text = (
+        f"wrote a plan skeleton for {task_key} to {shown}: replace its {left} `<fill in: …>` "
+        "(the format: docs/plan-format.md), then:\n" + "".join(f"  {c}\n" for c in then)
+    )
+    return Output(
+        {"taskKey": str(task_key), "path": shown, "placeholders": left, "then": then},
+        text.rstrip("\n"),
+    )

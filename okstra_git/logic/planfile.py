@@ -65,6 +65,9 @@ class Validation(Value):
     clarification: list[Finding]
     """§5 lines the approval gate cannot read (check ``§5``): a header that is not the §5
     header, a row with an unknown Kind, Blocks or Status. Approval refuses them on its own."""
+    unfilled: list[Finding]
+    """Lines still holding a ``<fill in: …>`` of ``plan init``'s skeleton (check
+    ``unfilled``): a skeleton is not a plan."""
 
     def __init__(
         self,
@@ -72,6 +75,7 @@ class Validation(Value):
         stage_map: StageMap,
         findings: list[Finding],
         clarification: list[Finding] | None = None,
+        unfilled: list[Finding] | None = None,
     ) -> None:
         init(
             self,
@@ -79,30 +83,34 @@ class Validation(Value):
             stage_map=stage_map,
             findings=findings,
             clarification=[] if clarification is None else clarification,
+            unfilled=[] if unfilled is None else unfilled,
         )
 
     @property
     def valid(self) -> bool:
-        return not self.findings and not self.clarification
+        return not self.findings and not self.clarification and not self.unfilled
 
     @property
     def problems(self) -> list[Finding]:
-        """Every failed check: the Stage Map's, then §5's."""
-        return self.findings + self.clarification
+        """Every failed check: the Stage Map's, then §5's, then what is left unfilled."""
+        return self.findings + self.clarification + self.unfilled
 
     def report(self, *, stage_map_only: bool = False) -> str:
-        found = self.findings if stage_map_only else self.problems
+        """The failures, one per line; ``stage_map_only``: the Stage Map's and what is left
+        unfilled (what submitting and approving refuse), not §5's (the approval gate's)."""
+        found = self.findings + self.unfilled if stage_map_only else self.problems
         return "\n".join("  " + f.render(self.path) for f in found)
 
 
 def validate_text(text: str, path: str) -> Validation:
     from .clarify import parse_clarification_items  # not for reading a stored snapshot
+    from .planskeleton import unfilled
 
     stage_map = parse_plan(text, path)
     unreadable = [
         Finding("§5", (), row.line, row.reason) for row in parse_clarification_items(text).malformed
     ]
-    return Validation(path, stage_map, validate(stage_map), unreadable)
+    return Validation(path, stage_map, validate(stage_map), unreadable, unfilled(text))
 
 
 def validate_plan_file(path: str) -> Validation:

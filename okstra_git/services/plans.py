@@ -56,10 +56,11 @@ _LOCK_TIMEOUT = 60.0
 
 def _refuse_invalid(validation: Validation, doing: str) -> None:
     """Refuse a plan whose Stage Map fails; an unreadable §5 is the approval gate's to refuse."""
-    if validation.findings:
+    if validation.findings or validation.unfilled:
         check = okstra("plan", "validate", validation.path)
+        failed = len(validation.findings) + len(validation.unfilled)
         raise Refused(
-            f"plan {validation.path} fails {len(validation.findings)} Stage Map check(s), so "
+            f"plan {validation.path} fails {failed} Stage Map check(s), so "
             f"okstra will not {doing} it; fix them ({check}):\n"
             f"{validation.report(stage_map_only=True)}",
             hint=check,
@@ -329,10 +330,11 @@ def _assess_content(
     reasons: list[str] = []
     messages: list[str] = []
     validation, own = _read_plan(plan.text, relpath)
-    if validation.findings:
+    if validation.findings or validation.unfilled:
         reasons.append("invalid-plan")
+        failed = len(validation.findings) + len(validation.unfilled)
         messages.append(
-            f"plan {relpath} fails {len(validation.findings)} Stage Map check(s):\n"
+            f"plan {relpath} fails {failed} Stage Map check(s):\n"
             + validation.report(stage_map_only=True)
         )
     if not own.marker_set:

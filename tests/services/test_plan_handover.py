@@ -4,12 +4,17 @@ snapshot and each stage's steps and Stage Exit Contract, read from the task ref.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 from conftest import okstra
 from plans import LINEAR_PLAN, plan_text
-from team_world import KEY, Team, approve_here, run_json, stage_report, work_on
+from team_world import KEY, Team, approve_here, follow, run_json, stage_report, work_on
+
+from okstra_git.logic.batch import RUN_STEP_BUDGET
+from okstra_git.logic.planskeleton import PLACEHOLDER
+from okstra_git.logic.stagemap import CHECKS, STAGE_STEP_CAP
 
 
 def planned_and_fresh(tmp_path: Path) -> tuple[Team, Path, Path]:
@@ -162,3 +167,69 @@ def test_stage_ready_says_why_a_ready_stage_is_not_in_the_batch(tmp_path: Path):
         "ready, not in the batch:",
         f"  stage 2: {why}run budget of 8 steps",
     ]
+
+
+def fill_in(text: str) -> str:
+    """Every ``<fill in: …>`` replaced by text of its own, as a planner fills the skeleton."""
+    counter = itertools.count(1)
+    return PLACEHOLDER.sub(lambda _: f"filled-{next(counter)}", text)
+
+
+def test_a_plan_from_plan_init_validates_once_filled_then_submits_and_approves(tmp_path: Path):
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    run_json(pat, "task", "new", KEY, "--type", "implementation-planning")
+    made = run_json(pat, "plan", "init", KEY)
+    assert made["path"] == "plans/i.md" and made["placeholders"] > 0
+    path = pat / "plans" / "i.md"
+    skeleton = path.read_text()
+    # Untouched, it is not a plan: validate names each placeholder, submit refuses it.
+    proc = okstra(pat, "plan", "validate", "plans/i.md", "--json")
+    assert proc.returncode == 1
+    found = json.loads(proc.stdout)["findings"]
+    assert {f["check"] for f in found} == {"unfilled"} and len(found) == made["placeholders"]
+    assert okstra(pat, "plan", "submit", KEY, "plans/i.md").returncode == 1
+    # The commands it printed are the ones that follow.
+    assert made["then"] == [
+        "git okstra plan validate plans/i.md",
+        "git okstra plan submit p:g:i plans/i.md",
+        "git okstra plan approve p:g:i",
+    ]
+    path.write_text(fill_in(skeleton))
+    for printed in made["then"]:
+        proc = follow(pat, printed)
+        assert proc.returncode == 0, (printed, proc.stdout, proc.stderr)
+    shown = run_json(pat, "plan", "show", KEY, "--stage", "2")
+    assert shown["approved"] and shown["stages"][0]["dependsOn"] == [1]
+    assert len(shown["stages"][0]["steps"]) == 2
+    assert "- [x] Approved" in path.read_text()
+    # plan init never writes over a file, and makes the folders it needs.
+    approved = path.read_text()
+    again = okstra(pat, "plan", "init", KEY)
+    assert again.returncode == 1 and "exists" in again.stderr
+    assert path.read_text() == approved
+    deep = run_json(pat, "plan", "init", KEY, "docs/plans/deep/other.md")
+    assert (pat / "docs/plans/deep/other.md").read_text() == skeleton
+    assert deep["path"] == "docs/plans/deep/other.md"
+
+
+def test_the_plan_format_doc_is_linked_from_help_and_man_page_and_its_example_validates(
+    tmp_path: Path,
+):
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "plan-format.md").read_text("utf-8")
+    for where in (("--help",), ("plan", "-h"), ("plan", "init", "-h")):
+        proc = okstra(tmp_path, *where)
+        assert "docs/plan-format.md" in " ".join(proc.stdout.split()), where
+    assert "docs/plan\\-format.md" in (root / "man" / "git-okstra.1").read_text("utf-8")
+    # Every check plan validate reports is in the doc's table, with the caps the code uses.
+    for check in (*CHECKS, "§5", "unfilled"):
+        assert f"\n| {check} |" in doc, check
+    assert f"1 to {STAGE_STEP_CAP} effective steps" in doc
+    assert f"at\nmost **{RUN_STEP_BUDGET}** (the run budget)" in doc
+    # The complete example is a valid plan.
+    example = doc.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
+    (tmp_path / "plan.md").write_text(example + "\n")
+    proc = okstra(tmp_path, "plan", "validate", "plan.md", "--json")
+    assert proc.returncode == 0, proc.stdout
+    assert [s["effectiveSteps"] for s in json.loads(proc.stdout)["stageMap"]] == [2, 3]
