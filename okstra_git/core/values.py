@@ -7,9 +7,10 @@ hash by field values, a ``repr`` naming them, :meth:`Value.replace`, and assignm
 after ``__init__``.
 
 A subclass annotates and documents its fields, as a dataclass does (their order is the
-constructor's and the ``repr``'s; a field given a value there has that default), and nothing
-else: its ``__slots__`` and ``__init__`` (keyword or positional arguments, in field order) come
-from the annotations. A slot that holds what :func:`remember` keeps (derived from the fields,
+constructor's and the ``repr``'s; a field given a value there has that default, one given
+``field(default_factory=list)`` a new list for each value), and nothing else: its
+``__slots__`` and ``__init__`` (keyword or positional arguments, in field order) come from the
+annotations. A slot that holds what :func:`remember` keeps (derived from the fields,
 worked out once) is named in ``_memo``. A :class:`Record` is the mutable kind, for stored
 records that commands change before writing them back; one that a listing builds by the
 thousand may write its own ``__init__``. ``records.base`` reads both as plain records.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, ClassVar, Self, TypeVar
     from typing import dataclass_transform as fields_from_annotations
 
@@ -31,6 +33,21 @@ else:
 
 _assign = object.__setattr__
 _NO_DEFAULT = object()
+
+
+class _Fresh:
+    """A default made afresh for each value: see :func:`field`."""
+
+    __slots__ = ("factory",)
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self.factory = factory
+
+
+def field(*, default_factory: Callable[[], T]) -> T:
+    """A field's default made for each value by calling ``default_factory`` (a list, a dict),
+    as ``dataclasses.field(default_factory=…)``: one shared default would be changed for all."""
+    return _Fresh(default_factory)  # type: ignore[return-value]  # read by _Fields.__init__
 
 
 def init(value: Value | Record, **fields: Any) -> None:
@@ -48,7 +65,7 @@ def remember(value: Value, slot: str, derived: T) -> T:
     return derived
 
 
-@fields_from_annotations()
+@fields_from_annotations(field_specifiers=(field,))
 class _FieldsMeta(type):
     """Makes a class's ``__slots__``, field list and defaults from its own annotations."""
 
@@ -102,7 +119,9 @@ class _Fields(metaclass=_FieldsMeta):
             value = given.get(name, _NO_DEFAULT)
             if value is _NO_DEFAULT:
                 value = self._defaults.get(name, _NO_DEFAULT)
-                if value is _NO_DEFAULT:
+                if type(value) is _Fresh:
+                    value = value.factory()
+                elif value is _NO_DEFAULT:
                     raise TypeError(f"{type(self).__name__}: field not set: {name}")
             _assign(self, name, value)
 

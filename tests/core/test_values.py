@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from okstra_git.core.values import Value, init, remember
+from okstra_git.core.values import Record, Value, field, init, remember
 from okstra_git.logic.batch import Holder
 from okstra_git.logic.stagemap import Finding
 from okstra_git.records.approval import Approval
@@ -55,6 +55,20 @@ def test_init_refuses_a_field_left_out_or_one_it_does_not_have():
         Pair(1)
     with pytest.raises(AttributeError):
         Pair(1, 2)
+
+
+def test_a_default_factory_makes_a_new_default_for_each_value():
+    class Report(Record):
+        name: str
+        done: list[int] = field(default_factory=list)
+        seen: dict[str, int] = field(default_factory=dict)
+
+    first, second = Report("a"), Report(name="b")
+    first.done.append(1)
+    first.seen["x"] = 1
+    assert (second.done, second.seen) == ([], {})
+    assert Report("c", [2]).done == [2] and Report("c", seen={"y": 2}).seen == {"y": 2}
+    assert first == Report("a", [1], {"x": 1})
 
 
 def test_a_value_record_round_trips_through_its_json():
