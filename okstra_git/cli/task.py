@@ -71,13 +71,10 @@ def show(key: str, write_index: bool) -> Output:
 def log(key: str) -> Output:
     from ..services import tasks
     from ..services.context import open_context
+    from ..views.task import log as view
 
     ctx = open_context()
-    events = tasks.task_log(ctx, ctx.key(key))
-    return Output(
-        {"events": [e.__dict__ for e in events]},
-        "\n".join(f"{e.commit[:12]} {e.time} {e.summary}  ({e.author})" for e in events),
-    )
+    return view(tasks.task_log(ctx, ctx.key(key)))
 
 
 @command(

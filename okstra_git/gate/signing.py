@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..core.errors import BadInput
+from ..core.values import Value
 
 NAMESPACE = "okstra-verdict"
 _KEY_PREFIX = "key::"
@@ -28,8 +28,7 @@ class Signed(Protocol):
     def signed_payload(self) -> bytes: ...
 
 
-@dataclass(frozen=True)
-class SignatureCheck:
+class SignatureCheck(Value):
     """The outcome of checking one signature."""
 
     good: bool

@@ -26,10 +26,10 @@ import socket
 import time
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.shell import command
+from ..core.values import Value
 
 WRITERS_DIR = "okstra-locks/writers"
 _count = itertools.count()
@@ -151,8 +151,7 @@ def writer_record(common_dir: Path, lock_paths: Iterable[Path]) -> Iterator[None
         _dead_writers(folder)
 
 
-@dataclass(frozen=True)
-class HeldLock:
+class HeldLock(Value):
     """A ``<ref>.lock`` file present now."""
 
     path: Path
@@ -238,8 +237,7 @@ def age_text(seconds: float) -> str:
     return f"{seconds:.0f}s"
 
 
-@dataclass(frozen=True)
-class LockReport:
+class LockReport(Value):
     """What blocks an update: one paragraph, and the one command that clears it."""
 
     text: str

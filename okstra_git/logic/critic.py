@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import BadInput
+from ..core.values import Value
 from .providers import DEFAULT_MODEL, MODELS, PROVIDERS
 
 CRITIC_PHASES = (
@@ -67,8 +67,7 @@ DEFAULT_TRIGGER = (
 )
 
 
-@dataclass(frozen=True)
-class MergeSummary:
+class MergeSummary(Value):
     """What a merge did, as recorded in ``convergence.critic``."""
 
     proposed: int

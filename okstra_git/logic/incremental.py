@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from ..core.errors import BadInput, Refused
 from ..core.strict import parsed, run_seq, stage_number
+from ..core.values import Value
 from .stagemap import StageMap, downstream_closure, stage_map_from_data, validate
 
 CUTOFF_RATIO = 0.5
@@ -29,8 +29,7 @@ _STRUCTURE_CHECKS = ("S1", "S2", "S3", "S4")
 """Stage Map checks the dependency graph relies on; any of them failing forces full."""
 
 
-@dataclass(frozen=True)
-class ScopeDecision:
+class ScopeDecision(Value):
     """Which stages a re-run verifies again and which it carries forward."""
 
     mode: str

@@ -31,8 +31,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+from ..core.values import Record, Value, field
 
 MANIFEST = "task.json"
 _MISSING = object()
@@ -45,8 +46,7 @@ _RUN_FILE = re.compile(r"runs/(?P<type>[a-z-]+)/(?P<seq>[0-9]{3,9})(?:\.data)?\.
 _PLAN_FILE = re.compile(r"plans/plan-(?P<seq>[0-9]{3,9})\.md")
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(Value):
     """One local-only task event: the commit and the change it made to its parent."""
 
     commit: str
@@ -65,8 +65,7 @@ class Event:
         return self.message.split("\n", 1)[0]
 
 
-@dataclass(frozen=True)
-class Replayed:
+class Replayed(Value):
     """An event re-applied on the remote's side."""
 
     event: Event
@@ -78,8 +77,7 @@ class Replayed:
     """Every change was already on the remote's side: no commit is needed."""
 
 
-@dataclass(frozen=True)
-class Clash:
+class Clash(Value):
     """A true conflict: why the task's replay stopped."""
 
     event: Event
@@ -94,8 +92,7 @@ class Clash:
     """Both sides started a run (or plan snapshot) under one number: keeping both is possible."""
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
     """The replay of one task's local-only events."""
 
     replayed: list[Replayed] = field(default_factory=list)
@@ -297,8 +294,7 @@ def _renamed(
     for name, (before, after) in event.files.items():
         new = path(name)
         files[new] = (content(new, before), content(new, after))
-    return replace(
-        event,
+    return event.replace(
         message=message,
         before=manifest(event.before),
         after=manifest(event.after),

@@ -16,12 +16,12 @@ user's, with a hint that names a ref present on the machine that prints it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.keys import TaskKey
 from ..core.shell import command
 from ..core.tracking import BRANCHES, tracking_name
+from ..core.values import Value
 from ..git.repo import GitRepo, RefUpdate
 from ..records.claim import CLAIMS_PREFIX, read_claim_at
 from .context import Context
@@ -39,8 +39,7 @@ def _local_branch(shared: str) -> str:
     return LOCAL_BRANCHES + shared[len(BRANCHES) :]
 
 
-@dataclass(frozen=True)
-class BranchState:
+class BranchState(Value):
     """One task or stage branch against the remote's copy, and what sync does about it."""
 
     ref: str

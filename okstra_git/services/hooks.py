@@ -30,13 +30,13 @@ import os
 import shlex
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import BadInput, Refused
 from ..core.resources import data_dir, installed_executable
 from ..core.shell import command, okstra
 from ..core.userfiles import write_atomic
+from ..core.values import Record, Value, field
 from ..git.process import git_text
 from ..logic import hooklayout as L
 
@@ -49,8 +49,7 @@ _PATH_LINE = "OKSTRA_PATH=''"
 # -- what git runs ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(Value):
     """Where git runs hooks for one worktree, and who manages them."""
 
     worktree: Path | None
@@ -116,8 +115,7 @@ def layout(cwd: Path) -> Layout:
     )
 
 
-@dataclass(frozen=True)
-class Runs:
+class Runs(Value):
     """Does a push from this worktree run the gate, and through which files?"""
 
     runs: bool
@@ -180,8 +178,7 @@ def _lefthook_runs(where: Layout, hook: Path) -> Runs:
 # -- install ------------------------------------------------------------------------------------
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
     """What install/uninstall did, where the gate lives, and what else a person should know."""
 
     action: str

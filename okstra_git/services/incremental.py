@@ -17,7 +17,6 @@ The decision lands on the current run's record (``incrementalDecision``), where 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
 from ..core.strict import parsed, run_seq
 from ..core.userfiles import write_atomic
+from ..core.values import Value
 from ..logic.incremental import FULL, ScopeDecision, decide_scope, stage_map_of
 from ..records.base import loads
 from ..records.run import IncrementalDecision, RunRecord, load_run, run_record_data, run_seqs
@@ -34,8 +34,7 @@ from .runs import data_snapshot_path
 from .tasks import check_task_type
 
 
-@dataclass(frozen=True)
-class TaskScope:
+class TaskScope(Value):
     """The decision for one run, with what a caller needs to carry the rest forward."""
 
     decision: ScopeDecision

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import BadInput, Refused
 from ..core.keys import TASK_TYPES, TaskKey, slug
 from ..core.shell import okstra
 from ..core.userfiles import read_text
+from ..core.values import Value
 from ..logic.workspace import task_root
 from ..records.task import (
     TASKS_PREFIX,
@@ -70,8 +70,7 @@ def new_task(
     return write_event(ctx.repo, key, change, f"task new {task_type}")
 
 
-@dataclass(frozen=True)
-class TaskList:
+class TaskList(Value):
     """``task list``: the tasks, and how their refs stand against the fetched remotes'."""
 
     tasks: list[Listed]
@@ -103,8 +102,7 @@ def _summaries(ctx: Context, refs: dict[str, str], group: str | None) -> list[Li
     return sorted(found, key=Listed.task_key.fget)
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(Value):
     commit: str
     time: str
     author: str

@@ -27,7 +27,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from types import FrameType
@@ -37,6 +36,7 @@ from ..core.errors import BadInput, OkstraError, Refused
 from ..core.keys import TaskKey
 from ..core.shell import command
 from ..core.userfiles import write_atomic
+from ..core.values import Record, field
 from ..git.process import no_progress, no_prompts
 from ..git.worktrees import dirty_paths, worktree_head
 from ..logic.workspace import run_paths
@@ -65,8 +65,7 @@ class _Stop(Exception):
         self.signum = signum
 
 
-@dataclass
-class WorkReport:
+class WorkReport(Record):
     """What one ``git okstra work`` did."""
 
     key: TaskKey

@@ -16,7 +16,6 @@ worktree with uncommitted changes or a branch with commits the task worktree HEA
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import BadInput, Conflict, Refused, brief
@@ -24,6 +23,7 @@ from ..core.keys import TaskKey
 from ..core.shell import command
 from ..core.shell import okstra as shell_okstra
 from ..core.userfiles import write_atomic
+from ..core.values import Value, field
 from ..git.repo import RefMoved, RefUpdate, cas_retry, commits_not_in
 from ..git.worktrees import (
     add_worktree,
@@ -130,8 +130,7 @@ def ensure_task_worktree(ctx: Context, lay: Layout) -> Path:
     return lay.task_path
 
 
-@dataclass(frozen=True)
-class TaskWorktree:
+class TaskWorktree(Value):
     """What ``worktree task`` made or found."""
 
     path: Path
@@ -189,8 +188,7 @@ def remove_stage(ctx: Context, path: Path, branch: str, branch_head: str | None)
 # Listing and teardown
 
 
-@dataclass(frozen=True)
-class WorktreeEntry:
+class WorktreeEntry(Value):
     """One worktree of a task as ``worktree list`` shows it."""
 
     kind: str
@@ -299,8 +297,7 @@ def kept_prefix(key: TaskKey, stage: int) -> str:
     return f"{KEPT_PREFIX}{key.ref_suffix}/stage-{stage}/"
 
 
-@dataclass(frozen=True)
-class PruneResult:
+class PruneResult(Value):
     """What ``worktree prune`` removed, kept and skipped."""
 
     removed: list[int]
@@ -316,8 +313,7 @@ class PruneResult:
     """Stage reports a claim names, moved out of a worktree before it was removed."""
 
 
-@dataclass(frozen=True)
-class _Teardown:
+class _Teardown(Value):
     """One done stage's worktree and branch, checked and ready to go."""
 
     stage: int

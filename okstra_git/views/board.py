@@ -57,11 +57,12 @@ def data(board: Board) -> dict[str, Any]:
 
 def _task_data(task: BoardTask) -> dict[str, Any]:
     from .status import data as status_data
+    from .task import event_data
 
     if task.status is None:
         return {"taskKey": task.key, "error": task.error}
     shown = status_data(task.status)
-    shown["events"] = [event.__dict__ for event in task.events]
+    shown["events"] = [event_data(event) for event in task.events]
     shown["taskBranch"] = task.branches
     if shown["verdict"] is not None:
         shown["verdict"]["carriedBy"] = task.carriers

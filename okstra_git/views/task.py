@@ -10,6 +10,10 @@ from ..services.context import Context
 from . import Output
 from .remote import lags_data
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..services.tasks import Event
+
 
 def lag_notice(ctx: Context, key: TaskKey, what: str) -> tuple[list[dict[str, str | None]], str]:
     """The task's refs against the fetched remote copies: for ``--json`` (``remoteLag``) and
@@ -75,4 +79,22 @@ def list_(ctx: Context, group: str | None) -> Output:
         {"tasks": rows, "remoteLag": lags_data(listed.lags)},
         text,
         err=f"git okstra: note: {said}\n" if said else "",
+    )
+
+
+def event_data(event: Event) -> dict[str, str]:
+    """One event of a task's timeline, as ``task log --json`` and the board give it."""
+    return {
+        "commit": event.commit,
+        "time": event.time,
+        "author": event.author,
+        "summary": event.summary,
+    }
+
+
+def log(events: list[Event]) -> Output:
+    """``task log``: one line an event, newest first."""
+    return Output(
+        {"events": [event_data(e) for e in events]},
+        "\n".join(f"{e.commit[:12]} {e.time} {e.summary}  ({e.author})" for e in events),
     )

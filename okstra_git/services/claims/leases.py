@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from ...core.errors import BadInput, Conflict, Refused
 from ...core.keys import TaskKey
 from ...core.shell import command, okstra
 from ...core.strict import lease as parse_lease
+from ...core.values import Value
 from ...git.repo import OLD_LOCK_SECONDS, RefMoved, RefUpdate, cas_retry
 from ...records.claim import (
     DEFAULT_LEASE,
@@ -54,8 +54,7 @@ def claim_lease(ctx: Context, given: timedelta | str | None) -> timedelta | None
     return given
 
 
-@dataclass(frozen=True)
-class Renewed:
+class Renewed(Value):
     """One claim whose lease was moved."""
 
     stage: int
@@ -68,8 +67,7 @@ class Renewed:
     """The old lease had run out, and nobody had taken the stage over meanwhile."""
 
 
-@dataclass(frozen=True)
-class RenewResult:
+class RenewResult(Value):
     """What ``stage renew`` did."""
 
     key: TaskKey

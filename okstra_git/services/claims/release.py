@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ...core.errors import BadInput, Refused
 from ...core.keys import TaskKey
 from ...core.shell import okstra as shell_okstra
+from ...core.values import Value
 from ...git.repo import RefUpdate, cas_retry
 from ...records.claim import Claim, claim_commit, claim_holder, claim_ref, load_claims
 from ...records.task import now_iso
@@ -18,8 +18,7 @@ from ..identity import ensure_clone_id
 from .common import RUN_TYPE, idle_run, is_ours, require_claim
 
 
-@dataclass(frozen=True)
-class ReleaseResult:
+class ReleaseResult(Value):
     """A released claim, and what is left of its run."""
 
     claim: Claim

@@ -3,12 +3,12 @@ each command as a user types it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.errors import Refused
 from ...core.resources import okstra_command
 from ...core.shell import command
+from ...core.values import Record, field
 from ...git import process
 
 SAMPLE_FILES = {
@@ -21,8 +21,7 @@ SAMPLE_FILES = {
 }
 
 
-@dataclass
-class Demo:
+class Demo(Record):
     """The demo's throw-away world and a runner that prints commands as a user types them."""
 
     root: Path

@@ -18,12 +18,12 @@ layer only.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...core.errors import Conflict, Refused
 from ...core.shell import okstra
 from ...core.tracking import LOCAL_REFS, tracking_refs
+from ...core.values import Record, field
 from ...git.repo import OLD_LOCK_SECONDS, RefUpdate
 from ..context import Context
 from .reconcile import reconcile
@@ -41,8 +41,7 @@ if TYPE_CHECKING:
     from ..branches import BranchState
 
 
-@dataclass
-class SyncReport:
+class SyncReport(Record):
     """What ``git okstra sync`` saw and did."""
 
     remote: str

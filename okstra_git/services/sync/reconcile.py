@@ -213,9 +213,7 @@ def _adoption(update: RefUpdate, states: list[RefState]) -> bool:
 
 
 def _with_refs(conflict: TaskConflict, refs: tuple[str, ...]) -> TaskConflict:
-    from dataclasses import replace
-
-    return replace(conflict, refs=refs)
+    return conflict.replace(refs=refs)
 
 
 # -- notes ------------------------------------------------------------------------------------

@@ -4,11 +4,10 @@ that settles it, and what one reconcile did (:class:`Reconciled`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ...core.errors import BadInput
 from ...core.keys import TaskKey
 from ...core.tracking import LOCAL_NOTES, LOCAL_REFS, tracking_notes, tracking_refs
+from ...core.values import Record, Value, field
 from ...git import plumbing
 from ...git.repo import CommitInfo, GitRepo, RefUpdate
 from ...records.task import TASKS_PREFIX
@@ -21,8 +20,7 @@ DROPPED = "refs/okstra-dropped/"
 PUSHED_STATES = ("ahead", "local-only", "replayed", "merged")
 
 
-@dataclass(frozen=True)
-class RefState:
+class RefState(Value):
     """One local ref against its remote-tracking copy, and what sync did about it."""
 
     ref: str
@@ -40,8 +38,7 @@ class RefState:
     """The local value after sync, when it changed or is to be pushed."""
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(Value):
     """How to settle one task's true conflict, chosen by the person (``sync --task KEY``)."""
 
     key: TaskKey
@@ -52,8 +49,7 @@ class Choice:
     """A run id (``error-analysis-001``), ``plan-<seq>``, or ``task`` (take-theirs only)."""
 
 
-@dataclass(frozen=True)
-class TaskConflict:
+class TaskConflict(Value):
     """A true conflict in one task: what both sides did and the command for each choice."""
 
     task_key: str
@@ -72,8 +68,7 @@ class TaskConflict:
     """The task's refs, left as they were: none of them is pushed until it is settled."""
 
 
-@dataclass(frozen=True)
-class Listing:
+class Listing(Value):
     """okstra's refs and notes refs, here and as last fetched from a remote, read at once."""
 
     here: dict[str, str]
@@ -98,8 +93,7 @@ def list_refs(repo: GitRepo, remote: str) -> Listing:
     return Listing(here, there)
 
 
-@dataclass
-class Reconciled:
+class Reconciled(Record):
     """What reconciling did locally, and what is left to push."""
 
     states: list[RefState] = field(default_factory=list)
@@ -124,8 +118,7 @@ class Reconciled:
         return [RefUpdate(s.ref, s.new, s.remote) for s in self.states if s.state in PUSHED_STATES]
 
 
-@dataclass
-class TaskRefs:
+class TaskRefs(Record):
     """One task's refs: ref → (local value, remote value)."""
 
     suffix: str

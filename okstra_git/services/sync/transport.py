@@ -7,7 +7,6 @@ import contextlib
 import os
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from ...core.tracking import (
     tracking_notes,
     tracking_refs,
 )
+from ...core.values import Value
 from ...git.process import Completed, git, run_showing_progress, shows_progress
 from ...git.reflocks import LockReport, held_locks, report
 from ...git.repo import BULK_REFS, GitRepo, RefMoved, RefUpdate
@@ -176,8 +176,7 @@ def _advertised(repo: GitRepo, remote: str) -> dict[str, str]:
     return found
 
 
-@dataclass(frozen=True)
-class PushOutcome:
+class PushOutcome(Value):
     """The result of one atomic leased push."""
 
     ok: bool
