@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        from .cli.declare import dispatch
+        from .cli.dispatch import dispatch
 
         return dispatch(args, as_json)
     except OkstraError as exc:
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("OKSTRA_DEBUG") == "1":
             raise
-        from .cli.declare import describe_failure
+        from .cli.dispatch import describe_failure
 
         message, code = describe_failure(exc)
         return _fail(message, code, None, as_json, github=_for_github(args))
@@ -111,7 +111,7 @@ def _fail(
 
         sys.stdout.write(github_error(message + (f" (hint: {hint})" if hint else "")))
     if as_json:
-        from .cli.declare import failure_json
+        from .cli.dispatch import failure_json
 
         sys.stdout.write(failure_json(message, code, hint, step))
     return code

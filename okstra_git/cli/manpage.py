@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import sys
 
-from .declare import ABOUT, EXIT_CODES, GROUPS, PROG, Arg, Command, load_all, version
+from .declare import GROUPS, PROG, Arg, Command, load_all
+from .dispatch import version
+from .helptext import ABOUT, EXIT_CODES
 
 FILES = (
     (

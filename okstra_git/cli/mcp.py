@@ -205,7 +205,7 @@ def call_tool(name: str, arguments: dict[str, Any]) -> ToolResult:
     from ..git.process import no_prompts
     from ..services.context import working_in
     from ..views import dump
-    from .declare import describe_failure, json_data, run_handler
+    from .dispatch import describe_failure, json_data, run_handler
 
     cmd = tool_command(name)
     try:
@@ -261,8 +261,9 @@ def _next_call(step: object) -> str:
 def tool_call(step: object) -> tuple[str, dict[str, Any]] | None:
     """``(tool, arguments)`` running the ``argv`` of ``step`` (a ``next`` object) in its
     ``cwd``, when that command is one of the tools and its line is plain (see
-    :func:`~.declare.quick_parse`)."""
-    from .declare import COMMANDS, auto_or_number, load, number, quick_parse
+    :func:`~.dispatch.quick_parse`)."""
+    from .declare import COMMANDS, auto_or_number, load, number
+    from .dispatch import quick_parse
 
     if not isinstance(step, dict):
         return None
@@ -317,7 +318,7 @@ def _kwargs(tool: str, cmd: Command, arguments: dict[str, Any], where: str) -> d
     import os
 
     from ..core.errors import BadInput
-    from .declare import checked_value
+    from .dispatch import checked_value
 
     args = {arg.key: arg for arg in cmd.args}
     unknown = sorted(set(arguments) - set(args) - {REPOSITORY})
@@ -393,7 +394,7 @@ def serve() -> None:
             f"git okstra mcp needs the MCP SDK ({exc}); install it with: "
             "pip install 'okstra-git[mcp]'"
         ) from None
-    from .declare import version
+    from .dispatch import version
 
     one_at_a_time = anyio.CapacityLimiter(1)
 

@@ -20,14 +20,14 @@ from conftest import git, make_repo, okstra
 from verify_world import KEY, make_world
 
 from okstra_git import cli, entry
-from okstra_git.cli import declare
+from okstra_git.cli import declare, dispatch
 from okstra_git.core.errors import Refused
 from okstra_git.core.keys import TASK_TYPES
 from okstra_git.views import Output, dump
 
 COMMANDS = declare.load_all()
 NAMES = [cmd.name for cmd in COMMANDS]
-FRAMEWORK = {"__init__", "declare", "manpage"}
+FRAMEWORK = {"__init__", "declare", "dispatch", "helptext", "manpage"}
 """Modules of okstra_git/cli/ that declare no commands."""
 
 
@@ -45,14 +45,14 @@ def test_a_command_pauses_the_cycle_collector_and_resumes_it(
     import gc
 
     seen = []
-    monkeypatch.setattr(declare, "dispatch", lambda args, as_json: seen.append(gc.isenabled()) or 0)
+    monkeypatch.setattr(dispatch, "dispatch", lambda args, as_json: seen.append(gc.isenabled()) or 0)
     assert gc.isenabled() and run("task", "list", capsys=capsys)[0] == 0
     assert seen == [False] and gc.isenabled()
 
     def refuse(args: list[str], as_json: bool) -> int:
         raise Refused("no")
 
-    monkeypatch.setattr(declare, "dispatch", refuse)
+    monkeypatch.setattr(dispatch, "dispatch", refuse)
     assert run("task", "list", capsys=capsys)[0] == 1 and gc.isenabled()
 
 
@@ -186,8 +186,8 @@ def _words(cmd: declare.Command) -> st.SearchStrategy[list[str]]:
 
 def _argparse(cmd: declare.Command, rest: list[str]) -> dict[str, object] | str:
     try:
-        namespace = declare._parser(cmd).parse_args(rest)
-    except declare.BadInput as exc:
+        namespace = dispatch._parser(cmd).parse_args(rest)
+    except dispatch.BadInput as exc:
         return f"error: {exc}"
     return {arg.key: getattr(namespace, arg.key) for arg in cmd.all_args}
 
@@ -203,7 +203,7 @@ def _normal(given: dict[str, object]) -> dict[str, object]:
 @given(data=st.data())
 def test_the_quick_parser_answers_as_argparse_or_not_at_all(cmd: declare.Command, data):
     rest = data.draw(_words(cmd))
-    quick = declare.quick_parse(cmd, rest)
+    quick = dispatch.quick_parse(cmd, rest)
     if quick is not None:
         parsed = _argparse(cmd, rest)
         assert isinstance(parsed, dict), (rest, parsed)
@@ -219,10 +219,10 @@ def test_the_quick_parser_takes_plain_lines():
         ("ci", "check"): ["HEAD", "--format", "junit"],
     }
     for path, rest in plain.items():
-        assert declare.quick_parse(declare.COMMANDS[path], rest) is not None, path
+        assert dispatch.quick_parse(declare.COMMANDS[path], rest) is not None, path
     # argparse fills both optional positionals from the first run of words, then refuses "y"
     assert (
-        declare.quick_parse(declare.COMMANDS["hooks", "run", "pre-push"], ["x", "--json", "y"])
+        dispatch.quick_parse(declare.COMMANDS["hooks", "run", "pre-push"], ["x", "--json", "y"])
         is None
     )
 
