@@ -45,7 +45,9 @@ def test_a_command_pauses_the_cycle_collector_and_resumes_it(
     import gc
 
     seen = []
-    monkeypatch.setattr(dispatch, "dispatch", lambda args, as_json: seen.append(gc.isenabled()) or 0)
+    monkeypatch.setattr(
+        dispatch, "dispatch", lambda args, as_json: seen.append(gc.isenabled()) or 0
+    )
     assert gc.isenabled() and run("task", "list", capsys=capsys)[0] == 0
     assert seen == [False] and gc.isenabled()
 
