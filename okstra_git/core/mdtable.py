@@ -68,63 +68,30 @@ def is_table_row(line: str) -> bool:
 
 
 def split_table_row(line: str) -> list[str]:
-    """Split one pipe-table row into stripped cells.
+    """Split one pipe-table row into stripped cells, as GitHub's table rule does (GFM).
 
-    The optional outer pipes are dropped. ``\\|`` is a literal pipe (unescaped in the cell) and
-    a pipe inside a backtick code span does not split, so a cell like ```a|b``` survives; a
-    backtick run without a closing run of the same length is literal text, as in Markdown.
+    The optional outer pipes are dropped. Every ``|`` not preceded by a backslash splits the
+    row — inside a backtick code span too, since GFM splits a row before it reads inline
+    Markdown — and ``\\|`` is a literal pipe (the backslash dropped, in a code span as well).
+    So ```a|b``` is two cells, ```a\\|b``` one.
     """
     body = line.strip()
     if body.startswith("|"):
         body = body[1:]
-    if "`" in body or "\\" in body:
-        cells = _split_unescaped(body)
-    else:
-        cells = body.split("|")
-        if len(cells) > 1 and body.endswith("|"):
-            cells.pop()  # the closing outer pipe
+    cells = _split_unescaped(body) if "\\" in body else body.split("|")
+    if len(cells) > 1 and body.endswith("|") and not body.endswith("\\|"):
+        cells.pop()  # the closing outer pipe
     return [cell.strip() for cell in cells]
 
 
 def _split_unescaped(body: str) -> list[str]:
-    """Split at pipes outside code spans and escapes, visiting only escapes and backtick runs
-    in Python (plain text between them is split by ``str.split``), so long rows stay cheap."""
-    runs = _backtick_runs(body)
+    """Split at pipes that no backslash precedes, ``\\|`` kept as ``|`` (GFM)."""
     cells: list[str] = []
-    buf: list[str] = []
-
-    def plain(segment: str) -> None:
-        nonlocal buf
-        first, *rest = segment.split("|")
-        buf.append(first)
-        for part in rest:
-            cells.append("".join(buf))
-            buf = [part]
-
-    pos = 0
-    for match in _TOKEN.finditer(body):
-        start, end = match.span()
-        if start < pos:  # inside a code span already consumed
-            continue
-        plain(body[pos:start])
-        token = match.group()
-        if token[0] == "\\":
-            buf.append("|" if token == "\\|" else token)
+    for part in body.split("|"):
+        if cells and cells[-1].endswith("\\"):
+            cells[-1] = cells[-1][:-1] + "|" + part
         else:
-            close = _closing_run(runs, len(token), end)
-            if close is None:
-                buf.append(token)
-            else:
-                # Backslashes are literal in code spans, but the table-level ``\|`` escape still
-                # applies (GFM splits rows before parsing inlines).
-                end = close + len(token)
-                buf.append(body[start:end].replace("\\|", "|"))
-        pos = end
-    tail = body[pos:]
-    plain(tail)
-    cells.append("".join(buf))
-    if tail.endswith("|"):
-        cells.pop()  # the closing outer pipe (a pipe in a token never ends the plain tail)
+            cells.append(part)
     return cells
 
 

@@ -17,6 +17,8 @@ Rules, first match wins (the phase order and the gates of docs/workflow.md):
 2. a finished task → done;
 3. a run still running → its work, then its finish (a final-verification run: record the
    verdict first; an implementation run: the stage rules of 5);
+   then, when the latest report's §5 has rows open or answered, the clarification turn-around
+   (``clarify resume``, a person answers them; seed 002's first recommended next step);
 4. an analysis phase to run → ``run start`` it;
 5. implementation, and final-verification before its run: submit the plan, approve it (a
    person), finish a merge left in the task worktree (a person), finish this clone's claimed
@@ -144,6 +146,10 @@ class Situation(Value):
     main_moved: str
     """The protected branch on the remote as last fetched (``refs/remotes/R/B``), when it has
     commits the verified HEAD lacks: a push of HEAD would be rejected; empty otherwise."""
+    clarify_open: int
+    """§5 rows of the latest report (``latest_report``) still open or answered."""
+    clarify_phase: str
+    """The phase that report is of: what the turn-around runs again."""
     clone_dir: str
     """This clone's main worktree (absolute): where okstra's commands run."""
 
@@ -172,6 +178,8 @@ class Situation(Value):
         clone_dir: str = "/",
         running_by: str = "",
         main_moved: str = "",
+        clarify_open: int = 0,
+        clarify_phase: str = "",
     ) -> None:
         init(
             self,
@@ -198,6 +206,8 @@ class Situation(Value):
             clone_dir=clone_dir,
             running_by=running_by,
             main_moved=main_moved,
+            clarify_open=clarify_open,
+            clarify_phase=clarify_phase,
         )
 
 
@@ -301,6 +311,8 @@ def next_step(s: Situation) -> Step:
         return Step("done", None, s.clone_dir, "none", f"{s.key} is done")
     if s.running is not None:
         return _finish(s)
+    if s.clarify_open:
+        return _clarify(s)
     phase = s.next_phase or ""
     if phase in ANALYSIS_PHASES:
         return _run(s, _start(s, phase), f"{phase} is next")
@@ -500,6 +512,21 @@ def _work_on(s: Situation, mine: list[StageView]) -> Step:
         also=also,
         commit=True,
     )
+
+
+def _clarify(s: Situation) -> Step:
+    """Seed 002: while the latest report's §5 has rows open or answered, the first next step
+    is the clarification turn-around — the user answers in the report, and the phase runs
+    again with the answers carried in."""
+    rerun = _start(s, s.clarify_phase) if s.clarify_phase else None
+    return _run(
+        s,
+        ("clarify", "resume", s.key),
+        f"the latest report ({s.latest_report}) has {s.clarify_open} clarification item(s) "
+        "open or answered: answer them in its §5 table, then the turn-around stages the "
+        "report for the next run" + (f" and {s.clarify_phase} runs again with it" if rerun else ""),
+        who="human",
+    ).replace(also=(okstra_line(s, *rerun),) if rerun else ())
 
 
 def _approve(s: Situation) -> Step:

@@ -23,7 +23,7 @@ from ..logic.nextstep import Situation, StageView, Step, next_step
 from ..logic.phases import FINAL_VERIFICATION
 from ..logic.workspace import run_paths, stage_report_path
 from ..records.claim import Claim, claim_holder, load_claims
-from ..records.task import TaskState, require_task
+from ..records.task import Task, TaskState, require_task
 from . import remoteview
 from .branches import BranchState
 from .context import Context
@@ -380,6 +380,9 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
     opens = bool(verdict.get("opensGate"))
     push, moved = _main_push(ctx, status) if opens else (None, "")
     latest = task.latest_report_path or ""
+    clarify_open, clarify_phase = (
+        _open_clarifications(os.path.join(clone, latest), task) if latest else (0, "")
+    )
     return Situation(
         key=str(key),
         status=task.current_status,
@@ -408,7 +411,27 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
         main_moved=moved,
         clone_dir=clone,
         running_by=running_by,
+        clarify_open=clarify_open,
+        clarify_phase=clarify_phase,
     )
+
+
+def _open_clarifications(report: str, task: Task) -> tuple[int, str]:
+    """How many §5 rows of the latest report (Markdown, in this clone) are open or answered,
+    and the phase of that report; (0, "") when there is none to read here."""
+    if not report.endswith(".md") or not os.path.isfile(report):
+        return 0, ""
+    from ..core.errors import OkstraError
+    from ..logic.clarify import UNRESOLVED, parse_clarification_items
+    from ..logic.planfile import read_plan_file
+
+    try:
+        items = parse_clarification_items(read_plan_file(report, "report").text).items
+    except OkstraError:
+        return 0, ""
+    count = sum(item.status in UNRESOLVED for item in items)
+    latest = task.latest_run
+    return count, latest.task_type if count and latest is not None else ""
 
 
 def _started_elsewhere(ctx: Context, state: TaskState, task_type: str, seq: str) -> str:

@@ -215,7 +215,8 @@ def test_malformed_rows_are_skipped_not_fatal() -> None:
     text = section5(
         "| C-001 | T | decision | a | b | approval | open | |\n",
         "| C-002 | T | decision | a | b | c | approval | open | |\n",  # unescaped pipe
-        "| C-003 | T | decision | a \\| b | `x|y` | approval | open | |\n",  # escaped: fine
+        "| C-003 | T | decision | a \\| b | `x\\|y` | approval | open | |\n",  # escaped: fine
+        "| C-007 | T | decision | a | `x|y` | approval | open |\n",  # GFM: splits in code too
         "| C-004 | T | decision | a | b | approval | pending | |\n",  # unknown status
         "| C-005 | T | material | a | b | none | resolved\n",  # short row: still readable
         "| C-006 | T | Decision | a | b | Next-Phase | Open | |\n",  # any case
@@ -227,10 +228,11 @@ def test_malformed_rows_are_skipped_not_fatal() -> None:
     assert (report.items[3].kind, report.items[3].blocks) == ("decision", "next-phase")
     assert [row.line for row in report.malformed] == [
         line_of(text, "| C-002"),
+        line_of(text, "| C-007"),
         line_of(text, "| C-004"),
     ]
     assert "9 cells" in report.malformed[0].reason
-    assert report.malformed[1].reason == (
+    assert report.malformed[2].reason == (
         "unknown Status='pending' (one of open, answered, resolved, obsolete)"
     )
 
@@ -531,7 +533,7 @@ def test_binary_ish_input() -> None:
 
 def test_a_fifty_megabyte_report_parses() -> None:
     prose = "Background for the rows below, with `code`, a | pipe and 한글 in every line.\n"
-    row = "| C-9 | T | decision | a \\| pipe and `co|de` | x | none | resolved | |\n"
+    row = "| C-9 | T | decision | a \\| pipe and `co\\|de` | x | none | resolved | |\n"
     text = BLOCKED_PLAN_CHECKED.replace(
         "### 5.1 Clarification Items table",
         prose * (48_000_000 // len(prose)) + "### 5.1 Clarification Items table",

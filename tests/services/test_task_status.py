@@ -439,3 +439,55 @@ def test_next_step_rules(situation: nextstep.Situation, kind: str, line: str | N
     assert step.kind in nextstep.KINDS and step.cwd.startswith("/")
     if step.argv is not None:
         assert shlex.split(step.command or "")[3:] == list(step.argv[1:])
+
+
+def test_open_or_answered_clarification_items_make_the_turn_around_the_first_next_step(
+    repo: Path,
+):
+    """Seed 002: while the latest report's §5 has rows open or answered, the first next step
+    is the clarification turn-around, whatever phase would come next; resolved or obsolete
+    rows leave the phase's own next step."""
+    assert okstra(repo, "task", "new", KEY, "--type", "error-analysis").returncode == 0
+    started = ok(repo, "run", "start", KEY, "--type", "error-analysis")
+    path = repo / started["run"]["paths"]["report"]
+    rows = (
+        "| C-001 | T-1 | decision | Which cache? | a/b | next-phase | {0} | |\n"
+        "| C-002 | T-1 | material | The worker log | a file | none | resolved | x.log |\n"
+    )
+    header = (
+        "# Error analysis\n\n## 5. Clarification Items\n\n"
+        "| ID | Ticket ID | Kind | Statement | Expected form | Blocks | Status | User input |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+    )
+    path.write_text(header + rows.format("answered"), "utf-8")
+    finish = ["run", "finish", KEY, "--type", "error-analysis", "--seq", "001"]
+    ok(repo, *finish, "--status", "completed", "--report", str(path))
+    step = status(repo)["next"]
+    assert step["argv"] == ["git", "okstra", "clarify", "resume", KEY] and step["who"] == "human"
+    assert "1 clarification item(s) open or answered" in step["why"]
+    assert step["also"] == [f"git -C {repo.resolve()} okstra run start {KEY} --type error-analysis"]
+    # The turn-around the step names works here, and its rerun is the command it prints.
+    resumed = ok(repo, "clarify", "resume", KEY, "--no-edit")
+    assert resumed["command"] == f"git okstra run start {KEY} --type error-analysis"
+    # Once the rows are settled the phase's own next step comes back.
+    path.write_text(header + rows.format("obsolete"), "utf-8")
+    step = status(repo)["next"]
+    assert step["argv"][:4] == ["git", "okstra", "run", "start"], step
+    assert "--type" in step["argv"] and "clarify" not in step["argv"]
+
+
+def test_the_turn_around_rule_comes_after_a_running_run():
+    running = nextstep.Situation(
+        "p:g:i",
+        "active",
+        "error-analysis",
+        running=("error-analysis", "002"),
+        run_report="/c/r.md",
+        clarify_open=2,
+        clarify_phase="error-analysis",
+        clone_dir="/c",
+    )
+    assert nextstep.next_step(running).kind == "work"
+    waiting = running.replace(running=None)
+    step = nextstep.next_step(waiting)
+    assert (step.kind, step.command) == ("human", "git -C /c okstra clarify resume p:g:i")

@@ -31,10 +31,13 @@ CANDIDATES = {
 
 def start_run(demo: Demo, cwd: Path) -> None:
     """Set up the final-verification run with the wizard, then start it as it prints."""
-    demo.step("Set up the final-verification run with the wizard: opt into the critic")
+    demo.step(
+        "Set up the final-verification run with the wizard: verify the whole task, opt into "
+        "the critic"
+    )
     state = ["--state-file", str(demo.root / "run-setup.json")]
     demo.run("git", "okstra", "wizard", "start", *state, "--key", demo.key, "--task-type", FV)
-    for answer in ("defaults", "codex", "gpt-5", "start"):
+    for answer in ("auto", "defaults", "codex", "gpt-5", "start"):
         demo.run("git", "okstra", "wizard", "step", *state, "--answer", answer)
     done = json.loads(demo.run("git", "okstra", "wizard", "step", *state, "--json",
                                quiet=True).stdout)  # fmt: skip
