@@ -241,6 +241,21 @@ def full_report(task_type: str, language: str = "en", seq: str = "002") -> dict[
 ALL_TYPES = TASK_TYPES
 
 
+def fill_prompts(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with every starter prompt ("Replace: …") written, as a report writer does."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str) and value.startswith("Replace:"):
+            return "Written: " + value.removeprefix("Replace:").strip()
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(data)
+
+
 def verdict_report(
     ctx: Any,
     key: Any,
@@ -251,10 +266,9 @@ def verdict_report(
 ) -> Path:
     """Write valid final-verification data for a real task (its stages and reports from the
     claims, as `report init` makes it) with ``verdict`` and that many acceptance blockers."""
-    from okstra_git.logic.reports.starter import decide
     from okstra_git.services.reports import starter_for_task
 
-    data = decide(starter_for_task(ctx, key, "final-verification", stage), verdict)
+    data = fill_prompts(starter_for_task(ctx, key, "final-verification", stage, verdict=verdict))
     data["finalVerification"]["acceptanceBlockers"] = [
         {
             "id": f"AB-{n:03d}",

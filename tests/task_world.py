@@ -4,6 +4,7 @@ verify, status and remote-record tests."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from conftest import git, okstra
@@ -28,11 +29,12 @@ def report(repo: Path, path: Path, token: str = "accepted", stage: int | None = 
 class Task:
     """A two-stage task driven through the CLI."""
 
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, plan_text: str | None = None) -> None:
         self.repo = repo
         plan = repo / "docs" / "plan.md"
         plan.parent.mkdir()
-        plan.write_text(make_plan(2).replace("- [x] Approved", "- [ ] Approved"))
+        text = plan_text if plan_text is not None else make_plan(2)
+        plan.write_text(text.replace("- [x] Approved", "- [ ] Approved"))
         git(repo, "add", "docs")
         git(repo, "commit", "-q", "-m", "plan")
         ok(repo, "task", "new", KEY, "--type", "implementation-planning")
@@ -40,9 +42,12 @@ class Task:
         ok(repo, "plan", "approve", KEY)
         self.task_wt: Path | None = None
 
-    def implement(self, stage: int, notes: Path | None = None) -> tuple[Path, str]:
+    def implement(
+        self, stage: int, notes: Path | Callable[[int], Path] | None = None
+    ) -> tuple[Path, str]:
         """Claim the stage, commit its file in its worktree, mark it done with a report
-        (``notes``, default a one-line Markdown file)."""
+        (``notes``, or what ``notes(stage)`` writes once the stage is claimed; default a
+        one-line Markdown file)."""
         claimed = ok(self.repo, "stage", "claim", KEY, "--stage", str(stage))
         self.task_wt = Path(claimed["taskWorktree"])
         wt = Path(claimed["placements"][0]["worktreePath"])
@@ -50,6 +55,8 @@ class Task:
         (wt / "src" / f"stage{stage}.py").write_text(f"VALUE = {stage}\n")
         git(wt, "add", "-A")
         git(wt, "commit", "-q", "-m", f"stage {stage}")
+        if callable(notes):
+            notes = notes(stage)
         if notes is None:
             notes = self.repo / f"stage-{stage}-report.md"
             notes.write_text(f"stage {stage} report\n")

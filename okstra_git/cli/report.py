@@ -8,8 +8,9 @@ from .declare import KEY, Arg, command, group, number
 group(
     "report",
     "Report data (data.json): validate it, start it for a phase, render Markdown and HTML.",
-    about="The schema is schemas/final-report.schema.json; the rules beyond it are those of "
-    "docs/workflow.md (Reports). validate and render need no repository.",
+    about="Every field, its meaning and the rules beyond the schema: docs/report-format.md "
+    "(generated from schemas/final-report.schema.json). validate and render need no "
+    "repository.",
 )
 
 DATA = Arg("data", "The report data (data.json).", metavar="DATA", complete="file")
@@ -43,7 +44,11 @@ def validate(data: str, no_task: bool) -> Output:
     report = read_data(data)[1]
     problems = check(report)
     note = "task records not checked (--no-task)" if no_task else None
-    if note is None:
+    if note is not None:
+        from ..services.reports import clock_check
+
+        problems += clock_check(report)
+    else:
         from ..services.reports import records_check
 
         found, note = records_check(report)
@@ -70,36 +75,54 @@ def validate(data: str, no_task: bool) -> Output:
 
 @command(
     "report init",
-    "Write a valid starter data.json for the task's phase, from the task's records.",
+    "Start the report data (data.json) of the task's phase from its records; fill its prompts.",
     KEY,
     Arg(
         "--type",
-        "The phase (default: the task's current phase).",
+        "The phase (default: the task's current phase; final-verification with --verdict).",
         metavar="TYPE",
         dest="task_type",
     ),
     Arg(
         "--stage",
-        "final-verification only: verify stage N alone (default: the whole task).",
+        "implementation: the report of stage N alone (a stage report, for stage done "
+        "--report); final-verification: verify stage N alone (default: the whole task).",
         metavar="N",
         convert=number,
+    ),
+    Arg(
+        "--verdict",
+        "final-verification: the verdict, set everywhere the rules tie it — the verdict card, "
+        "the final verdict, the next step, the first recommended step, the reader summary's "
+        "command and the phase-continuation row — so verify record takes the filled report "
+        "as it is.",
+        metavar="V",
+        choices=("accepted", "conditional-accept", "blocked"),
     ),
     Arg("--lang", "The label language.", metavar="LANG", choices=("ko", "en"), default="en"),
     Arg(
         "--out",
-        "Where to write (default: the run's reports/final-report-<type>-<seq>.data.json).",
+        "Where to write (default: the run's reports/final-report-<type>-<seq>.data.json); "
+        "missing folders are made.",
         metavar="FILE",
         complete="file",
     ),
     Arg("--force", "Overwrite an existing file.", flag=True),
-    about="A planning run starts from the plan's Stage Map; a final verification from the "
-    "stages and implementation reports the claims recorded. The run is the phase's running "
-    "run, else the next one. The starter passes report validate; replace its prompts.",
+    about="A planning run starts from the plan's Stage Map; an implementation report from the "
+    "stages still open (while any is, it hands over to implementation, not final-verification) "
+    "and the approved plan's §5 rows still open or answered, each carried into a follow-up "
+    "row; a final verification from the done stages and the implementation reports their "
+    "claims recorded — refused, with the reason, when no stage it would verify is done. The run "
+    "is the phase's running run (a stage report: its claim's run), else the next one; "
+    "header.generatedAt is now. Every text beginning 'Replace:' is a prompt that report validate "
+    "refuses until it is written; nothing else needs editing. Field by field: "
+    "docs/report-format.md.",
 )
 def init(
     key: str,
     task_type: str | None,
     stage: int | None,
+    verdict: str | None,
     lang: str,
     out: str | None,
     force: bool,
@@ -110,12 +133,27 @@ def init(
 
     ctx = open_context()
     task_key = ctx.key(key)
-    path, data = reports.init_report(ctx, task_key, task_type, stage, lang, out, force)
+    path, data = reports.init_report(ctx, task_key, task_type, stage, lang, out, force, verdict)
     header = data["header"]
+    prompts = reports.prompts_left(data)
+    what = f"{header['taskType']} {header['seq']}" + (
+        f" stage {header['stage']}" if "stage" in header else ""
+    )
+    lines = [
+        f"wrote {path} ({what} of {task_key})",
+        f"fill in its {len(prompts)} prompt(s) (text beginning 'Replace:'): {', '.join(prompts)}",
+        f"then check it: {okstra('report', 'validate', path)}",
+    ]
     return Output(
-        {"path": str(path), "taskType": header["taskType"], "seq": header["seq"], "data": data},
-        f"wrote {path} ({header['taskType']} {header['seq']} of {task_key}); fill it in, then "
-        f"check it: {okstra('report', 'validate', path)}",
+        {
+            "path": str(path),
+            "taskType": header["taskType"],
+            "seq": header["seq"],
+            "stage": header.get("stage"),
+            "prompts": prompts,
+            "data": data,
+        },
+        "\n".join(lines),
     )
 
 

@@ -216,7 +216,15 @@ def renew(key: str, stage: int | None, lease: timedelta | None, remote: str | No
     "Record a stage done with its worktree HEAD, report and carry sidecar.",
     KEY,
     STAGE_NUMBER,
-    Arg("--report", "The stage's report file.", metavar="FILE", complete="file"),
+    Arg(
+        "--report",
+        "The stage's report: Markdown (stored as report.md) or report data of an "
+        "implementation run (*.json, stored as report.json; start it with report init KEY "
+        "--type implementation --stage N). Checked before anything is stored; format: "
+        "docs/report-format.md.",
+        metavar="FILE",
+        complete="file",
+    ),
     Arg(
         "--carry",
         "The stage carry sidecar (a JSON object, e.g. carry/stage-N.json).",
@@ -235,6 +243,13 @@ def renew(key: str, stage: int | None, lease: timedelta | None, remote: str | No
         metavar="REMOTE",
         complete="remote",
     ),
+    about="The report's content is stored with the done claim, so every clone reads it: "
+    "verify target and the directive of a stage that depends on this one show it readable "
+    "(report data rendered to its Markdown). Report data must pass report validate (no "
+    "'Replace:' prompt left, generatedAt not in the future, the approved plan's open §5 rows "
+    "carried into its follow-ups, no final-verification next step while other stages are "
+    "open); a Markdown report's §5, if it has one, must be readable. Report fields and rules: "
+    "docs/report-format.md.",
 )
 def done(
     key: str,

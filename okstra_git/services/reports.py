@@ -17,9 +17,17 @@ from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.userfiles import write_atomic
 from ..logic.clarify import parse_clarification_items
-from ..logic.reports.consistency import StageFacts, TaskFacts, task_problems
-from ..logic.reports.rules import FINAL_VERIFICATION, IMPLEMENTATION_PLANNING, Problem, validate
-from ..logic.reports.starter import starter
+from ..logic.reports.consistency import StageFacts, TaskFacts, task_problems, time_problems
+from ..logic.reports.rules import (
+    FINAL_VERIFICATION,
+    IMPLEMENTATION,
+    IMPLEMENTATION_PLANNING,
+    PROMPT,
+    VERDICTS,
+    Problem,
+    validate,
+)
+from ..logic.reports.starter import decide, starter
 from ..logic.workspace import run_paths, task_root
 from ..records.claim import load_claims
 from ..records.task import TaskState, require_task
@@ -29,22 +37,43 @@ _REPORT_NAME = re.compile(r"final-report-(?P<type>[a-z-]+)-(?P<seq>[0-9]{3})\.(?
 
 
 def task_facts(ctx: Context, key: TaskKey, data: Any = None) -> TaskFacts:
-    """The task's Stage Map, each stage's claim and, for report ``data``, the scope decision
-    recorded on its run, as the consistency rules read them."""
-    from .snapshots import stage_map_of
+    """The task's Stage Map, each stage's claim, the approved plan's unresolved §5 rows and,
+    for report ``data``, the scope decision recorded on its run and when it started, as the
+    consistency rules read them."""
+    from .snapshots import snapshot, stage_map_of
 
     state = require_task(ctx.repo, key)
     numbers: tuple[int, ...] = ()
-    if state.task.latest_plan is not None:
+    open_items: tuple[dict[str, str], ...] = ()
+    plan = state.task.latest_plan
+    if plan is not None:
         numbers = tuple(stage_map_of(ctx, state).numbers)
+        parsed = parse_clarification_items(snapshot(ctx, state, plan).text)
+        open_items = tuple(
+            {"id": item.id, "status": item.status, "statement": item.statement}
+            for item in parsed.items
+            if item.id and item.status in ("open", "answered")
+        )
+    found_claims = load_claims(ctx.repo, key)
     stages = {
-        number: StageFacts(found.claim.status, found.claim.report_path)
-        for number, found in load_claims(ctx.repo, key).items()
+        number: StageFacts(found.claim.status, found.claim.report_path, found.claim.run_id)
+        for number, found in found_claims.items()
     }
-    return TaskFacts(str(key), numbers, stages, _run_decision(ctx, state, data))
+    decision, started = _run_facts(ctx, state, data)
+    header = data.get("header") if isinstance(data, dict) else None
+    stage = header.get("stage") if isinstance(header, dict) else None
+    if isinstance(stage, int) and stage in found_claims:
+        claim = found_claims[stage].claim
+        if claim.run_id == f"implementation-{header.get('seq') if header else ''}":
+            started = max(started or "", claim.started_at) or None
+    return TaskFacts(str(key), numbers, stages, decision, open_items, started)
 
 
-def _run_decision(ctx: Context, state: TaskState, data: Any) -> dict[str, Any] | None:
+def _run_facts(
+    ctx: Context, state: TaskState, data: Any
+) -> tuple[dict[str, Any] | None, str | None]:
+    """The incremental scope decision recorded on the report's own run and when that run
+    started (None, None without such a run)."""
     from ..core.keys import TASK_TYPES
     from ..records.base import to_data
     from ..records.run import load_run
@@ -53,19 +82,29 @@ def _run_decision(ctx: Context, state: TaskState, data: Any) -> dict[str, Any] |
     task_type = header.get("taskType") if isinstance(header, dict) else None
     seq = header.get("seq") if isinstance(header, dict) else None
     if task_type not in TASK_TYPES or not (isinstance(seq, str) and seq.isdigit()):
-        return None
+        return None, None
     record = load_run(ctx.repo, state, task_type, seq)
-    if record is None or record.incremental_decision is None:
-        return None
-    return to_data(record.incremental_decision)
+    if record is None:
+        return None, None
+    decision = record.incremental_decision
+    return (to_data(decision) if decision is not None else None), record.started_at
 
 
 def check_report(ctx: Context, key: TaskKey, data: Any) -> list[Problem]:
-    """Every problem of ``data`` as report data of ``key``: the rules, then the task's records."""
+    """Every problem of ``data`` as report data of ``key``: the rules, then the task's records
+    (its claims, the approved plan, when its run started, the clock)."""
     problems = validate(data)
     if isinstance(data, dict):
-        problems += task_problems(data, task_facts(ctx, key, data))
+        facts = task_facts(ctx, key, data)
+        problems += task_problems(data, facts)
+        problems += time_problems(data, _now(), facts.run_started_at)
     return problems
+
+
+def _now() -> Any:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)
 
 
 def records_check(data: dict[str, Any]) -> tuple[list[Problem], str]:
@@ -86,10 +125,19 @@ def records_check(data: dict[str, Any]) -> tuple[list[Problem], str]:
     if load_task(ctx.repo, key) is None:
         return [], f"task records not checked: no task {key} in this repository"
     facts = task_facts(ctx, key, data)
-    return task_problems(data, facts), f"checked against the records of {key}"
+    found = task_problems(data, facts) + time_problems(data, _now(), facts.run_started_at)
+    return found, f"checked against the records of {key}"
 
 
-def check_report_file(ctx: Context, key: TaskKey, path: str, task_type: str) -> None:
+def clock_check(data: dict[str, Any]) -> list[Problem]:
+    """``report validate --no-task``'s one check beyond the rules: generatedAt is not ahead of
+    this clock."""
+    return time_problems(data, _now(), None)
+
+
+def check_report_file(
+    ctx: Context, key: TaskKey, path: str, task_type: str, stage: int | None = None
+) -> None:
     """Refuse (exit 2, nothing stored) a report a command is about to record for a run of
     ``task_type``, naming every problem.
 
@@ -116,6 +164,17 @@ def check_report_file(ctx: Context, key: TaskKey, path: str, task_type: str) -> 
                     f"{found!r}: this is recorded as the report of a {task_type} run",
                 )
             )
+        named = (
+            data.get("header", {}).get("stage") if isinstance(data.get("header"), dict) else None
+        )
+        if stage is not None and named is not None and named != stage:
+            problems.append(
+                Problem(
+                    "/header/stage",
+                    "report-file",
+                    f"{named!r}: this is recorded as the report of stage {stage}",
+                )
+            )
         if problems:
             raise BadInput(
                 f"report {path} is not valid report data of a {task_type} run of {key}:\n"
@@ -140,29 +199,66 @@ def starter_for_task(
     task_type: str | None = None,
     stage: int | None = None,
     language: str = "en",
+    verdict: str | None = None,
 ) -> dict[str, Any]:
-    """Valid report data for the task's phase (``task_type``, default its current phase): its
-    run seq, and what the records already know — the plan's Stage Map for a planning run, the
-    verified stages and their implementation reports for a final verification."""
+    """Report data for the task's phase (``task_type``, default its current phase, or
+    final-verification with a ``verdict``) that passes every rule and the task's records once
+    its ``Replace:`` prompts are written: its run seq, and what the records already know — the
+    plan's Stage Map for a planning run; for an implementation report the stage it covers
+    (``stage``), whether other stages are still open (then the task goes on implementing) and
+    the approved plan's unresolved §5 rows; for a final verification the verified stages, their
+    implementation reports and, with ``verdict``, that verdict everywhere the rules tie it.
+
+    Refused, with the reason, where no such report can exist yet (a final verification with
+    no done stage to verify)."""
     from .tasks import check_task_type
 
     state = require_task(ctx.repo, key)
-    task_type = task_type or state.task.workflow.current_phase
+    if task_type is None:
+        task_type = FINAL_VERIFICATION if verdict else state.task.workflow.current_phase
     check_task_type(task_type)
-    if stage is not None and task_type != FINAL_VERIFICATION:
-        raise BadInput(f"--stage is for final-verification reports, not {task_type}")
+    if verdict is not None and verdict not in VERDICTS:
+        raise BadInput(f"--verdict {verdict!r}: one of {', '.join(VERDICTS)}")
+    if verdict is not None and task_type != FINAL_VERIFICATION:
+        raise BadInput(
+            f"--verdict is for final-verification reports: a {task_type} report carries no "
+            "verdict (its token is not-applicable)"
+        )
+    if stage is not None and task_type not in (FINAL_VERIFICATION, IMPLEMENTATION):
+        raise BadInput(
+            f"--stage is for implementation (a stage report) and final-verification reports, "
+            f"not {task_type}"
+        )
+    facts = task_facts(ctx, key)
+    if stage is not None and stage not in facts.stage_numbers:
+        have = ", ".join(map(str, facts.stage_numbers)) or "none (no plan was submitted)"
+        raise BadInput(f"--stage {stage}: the Stage Map of {key} has stages {have}")
     seq = run_seq(ctx, state, task_type)
     extra: dict[str, Any] = {}
     if task_type == IMPLEMENTATION_PLANNING and state.task.latest_plan is not None:
         extra["stage_map"] = _plan_stage_map(ctx, state)
+    if task_type == IMPLEMENTATION:
+        claim = facts.stages.get(stage) if stage is not None else None
+        if claim is not None and claim.run_id and claim.status != "released":
+            seq = claim.run_id.rsplit("-", 1)[-1]
+        run = f"implementation-{seq}"
+        mine = (
+            {stage}
+            if stage is not None
+            else {n for n, c in facts.stages.items() if c.status == "started" and c.run_id == run}
+        )
+        extra["stage"] = stage
+        extra["open_stages"] = [
+            n
+            for n in facts.stage_numbers
+            if n not in mine and (n not in facts.stages or facts.stages[n].status != "done")
+        ]
+        extra["open_items"] = [dict(item) for item in facts.open_plan_items]
+    all_done = bool(facts.stage_numbers) and all(
+        n in facts.stages and facts.stages[n].status == "done" for n in facts.stage_numbers
+    )
     if task_type == FINAL_VERIFICATION:
-        facts = task_facts(ctx, key)
-        if stage is not None and facts.stage_numbers and stage not in facts.stage_numbers:
-            raise BadInput(
-                f"--stage {stage}: the Stage Map of {key} has stages "
-                f"{', '.join(map(str, facts.stage_numbers))}"
-            )
-        stages = [stage] if stage is not None else list(facts.stage_numbers)
+        stages = _verified_stages(key, facts, stage)
         extra["scope"] = "single-stage" if stage is not None else "whole-task"
         extra["stages"] = stages
         extra["source_reports"] = [
@@ -170,7 +266,61 @@ def starter_for_task(
             for n in stages
             if n in facts.stages and facts.stages[n].report_path
         ]
-    return starter(str(key), task_type, seq, language, **extra)
+    data = starter(str(key), task_type, seq, language, **extra)
+    if verdict is not None:
+        decide(data, verdict, all_done)
+    return data
+
+
+def _verified_stages(key: TaskKey, facts: TaskFacts, stage: int | None) -> list[int]:
+    """The stages a final verification of ``key`` verifies (``stage`` alone, or every Stage Map
+    stage); refused when they are not all done — no report of that verification could pass."""
+    numbers = facts.stage_numbers
+    status = {n: facts.stages[n].status if n in facts.stages else "unclaimed" for n in numbers}
+    done = [n for n in numbers if status[n] == "done"]
+    hint = okstra("task", "status", key)
+    if not done:
+        raise Refused(
+            f"no stage of {key} is done, so there is nothing for a final-verification to "
+            f"verify and no valid report of one to start; finish a stage first (stage done), "
+            f"then run report init again",
+            hint=hint,
+        )
+    if stage is not None and status[stage] != "done":
+        raise Refused(
+            f"stage {stage} of {key} is {status[stage]}: a single-stage final-verification "
+            f"verifies a done stage (done: {', '.join(map(str, done))})",
+            hint=okstra("report", "init", key, "--type", FINAL_VERIFICATION, "--stage", done[0]),
+        )
+    if stage is None and len(done) < len(numbers):
+        waiting = ", ".join(f"{n} ({status[n]})" for n in numbers if status[n] != "done")
+        raise Refused(
+            f"a whole-task final-verification of {key} covers every stage, and stage(s) "
+            f"{waiting} are not done; finish them, or verify one done stage with --stage N",
+            hint=okstra("report", "init", key, "--type", FINAL_VERIFICATION, "--stage", done[0]),
+        )
+    return [stage] if stage is not None else list(numbers)
+
+
+def prompts_left(data: Any) -> list[str]:
+    """The JSON pointers of the starter's prompts still in ``data`` (text beginning
+    ``Replace:``), in document order."""
+    from ..logic.reports.rules import pointer
+
+    found: list[str] = []
+
+    def walk(value: Any, path: tuple[object, ...]) -> None:
+        if isinstance(value, str) and value.lstrip().startswith(PROMPT):
+            found.append(pointer(*path))
+        elif isinstance(value, dict):
+            for name, item in value.items():
+                walk(item, (*path, name))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, (*path, index))
+
+    walk(data, ())
+    return found
 
 
 def run_seq(ctx: Context, state: TaskState, task_type: str) -> str:
@@ -201,14 +351,19 @@ def init_report(
     language: str,
     out: str | None,
     force: bool,
+    verdict: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
-    """Write :func:`starter_for_task` data to ``out`` (default: beside the run's report);
-    an existing file is kept unless ``force``."""
-    data = starter_for_task(ctx, key, task_type, stage, language)
+    """Write :func:`starter_for_task` data to ``out`` (default: beside the run's report; missing
+    folders are made); an existing file is kept unless ``force``."""
+    data = starter_for_task(ctx, key, task_type, stage, language, verdict)
     header = data["header"]
     path = Path(out) if out else default_data_path(ctx, key, header["taskType"], header["seq"])
-    if not out:
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(
+            f"--out {path}: cannot make its folder {path.parent}: {exc.strerror}"
+        ) from exc
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     try:
         write_atomic(path, text.encode("utf-8"), "report data", new=not force)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from conftest import okstra
-from reports_data import full_report
+from reports_data import fill_prompts, full_report
 from verify_world import KEY, make_world
 
 from okstra_git.core.shell import okstra as okstra_line
@@ -63,6 +63,10 @@ def test_init_validate_render_a_final_verification_of_a_real_task(repo: Path) ->
     path = Path(made["path"])
     assert path.name == "final-report-final-verification-001.data.json"
     assert made["data"]["finalVerification"]["stages"] == [1, 2]
+    untouched = okstra(repo, "report", "validate", str(path))
+    assert untouched.returncode == 1
+    assert [line.split(": ")[1] for line in untouched.stdout.splitlines()[:-1]] == made["prompts"]
+    path.write_text(json.dumps(fill_prompts(made["data"])))
     proc = okstra(repo, "report", "validate", str(path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.endswith(f"checked against the records of {KEY}\n")
@@ -80,7 +84,9 @@ def test_init_validate_render_a_final_verification_of_a_real_task(repo: Path) ->
     single = okstra(repo, "report", "init", KEY, "--type", "final-verification", "--stage",
                     "2", "--out", str(repo / "s2.json"), "--force")  # fmt: skip
     assert single.returncode == 0, single.stderr
-    assert json.loads((repo / "s2.json").read_text())["finalVerification"]["stages"] == [2]
+    s2 = json.loads((repo / "s2.json").read_text())
+    assert s2["finalVerification"]["stages"] == [2]
+    (repo / "s2.json").write_text(json.dumps(fill_prompts(s2)))
     rendered = okstra(repo, "report", "render", str(repo / "s2.json"), "--json")
     out = json.loads(rendered.stdout)
     assert out["markdown"] == str(repo / "s2.md") and out["html"] == str(repo / "s2.html")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reports_data import ALL_TYPES, KEY, full_report
+from reports_data import ALL_TYPES, KEY, fill_prompts, full_report
 
 from okstra_git.core.resources import data_dir
 from okstra_git.logic.reports.rules import Problem, pointer, validate
@@ -25,7 +25,12 @@ from okstra_git.logic.reports.starter import starter
 @pytest.mark.parametrize("language", ["ko", "en"])
 def test_fixtures_and_starters_are_valid(task_type: str, language: str) -> None:
     assert validate(full_report(task_type, language)) == []
-    assert validate(starter(KEY, task_type, "001", language)) == []
+    # A starter is valid once its prompts are written, and refused, naming each, before.
+    data = starter(KEY, task_type, "001", language)
+    prompts = [p.pointer for p in validate(data)]
+    assert prompts and {p.rule for p in validate(data)} == {"starter-prompt"}
+    assert "/readerSummary/decision" in prompts and "/rationale" in prompts
+    assert validate(fill_prompts(data)) == []
 
 
 def test_the_schema_is_a_valid_2020_12_schema() -> None:
@@ -63,6 +68,48 @@ def set_verdict(data: dict[str, Any], **values: str) -> None:
 # One case per rule (and per schema keyword okstra words itself): the data is a valid fixture
 # with exactly one thing broken, and the whole problem list is asserted.
 CASES: list[tuple[str, str, Mutation, list[tuple[str, str, str]]]] = [
+    (
+        "starter-prompt",
+        "error-analysis",
+        lambda d: d["risks"][0].__setitem__("item", "Replace: what is missing."),
+        [
+            (
+                "/risks/0/item",
+                "starter-prompt",
+                "\"Replace: what is missing.\" is the starter's prompt, not the report's text; replace it with what this run found",
+            )
+        ],
+    ),
+    (
+        "generated-at-format",
+        "error-analysis",
+        lambda d: d["header"].__setitem__("generatedAt", "2026-12-02 07:40"),
+        [
+            (
+                "/header/generatedAt",
+                "generated-at",
+                '"2026-12-02 07:40" is not an ISO 8601 time with its UTC offset, such as 2026-12-02T07:40:00+00:00',
+            )
+        ],
+    ),
+    (
+        "schema-generated-at-required",
+        "error-analysis",
+        lambda d: d["header"].pop("generatedAt"),
+        [("/header/generatedAt", "schema", "missing (required)")],
+    ),
+    (
+        "header-stage",
+        "final-verification",
+        lambda d: d["header"].__setitem__("stage", 1),
+        [
+            (
+                "/header/stage",
+                "header-stage",
+                "header.stage names the stage of an implementation stage report; a final-verification report has none (a final verification lists its stages in finalVerification.stages)",
+            )
+        ],
+    ),
     (
         "schema-source-item",
         "error-analysis",
@@ -621,7 +668,9 @@ def test_every_rule_has_a_case() -> None:
     covered = {problem[1] for case in CASES for problem in case[3]}
     named = {fn.__name__.lstrip("_").replace("_", "-") for fn in rules.RULES}
     # Rule ids are the function names, except where one function words several rules.
-    aliases = {"clarification-rows": {"approval-blocks", "answered-input"}}
+    aliases = {
+        "clarification-rows": {"approval-blocks", "answered-input"},
+    }
     expected = set()
     for name in named:
         expected |= aliases.get(name, {name})

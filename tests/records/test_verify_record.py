@@ -166,7 +166,11 @@ def test_single_stage_verdict_never_routes_to_release(repo: Path, tmp_path: Path
     assert v.head == git(world.stage_wt(1), "rev-parse", "HEAD")
     assert done.next_phase == "implementation"  # stage 2 is still to do
     assert not v.opens_gate
-    wrong_scope = write_report(world, tmp_path / "w.json")
+    # A whole-task report (no valid one exists while stage 2 is open: report init refuses it).
+    wrong_scope = write_report(world, tmp_path / "w.json", stage=1)
+    data = json.loads(wrong_scope.read_text())
+    data["finalVerification"]["verificationScope"] = "whole-task"
+    wrong_scope.write_text(json.dumps(data))
     with pytest.raises(BadInput, match=r"/finalVerification/verificationScope: 'whole-task', but"):
         verify.record_verdict(world.ctx, world.key, "accepted", str(wrong_scope), 1)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, okstra
+from reports_data import fill_prompts
 
 from okstra_git.core.errors import BadInput, Refused
 from okstra_git.logic.reports.starter import starter
@@ -30,7 +31,7 @@ def planning_data(seq: str, items: list[dict], decision: dict | None = None) -> 
          "predictedFiles": [f"s{n}.py"], "steps": [f"Edit `s{n}.py`."]}
         for n, d in DEPS.items()
     ]  # fmt: skip
-    data = starter(KEY, IP, seq, stage_map=stage_map)
+    data = fill_prompts(starter(KEY, IP, seq, stage_map=stage_map))
     planning = data["implementationPlanning"]
     planning["planBodyVerification"]["planItems"] = items
     if decision is not None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git
-from reports_data import full_report, verdict_report
+from reports_data import fill_prompts, full_report, verdict_report
 from verify_world import World, make_world, merged_world
 
 from okstra_git.core.errors import BadInput, Refused
@@ -17,6 +17,7 @@ from okstra_git.core.shell import okstra
 from okstra_git.logic.clarify import parse_clarification_items
 from okstra_git.logic.reports.render import render_markdown
 from okstra_git.logic.reports.rules import validate
+from okstra_git.logic.reports.starter import starter
 from okstra_git.records.claim import load_claim
 from okstra_git.records.verdict import VERDICTS_REF
 from okstra_git.services import claims, reports, runs, tasks, verify
@@ -56,12 +57,28 @@ def test_final_verification_data_must_match_the_claims(repo: Path, tmp_path: Pat
     world.do_stage(1)
     world.do_stage(2)
     world.start_stage(3)
-    data = reports.starter_for_task(world.ctx, world.key, "final-verification")
-    assert data["finalVerification"]["stages"] == [1, 2, 3]
-    assert data["finalVerification"]["sourceImplementationReports"] == [
-        {"stage": 1, "path": ".okstra/reports/stage-1.md"},
-        {"stage": 2, "path": ".okstra/reports/stage-2.md"},
-    ]
+    # No valid whole-task starter exists while stage 3 is open: report init says so.
+    with pytest.raises(Refused) as refused:
+        reports.starter_for_task(world.ctx, world.key, "final-verification")
+    assert str(refused.value) == (
+        "a whole-task final-verification of proj:grp:feat covers every stage, and stage(s) 3 "
+        "(started) are not done; finish them, or verify one done stage with --stage N"
+    )
+    assert refused.value.hint == okstra(
+        "report", "init", world.key, "--type", "final-verification", "--stage", "1"
+    )
+    data = fill_prompts(
+        starter(
+            str(world.key),
+            "final-verification",
+            "001",
+            stages=[1, 2, 3],
+            source_reports=[
+                {"stage": 1, "path": ".okstra/reports/stage-1.md"},
+                {"stage": 2, "path": ".okstra/reports/stage-2.md"},
+            ],
+        )
+    )
     data["finalVerification"]["stages"] = [2, 3, 7]
     data["finalVerification"]["sourceImplementationReports"][1]["path"] = "other.md"
     found = [(p.pointer, p.message) for p in reports.check_report(world.ctx, world.key, data)]
@@ -99,7 +116,9 @@ def test_starters_for_each_phase_pass_the_task_checks(repo: Path) -> None:
         "release-handoff",
     ):
         data = reports.starter_for_task(world.ctx, world.key, task_type, language="ko")
-        assert reports.check_report(world.ctx, world.key, data) == [], task_type
+        left = reports.check_report(world.ctx, world.key, data)
+        assert {p.rule for p in left} == {"starter-prompt"}, task_type  # only its prompts
+        assert reports.check_report(world.ctx, world.key, fill_prompts(data)) == [], task_type
         assert data["header"]["seq"] == "001"
     plan = reports.starter_for_task(world.ctx, world.key, "implementation-planning")
     stage_map = plan["implementationPlanning"]["stageMap"]
@@ -107,14 +126,14 @@ def test_starters_for_each_phase_pass_the_task_checks(repo: Path) -> None:
         (1, ["src/stage1.py"], 1),
         (2, ["src/stage2.py"], 1),
     ]
-    assert reports.check_report(world.ctx, world.key, plan) == []
+    assert reports.check_report(world.ctx, world.key, fill_prompts(plan)) == []
     single = reports.starter_for_task(world.ctx, world.key, "final-verification", stage=1)
     assert single["finalVerification"]["verificationScope"] == "single-stage"
-    assert reports.check_report(world.ctx, world.key, single) == []
+    assert reports.check_report(world.ctx, world.key, fill_prompts(single)) == []
     with pytest.raises(BadInput, match="--stage 9: the Stage Map of proj:grp:feat has stages 1, 2"):
         reports.starter_for_task(world.ctx, world.key, "final-verification", stage=9)
-    with pytest.raises(BadInput, match="--stage is for final-verification reports"):
-        reports.starter_for_task(world.ctx, world.key, "implementation", stage=1)
+    with pytest.raises(BadInput, match=r"--stage is for implementation .* not error-analysis"):
+        reports.starter_for_task(world.ctx, world.key, "error-analysis", stage=1)
     _state, run = runs.start_run(world.ctx, world.key, "error-analysis")
     again = reports.starter_for_task(world.ctx, world.key)  # the running run's phase and seq
     assert (again["header"]["taskType"], again["header"]["seq"]) == ("error-analysis", run.seq)
@@ -132,7 +151,7 @@ def test_stage_done_checks_its_report(repo: Path, tmp_path: Path) -> None:
     )
     with pytest.raises(BadInput, match=r"§5 has 1 line\(s\) okstra cannot read:\n  - line 5: "):
         claims.done(world.ctx, world.key, 1, str(broken))
-    data = reports.starter_for_task(world.ctx, world.key, "error-analysis")
+    data = fill_prompts(reports.starter_for_task(world.ctx, world.key, "error-analysis"))
     data["summary"] = [{"id": "S-1", "source": "x", "text": ""}]
     wrong = tmp_path / "stage-1.data.json"
     wrong.write_text(json.dumps(data))
@@ -145,7 +164,8 @@ def test_stage_done_checks_its_report(repo: Path, tmp_path: Path) -> None:
     ]
     assert load_claim(world.ctx.repo, world.key, 1).claim.status == "started"  # nothing stored
     good = tmp_path / "good.data.json"
-    good.write_text(json.dumps(reports.starter_for_task(world.ctx, world.key, "implementation")))
+    starter_data = reports.starter_for_task(world.ctx, world.key, "implementation")
+    good.write_text(json.dumps(fill_prompts(starter_data)))
     assert claims.done(world.ctx, world.key, 1, str(good)).claim.status == "done"
     fine = tmp_path / "stage-2.md"
     fine.write_text("# Stage 2\n\nNo §5 here: a plain implementation report.\n")

@@ -4,6 +4,7 @@ data as report.json, and every view shows them readable — never one line of li
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,26 +12,32 @@ from conftest import git, okstra
 from task_world import Task, ok
 from verify_world import KEY
 
-from okstra_git.logic.reports.starter import starter
-
 
 @pytest.fixture
 def task(repo: Path) -> Task:
     return Task(repo)
 
 
-def stage_data(path: Path, stage: int) -> Path:
-    """A filled implementation report of ``stage`` (report data)."""
-    data = starter(KEY, "implementation", "001")
-    data["readerSummary"].update(
-        decision=f"Stage {stage} adds src/stage{stage}.py.",
-        humanAction="Nothing is needed.",
-        blockers="Nothing blocks.",
-    )
-    data["rationale"] = f"Stage {stage} is done.\nThe tests pass."
-    data["summary"] = [{"id": "S-1", "source": "worker", "text": f"VALUE = {stage} lands."}]
-    path.write_text(json.dumps(data), "utf-8")  # one line, as agents write it
-    return path
+def stage_data(repo: Path, folder: Path) -> Callable[[int], Path]:
+    """Writes a stage report as an agent does: `report init --type implementation --stage N`,
+    its prompts filled, saved as one line of JSON."""
+
+    def write(stage: int) -> Path:
+        path = folder / f"stage-{stage}.data.json"
+        made = ok(repo, "report", "init", KEY, "--type", "implementation", "--stage", str(stage),
+                  "--out", str(path))  # fmt: skip
+        data = made["data"]
+        data["readerSummary"].update(
+            decision=f"Stage {stage} adds src/stage{stage}.py.",
+            humanAction="Nothing is needed.",
+            blockers="Nothing blocks.",
+        )
+        data["rationale"] = f"Stage {stage} is done.\nThe tests pass."
+        data["summary"] = [{"id": "S-1", "source": "worker", "text": f"VALUE = {stage} lands."}]
+        path.write_text(json.dumps(data), "utf-8")  # one line, as agents write it
+        return path
+
+    return write
 
 
 def claim_files(repo: Path, stage: int) -> list[str]:
@@ -39,7 +46,7 @@ def claim_files(repo: Path, stage: int) -> list[str]:
 
 
 def test_json_report_is_stored_as_report_json_and_shown_rendered(task: Task, tmp_path: Path):
-    task.implement(1, stage_data(tmp_path / "stage-1.data.json", 1))
+    task.implement(1, stage_data(task.repo, tmp_path))
     task.implement(2)
     assert claim_files(task.repo, 1) == ["claim.json", "report.json"]
     assert claim_files(task.repo, 2) == ["claim.json", "report.md"]

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import git, isolate_git, okstra, race_in
 from hooks_world import git_daemon
+from reports_data import fill_prompts
 from team_world import (
     BRANCHES,
     CLAIMS,
@@ -31,7 +32,6 @@ from team_world import (
     work_on,
 )
 
-from okstra_git.logic.reports.starter import decide
 from okstra_git.records.approval import APPROVALS_REF
 
 
@@ -161,11 +161,10 @@ def test_the_planner_follows_next_to_main(team: Team):
     assert all(reports.values())
     task_wt = Path(target["worktree"])
     assert verifying["worktree"] == str(task_wt)
-    # The verifying run's report data, started from the task's records and decided.
-    data = Path(run_json(task_wt, "report", "init", KEY, "--type", "final-verification")["path"])
-    Path(verifying["report"]).write_text(
-        json.dumps(decide(json.loads(data.read_text()), "accepted"))
-    )
+    # The verifying run's report data, started from the task's records with its verdict,
+    # then its prompts filled in.
+    data = Path(run_json(task_wt, "report", "init", KEY, "--verdict", "accepted")["path"])
+    Path(verifying["report"]).write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
     take("work", "git", "okstra", "verify", "record", KEY)
     take("run", "git", "okstra", "run", "finish", KEY, "--type", "final-verification")
     take("run", "git", "okstra", "sync", "origin")  # the verdict, for CI and the server gate

@@ -10,9 +10,8 @@ from pathlib import Path
 
 from conftest import git, okstra, race_in
 from plans import plan_text
+from reports_data import fill_prompts
 from team_world import BRANCHES, CLAIMS, KEY, Team, approve_here, run_json, run_line, run_step
-
-from okstra_git.logic.reports.starter import decide
 
 DIAMOND = plan_text(
     [
@@ -275,9 +274,9 @@ def _act(team: Team, clone: Path, step: dict) -> subprocess.CompletedProcess[str
         report = Path(step["report"])
         report.parent.mkdir(parents=True, exist_ok=True)
         if step["argv"][2:4] == ["verify", "record"]:
-            started = run_json(clone, "report", "init", KEY, "--type", "final-verification")
+            started = run_json(clone, "report", "init", KEY, "--verdict", "accepted")
             data = json.loads(Path(started["path"]).read_text())
-            report.write_text(json.dumps(decide(data, "accepted")))
+            report.write_text(json.dumps(fill_prompts(data)))
         else:
             report.write_text(f"# report\n\nwritten by {clone.name}\n")
     return run_step(step)

@@ -4,11 +4,25 @@ target being recorded. Pure: the service gathers the facts from git."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .rules import FINAL_VERIFICATION, Problem, field_at, int_list, object_rows, pointer
+from .rules import (
+    FINAL_VERIFICATION,
+    IMPLEMENTATION,
+    Problem,
+    field_at,
+    int_list,
+    object_rows,
+    parse_time,
+    phases_named,
+    pointer,
+)
+
+CLOCK_SKEW_SECONDS = 300
+"""How far ahead of this clock header.generatedAt may be (another machine's clock): 5 minutes."""
 
 UNCLAIMED = "unclaimed"
 
@@ -21,6 +35,8 @@ class StageFacts:
     """``started``, ``done``, ``released`` or ``unclaimed``."""
     report_path: str | None = None
     """The implementation report recorded at ``stage done``."""
+    run_id: str | None = None
+    """The run holding (or that held) the claim, e.g. ``implementation-002``."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +52,12 @@ class TaskFacts:
     run_decision: Mapping[str, Any] | None = None
     """The scope ``incremental scope KEY`` recorded on the report's own run (the run record
     named by header.taskType and header.seq), if any."""
+    open_plan_items: tuple[Mapping[str, str], ...] = ()
+    """The approved plan's §5 rows still ``open`` or ``answered`` (``id``, ``status``,
+    ``statement``): an implementation report carries each into its follow-ups."""
+    run_started_at: str | None = None
+    """When the report's run started (its record; for a stage report, the stage's claim):
+    header.generatedAt is not earlier."""
 
 
 def task_problems(data: dict[str, Any], facts: TaskFacts) -> list[Problem]:
@@ -51,9 +73,93 @@ def task_problems(data: dict[str, Any], facts: TaskFacts) -> list[Problem]:
                 f"{key!r} is not the task {facts.task_key!r}",
             )
         )
-    if field_at(data, "header", "taskType") == FINAL_VERIFICATION:
+    task_type = field_at(data, "header", "taskType")
+    if task_type == FINAL_VERIFICATION:
         problems += _verified_stages(data, facts)
+    if task_type == IMPLEMENTATION:
+        problems += _implementation(data, facts)
     return problems + decision_problems(data, facts.run_decision)
+
+
+def _implementation(data: dict[str, Any], facts: TaskFacts) -> list[Problem]:
+    """An implementation report names a Stage Map stage (if it names one), sends the task to
+    final-verification only once no other stage is open, and carries every §5 row the approved
+    plan left open or answered into a follow-up row of origin open-question (seed 002)."""
+    problems = []
+    known = facts.stage_numbers
+    stage = field_at(data, "header", "stage")
+    if isinstance(stage, int) and known and stage not in known:
+        problems.append(
+            Problem(
+                "/header/stage",
+                "task-claims",
+                f"stage {stage} is not in the task's Stage Map ({', '.join(map(str, known))})",
+            )
+        )
+    run = f"implementation-{field_at(data, 'header', 'seq')}"
+    batch = {n for n, s in facts.stages.items() if s.status == "started" and s.run_id == run}
+    mine = {stage} if isinstance(stage, int) else batch
+    open_stages = [
+        n for n in known if n not in mine and getattr(facts.stages.get(n), "status", "") != "done"
+    ]
+    named = phases_named(field_at(data, "finalVerdict", "nextStep"))
+    if open_stages and FINAL_VERIFICATION in named:
+        problems.append(
+            Problem(
+                "/finalVerdict/nextStep",
+                "open-stages",
+                f"names final-verification, but stage(s) {', '.join(map(str, open_stages))} of "
+                f"the task are not done; the next step is implementation (the task goes on "
+                f"implementing), and so is the phase-continuation row",
+            )
+        )
+    rows = [r for _, r in object_rows(data, "followUpTasks") if r.get("origin") == "open-question"]
+    texts = " ".join(f"{r.get('scope', '')} {r.get('reason', '')}" for r in rows)
+    for item in facts.open_plan_items:
+        if not re.search(rf"(?<![\w-]){re.escape(item['id'])}(?![\w-])", texts):
+            problems.append(
+                Problem(
+                    "/followUpTasks",
+                    "plan-items-carried",
+                    f"{item['id']} is still {item['status']} in the approved plan's §5 and no "
+                    f"follow-up row of origin open-question names it; carry it (report init "
+                    f"writes that row) so it is not lost",
+                )
+            )
+    return problems
+
+
+def time_problems(data: dict[str, Any], now: Any, started_at: str | None) -> list[Problem]:
+    """header.generatedAt is not in the future (beyond :data:`CLOCK_SKEW_SECONDS` of ``now``, an
+    aware datetime) and not before the run started (``started_at``, ISO 8601; None: unknown)."""
+    from datetime import timedelta
+
+    text = field_at(data, "header", "generatedAt")
+    when = parse_time(text) if isinstance(text, str) else None
+    if when is None:
+        return []  # missing or unreadable: the schema and the generated-at rule say so
+    shown_now = now.replace(microsecond=0).isoformat()
+    if when > now + timedelta(seconds=CLOCK_SKEW_SECONDS):
+        return [
+            Problem(
+                "/header/generatedAt",
+                "generated-at",
+                f"{text} is in the future (the clock here says {shown_now}, and at most "
+                f"{CLOCK_SKEW_SECONDS // 60} minutes of clock skew are allowed); write the time "
+                f"the report was written",
+            )
+        ]
+    started = parse_time(started_at) if started_at else None
+    if started is not None and when < started:
+        return [
+            Problem(
+                "/header/generatedAt",
+                "generated-at",
+                f"{text} is before the run started ({started_at}); write the time the report "
+                f"was written (now: {shown_now})",
+            )
+        ]
+    return []
 
 
 DECISION_FIELDS = ("mode", "reverifyStages", "carryStages", "reason")

@@ -28,6 +28,10 @@ VERDICTS = ("accepted", "conditional-accept", "blocked")
 NOT_APPLICABLE = "not-applicable"
 WHOLE_TASK = "whole-task"
 DEVILS_ADVOCATE = "acceptance-devils-advocate"
+IMPLEMENTATION = "implementation"
+PROMPT = "Replace:"
+"""How every prompt ``report init`` leaves for the writer begins; text still starting so is
+the starter's, not the report's, and is refused (rule ``starter-prompt``)."""
 
 # A phase named in free text: whole words, so `implementation` inside `implementation-planning`
 # is not a second phase.
@@ -225,6 +229,7 @@ def phases_named(text: Any) -> list[str]:
 
 
 def _task_key(data: dict[str, Any]) -> list[Problem]:
+    """header.taskKey is a task key: ``project-id:task-group:task-id``."""
     from ...core.errors import BadInput
     from ...core.keys import parse_task_key
 
@@ -266,6 +271,77 @@ def _text(data: dict[str, Any]) -> list[Problem]:
 
     walk(data, ())
     return problems
+
+
+def _starter_prompt(data: dict[str, Any]) -> list[Problem]:
+    """No text left from the starter's prompts: ``report init`` writes ``Replace: …`` where the
+    writer has to say something, and a report still saying that has not said it."""
+    problems = []
+
+    def walk(value: Any, path: tuple[object, ...]) -> None:
+        if isinstance(value, str):
+            if value.lstrip().startswith(PROMPT):
+                problems.append(
+                    Problem(
+                        pointer(*path),
+                        "starter-prompt",
+                        f"{_shown(value)} is the starter's prompt, not the report's text; "
+                        f"replace it with what this run found",
+                    )
+                )
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, (*path, key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, (*path, index))
+
+    walk(data, ())
+    return problems
+
+
+def _generated_at(data: dict[str, Any]) -> list[Problem]:
+    """header.generatedAt is an ISO 8601 time with its UTC offset (that it is neither in the
+    future nor before the run started is checked against the clock and the task's records)."""
+    when = field_at(data, "header", "generatedAt")
+    if isinstance(when, str) and parse_time(when) is None:
+        return [
+            Problem(
+                "/header/generatedAt",
+                "generated-at",
+                f"{_shown(when)} is not an ISO 8601 time with its UTC offset, such as "
+                f"2026-12-02T07:40:00+00:00",
+            )
+        ]
+    return []
+
+
+def _header_stage(data: dict[str, Any]) -> list[Problem]:
+    """header.stage belongs to an implementation report (a stage report) only."""
+    task_type = _task_type(data)
+    stage = field_at(data, "header", "stage")
+    if stage is None or task_type in (None, IMPLEMENTATION):
+        return []
+    return [
+        Problem(
+            "/header/stage",
+            "header-stage",
+            f"header.stage names the stage of an implementation stage report; a {task_type} "
+            f"report has none (a final verification lists its stages in "
+            f"finalVerification.stages)",
+        )
+    ]
+
+
+def parse_time(text: str) -> Any:
+    """``text`` as an aware datetime (ISO 8601 with an offset or ``Z``), or None."""
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else None
 
 
 def _phase_sections(data: dict[str, Any]) -> list[Problem]:
@@ -328,6 +404,8 @@ def _verdict_card(data: dict[str, Any]) -> list[Problem]:
 
 
 def _verdict_token(data: dict[str, Any]) -> list[Problem]:
+    """The verdict token is ``not-applicable`` except in a final-verification report, where it
+    is one of accepted, conditional-accept and blocked."""
     task_type, token = _task_type(data), field_at(data, "finalVerdict", "verdictToken")
     if task_type is None or not isinstance(token, str):
         return []
@@ -346,6 +424,7 @@ def _verdict_token(data: dict[str, Any]) -> list[Problem]:
 
 
 def _accepted_blockers(data: dict[str, Any]) -> list[Problem]:
+    """An accepted verdict has zero acceptance blockers."""
     blockers = field_at(data, "finalVerification", "acceptanceBlockers")
     if field_at(data, "finalVerdict", "verdictToken") != "accepted" or not isinstance(
         blockers, list
@@ -460,6 +539,8 @@ def _release_routing(data: dict[str, Any]) -> list[Problem]:
 
 
 def _verification_scope(data: dict[str, Any]) -> list[Problem]:
+    """A single-stage verification verifies one stage; each source implementation report is of
+    a verified stage, listed once."""
     verification = _obj(data.get("finalVerification"))
     stages = int_list(verification.get("stages"))
     problems = []
@@ -537,6 +618,7 @@ def report_ids(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def _unique_id(data: dict[str, Any]) -> list[Problem]:
+    """Row ids are unique in the whole report (the HTML view links to them)."""
     first: dict[str, str] = {}
     problems = []
     for where, row_id in report_ids(data):
@@ -796,6 +878,9 @@ def _critic(data: dict[str, Any]) -> list[Problem]:
 RULES: tuple[Callable[[dict[str, Any]], list[Problem]], ...] = (
     _task_key,
     _text,
+    _starter_prompt,
+    _generated_at,
+    _header_stage,
     _phase_sections,
     _verdict_card,
     _verdict_token,

@@ -1,6 +1,7 @@
-"""Starter report data for a phase: the smallest ``data.json`` that passes every rule, with
-prompts a report writer replaces. ``git okstra report init`` writes it; tests and the demo
-build on it. Pure."""
+"""Starter report data for a phase: the smallest ``data.json`` that passes every rule once its
+prompts (text beginning ``Replace:``, refused by the ``starter-prompt`` rule until replaced)
+are written. ``git okstra report init`` writes it; tests and the demo build on it. Pure but for
+the clock, which fills ``header.generatedAt`` when no time is given."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from ...core.shell import okstra
 from ..phases import NEXT_PHASE
 from .rules import (
     FINAL_VERIFICATION,
+    IMPLEMENTATION,
     IMPLEMENTATION_PLANNING,
     NOT_APPLICABLE,
+    PROMPT,
     RELEASE_HANDOFF,
     SCHEMA_VERSION,
     WHOLE_TASK,
@@ -38,11 +41,38 @@ def next_step_text(following: str) -> str:
     return f"{following} — run it next for this task"
 
 
-def next_command(task_key: str, following: str) -> str:
-    """The command that starts the next phase (or shows the task once it is done)."""
+def next_command(task_key: str, following: str, task_type: str | None = None) -> str:
+    """The command that starts the next phase (or shows the task once it is done); an
+    implementation report whose task still has open stages goes on with ``stage claim``."""
     if following == "done":
         return okstra("task", "show", task_key)
+    if following == IMPLEMENTATION and task_type == IMPLEMENTATION:
+        return okstra("stage", "claim", task_key)
     return okstra("run", "start", task_key, "--type", following)
+
+
+def now_iso() -> str:
+    """The clock as ``header.generatedAt`` holds it: UTC, whole seconds."""
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def carried_item_row(task_id: str, item: dict[str, str]) -> dict[str, Any]:
+    """The follow-up row carrying one unresolved §5 row of the approved plan (``id``,
+    ``status``, ``statement``) into an implementation report, as the seed demands: nothing
+    asked before approval is dropped on the way."""
+    return {
+        "origin": "open-question",
+        "newTaskId": f"{task_id}-{item['id'].lower()}",
+        "suggestedTaskType": "requirements-discovery",
+        "scope": f"{item['id']} (still {item['status']} in the approved plan's §5): "
+        f"{item['statement'] or 'see the plan'}",
+        "reason": f"{item['id']} was {item['status']} when the plan was approved and this run "
+        "did not settle it; carried so it is not lost.",
+        "autoSpawn": "no",
+        "priority": "P1",
+    }
 
 
 def starter(
@@ -55,43 +85,57 @@ def starter(
     scope: str = WHOLE_TASK,
     stages: list[int] | None = None,
     source_reports: list[dict[str, Any]] | None = None,
+    stage: int | None = None,
+    open_stages: list[int] | None = None,
+    open_items: list[dict[str, str]] | None = None,
+    generated_at: str | None = None,
 ) -> dict[str, Any]:
-    """Valid report data for one run of ``task_type``.
+    """Report data for one run of ``task_type``, valid once its prompts are written.
 
     ``stage_map`` (implementation-planning) is the plan's map with each stage's ``steps``;
     without it a one-stage example is used. ``scope``, ``stages`` and ``source_reports``
-    (final-verification) describe what the run verifies, as the task's claims say.
+    (final-verification) describe what the run verifies, as the task's claims say. For an
+    implementation report, ``stage`` is the stage a stage report covers, ``open_stages`` the
+    Stage Map stages not done besides it (then the task goes on implementing, not to
+    final-verification) and ``open_items`` the approved plan's §5 rows still open or answered,
+    each carried into a follow-up row. ``generated_at`` defaults to now.
     """
     task_id = task_key.split(":")[-1]
     following = _NEXT[task_type]
+    if task_type == IMPLEMENTATION and open_stages:
+        following = IMPLEMENTATION
     step = next_step_text(following)
     verdict = {
         "verdictToken": "blocked" if task_type == FINAL_VERIFICATION else NOT_APPLICABLE,
         "direction": _DIRECTION[task_type],
         "nextStep": step,
     }
-    command = next_command(task_key, following)
+    command = next_command(task_key, following, task_type)
+    header: dict[str, Any] = {
+        "taskKey": task_key,
+        "taskType": task_type,
+        "seq": seq,
+        "language": language,
+        "reportAuthor": "Report writer worker",
+        "reportOwner": "Claude lead",
+        "generatedAt": generated_at or now_iso(),
+    }
+    if stage is not None:
+        header["stage"] = stage
     data: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION,
-        "header": {
-            "taskKey": task_key,
-            "taskType": task_type,
-            "seq": seq,
-            "language": language,
-            "reportAuthor": "Report writer worker",
-            "reportOwner": "Claude lead",
-        },
+        "header": header,
         "readerSummary": {
-            "decision": "Replace: what this run decided, in one sentence.",
-            "humanAction": "Replace: what a person must do now, or that nothing is needed.",
-            "blockers": "Replace: what blocks progress, or that nothing does.",
+            "decision": f"{PROMPT} what this run decided, in one sentence.",
+            "humanAction": f"{PROMPT} what a person must do now, or that nothing is needed.",
+            "blockers": f"{PROMPT} what blocks progress, or that nothing does.",
             "skippableAudit": "Evidence, execution status and consensus tables are audit "
             "material; skip them on a first read.",
             "recommendedCommand": command,
         },
         "verdictCard": dict(verdict),
         "finalVerdict": dict(verdict),
-        "rationale": "Replace: why this verdict, in connected prose.",
+        "rationale": f"{PROMPT} why this verdict, in connected prose.",
         "summary": [],
         "consensus": [],
         "differences": [],
@@ -114,6 +158,8 @@ def starter(
                 "priority": "P0",
             }
         )
+    if task_type == IMPLEMENTATION:
+        data["followUpTasks"] += [carried_item_row(task_id, item) for item in open_items or []]
     if task_type == IMPLEMENTATION_PLANNING:
         data["implementationPlanning"] = {
             "stageMap": stage_map or [_example_stage()],
@@ -133,26 +179,34 @@ def starter(
 def _example_stage() -> dict[str, Any]:
     return {
         "stage": 1,
-        "title": "Replace: what stage 1 delivers",
+        "title": f"{PROMPT} what stage 1 delivers",
         "effectiveSteps": 1,
         "dependsOn": [],
         "predictedFiles": ["path/to/changed_file.py"],
-        "steps": ["Replace: the first step, with exact file paths and commands."],
+        "steps": [f"{PROMPT} the first step, with exact file paths and commands."],
     }
 
 
-def decide(data: dict[str, Any], verdict: str) -> dict[str, Any]:
+def decide(data: dict[str, Any], verdict: str, all_stages_done: bool = True) -> dict[str, Any]:
     """Set a final-verification report's verdict everywhere the rules compare it: the card, the
-    final verdict, the first recommended step and the phase-continuation row. An accepted
-    whole-task verdict hands over to release-handoff; any other goes back to implementation."""
-    whole = data["finalVerification"]["verificationScope"] == WHOLE_TASK
-    following = RELEASE_HANDOFF if verdict == "accepted" and whole else "implementation"
+    final verdict, the first recommended step, the reader summary's command and the
+    phase-continuation row. The phase that follows is the one the recorded verdict routes the
+    task to (``verify_rules``): an accepted whole-task verdict hands over to release-handoff;
+    an accepted single-stage one to final-verification once ``all_stages_done``, else back to
+    implementation, as any other verdict goes."""
+    from ..verify_rules import next_phase, routing
+
+    scope = data["finalVerification"]["verificationScope"]
+    following = next_phase(routing(scope, verdict), all_stages_done)
     direction = {"accepted": "approve", "conditional-accept": "hold"}.get(verdict, "reject")
     step = next_step_text(following)
     for part in ("verdictCard", "finalVerdict"):
         data[part] = {"verdictToken": verdict, "direction": direction, "nextStep": step}
     command = next_command(data["header"]["taskKey"], following)
     data["recommendedNextSteps"][0] = {"text": step, "command": command}
+    summary = data.get("readerSummary")
+    if isinstance(summary, dict):
+        summary["recommendedCommand"] = command
     for row in data["followUpTasks"]:
         if row["origin"] == "phase-continuation":
             row["suggestedTaskType"] = following

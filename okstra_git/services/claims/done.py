@@ -100,7 +100,7 @@ def done(
     if report is not None:
         from ..reports import check_report_file
 
-        check_report_file(ctx, key, report, RUN_TYPE)
+        check_report_file(ctx, key, report, RUN_TYPE, stage)
     report_raw = read_plan_file(report, "report").raw if report else None
     if report_raw is not None:
         # Stored with the claim and printed on other clones: held to what they accept.

@@ -44,6 +44,7 @@ def _planning_data(demo: Demo, seq: str, verdicts: dict[int, str]) -> Path:
         humanAction="Approve the plan once C-001 is answered.",
         blockers="None.",
     )
+    filled["rationale"] = f"The verifiers checked each stage's steps and paths in run {seq}."
     demo.write(str(data.relative_to(demo.repo)), json.dumps(filled, indent=2) + "\n")
     return data
 

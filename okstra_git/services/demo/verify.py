@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ...logic.reports.starter import decide
 from . import critic
 from .team import second_clone
 from .world import Demo
@@ -30,16 +29,20 @@ def step(demo: Demo) -> None:
     demo.step("The verification target, then an accepted verdict kept as a git note")
     demo.run("git", "okstra", "verify", "target", demo.key)
     # The run writes its report data inside .okstra/, which the clean check ignores: started
-    # from the task's records (its stages and their reports), then filled in and decided.
+    # from the task's records (its stages and their reports) with the verdict the verifiers
+    # reached set everywhere the rules tie it, then its prompts filled in.
     folder = ".okstra/tasks/calc/add-mul/runs/final-verification/reports"
     data = task_wt / folder / "final-report-final-verification-001.data.json"
-    demo.run("git", "okstra", "report", "init", demo.key, "--type", "final-verification",
-             cwd=task_wt)  # fmt: skip
-    filled = decide(json.loads(data.read_text("utf-8")), "accepted")
+    demo.run("git", "okstra", "report", "init", demo.key, "--verdict", "accepted", cwd=task_wt)
+    filled = json.loads(data.read_text("utf-8"))
     filled["readerSummary"].update(
         decision="Accepted: add, mul and the CLI work as the plan says.",
         humanAction="Open the pull request (release-handoff).",
         blockers="None.",
+    )
+    filled["rationale"] = (
+        "Every stage is done and merged; the tests of add, mul and the CLI pass on the task "
+        "worktree HEAD."
     )
     print(f"\n# the run fills in {data.name} and decides: accepted", flush=True)
     demo.write(str(data.relative_to(task_wt)), json.dumps(filled, indent=2) + "\n", task_wt)
