@@ -394,3 +394,82 @@ def approval_problems(
     """Every reason the plan is not approved by its own text (:meth:`ApprovalText.problems`);
     an empty list means the text allows approval."""
     return read_approval_text(text).problems(path, key=key, require_marker=require_marker)
+
+
+# ---------------------------------------------------------------------------------------------
+# Legacy carry-in (seed 002): 4.5.9 Open Questions / 5.1 / 5.2 rows as §5 rows
+
+_LEGACY_ID = re.compile(r"(OQ-?\d+|A-?\d+|Q-?\d+)")
+
+
+def legacy_items(text: str) -> list[ClarificationItem]:
+    """The rows of a legacy report's ``4.5.9 Open Questions`` (``OQ-*``), ``5.1`` materials
+    (``A*``) and ``5.2`` questions (``Q*``) tables as §5 rows, numbered ``C-001``… in order:
+    ``A`` → ``material``, ``Q`` and ``OQ`` → ``decision``; ``Blocks=approval`` only for an open
+    question marked blocking, else ``next-phase``; the legacy id kept at the head of the
+    statement (``[legacy OQ-003] …``). None for a report that has a §5 table."""
+    if parse_clarification_items(text).schema_present:
+        return []
+    out: list[ClarificationItem] = []
+    for table in table_blocks(list(scan_lines(text))):
+        header = [cell.lower() for cell in table[0][1]]
+
+        def column(*words: str, cells: list[str], header: list[str] = header) -> str:
+            for i, name in enumerate(header):
+                if i < len(cells) and any(w in name for w in words):
+                    return decode_cell(cells[i])
+            return ""
+
+        for line, cells in table[1:]:
+            if is_delimiter_row(cells) or not cells:
+                continue
+            legacy = decode_cell(cells[0])
+            if not _LEGACY_ID.fullmatch(legacy):
+                continue
+            kind = "material" if legacy.startswith("A") else "decision"
+            used = {0}
+            ticket = column("ticket", cells=cells)
+            status = column("status", cells=cells).lower()
+            blocking = column("blocking", cells=cells).lower()
+            user = column("사용자 답변", "사용자가 첨부", "user", "answer", cells=cells)
+            expected = column("기대", "expected", cells=cells)
+            for i, name in enumerate(header):
+                if any(w in name for w in ("ticket", "status", "blocking", "기대", "expected")):
+                    used.add(i)
+                if any(w in name for w in ("사용자 답변", "사용자가 첨부", "user", "answer")):
+                    used.add(i)
+            rest = [decode_cell(c) for i, c in enumerate(cells) if i not in used and c.strip()]
+            approval = legacy.startswith("OQ") and blocking in ("예", "yes", "y", "true")
+            out.append(
+                ClarificationItem(
+                    id=f"C-{len(out) + 1:03d}",
+                    ticket_id=ticket,
+                    kind=kind,
+                    statement=f"[legacy {legacy}] " + " — ".join(rest),
+                    expected_form=expected,
+                    blocks="approval" if approval else "next-phase",
+                    status=status if status in STATUSES else "open",
+                    user_input=user,
+                    line=line,
+                )
+            )
+    return out
+
+
+def items_table(items: list[ClarificationItem]) -> str:
+    """``items`` as a ``## 5. Clarification Items`` section (Markdown)."""
+    from ..core.mdtable import encode_cell
+
+    lines = [
+        "## 5. Clarification Items",
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+    ]
+    for item in items:
+        values = (
+            item.id, item.ticket_id, item.kind, item.statement, item.expected_form,
+            item.blocks, item.status, item.user_input,
+        )  # fmt: skip
+        lines.append("| " + " | ".join(encode_cell(v) for v in values) + " |")
+    return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.userfiles import write_atomic
-from ..logic.clarify import parse_clarification_items
+from ..logic.clarify import items_table, legacy_items, parse_clarification_items
 from ..logic.reports.consistency import StageFacts, TaskFacts, task_problems, time_problems
 from ..logic.reports.rules import (
     FINAL_VERIFICATION,
@@ -445,6 +445,14 @@ def resume_clarification(ctx: Context, key: TaskKey, editor: str | None) -> Resu
             + read_plan_file(sidecar, "user response").text.rstrip("\n")
             + "\n"
         )
+    legacy = legacy_items(report.text) if not parsed.schema_present else []
+    if legacy:
+        # Seed 002's legacy carry-in: the 4.5.9 / 5.1 / 5.2 rows as one §5 table.
+        parts.append(
+            "\n---\n\n<!-- okstra: the legacy 4.5.9 / 5.1 / 5.2 rows of this report as §5 rows "
+            "(A → material, Q and OQ → decision; the legacy id kept in the statement) -->\n\n"
+            + items_table(legacy)
+        )
     target = root / "instruction-set" / "clarification-response.md"
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, "".join(parts).encode("utf-8"), "clarification response")
@@ -453,7 +461,7 @@ def resume_clarification(ctx: Context, key: TaskKey, editor: str | None) -> Resu
         staged=target.relative_to(workdir).as_posix(),
         sidecars=[s.relative_to(workdir).as_posix() for s in sidecars],
         task_type=task_type,
-        open_items=sum(item.status in ("open", "answered") for item in parsed.items),
+        open_items=sum(item.status in ("open", "answered") for item in parsed.items or legacy),
         command=okstra("run", "start", str(key), "--type", task_type),
     )
 

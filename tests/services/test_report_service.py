@@ -263,3 +263,53 @@ def test_clarify_resume_needs_a_finished_report(repo: Path) -> None:
     tasks.new_task(ctx, key, "error-analysis", "feature", None)
     with pytest.raises(Refused, match="has no finished run with a report yet"):
         reports.resume_clarification(ctx, key, None)
+
+
+LEGACY_REPORT = """\
+# Error analysis (an older okstra's layout)
+
+### 4.5.9 Open Questions
+
+| ID | Ticket ID | 질문 | Blocking (예/아니오) | 기대 답 형태 | Status |
+|----|-----------|------|----------------------|--------------|--------|
+| OQ-001 | `DEV-1` | 캐시를 디스크에 둘까요? | 예 | 예/아니오 | open |
+
+## 5. Clarification Requests for the Next Run
+
+### 5.1 추가 자료 요청 (Additional Materials Requested)
+
+| 자료 ID | Ticket ID | 무엇을 / 왜 | 어디에서 | 어디에 두면 | Status | 사용자가 첨부한 위치 |
+|---|---|---|---|---|---|---|
+| A1 | `DEV-1` | 오류 전후 worker 로그 | Datadog | `logs/` 아래 | answered | logs/w.log |
+
+### 5.2 사용자 확인 질문 (Questions for the User)
+
+| 질문 ID | Ticket ID | 이유 | 질문 본문 | 기대하는 답 | Blocking | Status | 사용자 답변 |
+|---|---|---|---|---|---|---|---|
+| Q1 | `DEV-1` | task-type 이 갈립니다 | 재발했나요? | (a) 아니오 (b) 예 | 예 | resolved | (a) |
+"""
+
+
+def test_clarify_resume_maps_a_legacy_reports_rows_to_section_5_rows(repo: Path) -> None:
+    """Seed 002's legacy carry-in: a report in the old 4.5.9 / 5.1 / 5.2 layout is staged with
+    its OQ-/A-/Q- rows as one §5 table — A → material, Q and OQ → decision, the legacy id kept
+    in the statement, Blocks=approval only for a blocking open question."""
+    ctx, key, report = finished_run(repo)
+    report.write_text(LEGACY_REPORT, "utf-8")
+    done = reports.resume_clarification(ctx, key, None)
+    staged = (repo / done.staged).read_text("utf-8")
+    assert staged.startswith(LEGACY_REPORT)
+    parsed = parse_clarification_items(staged)
+    assert parsed.malformed == ()
+    rows = [(i.id, i.kind, i.blocks, i.status, i.ticket_id, i.user_input) for i in parsed.items]
+    assert rows == [
+        ("C-001", "decision", "approval", "open", "DEV-1", ""),
+        ("C-002", "material", "next-phase", "answered", "DEV-1", "logs/w.log"),
+        ("C-003", "decision", "next-phase", "resolved", "DEV-1", "(a)"),
+    ]
+    statements = [i.statement for i in parsed.items]
+    assert statements[0] == "[legacy OQ-001] 캐시를 디스크에 둘까요?"
+    assert statements[1].startswith("[legacy A1] 오류 전후 worker 로그")
+    assert statements[2] == "[legacy Q1] task-type 이 갈립니다 — 재발했나요?"
+    assert parsed.items[0].expected_form == "예/아니오"
+    assert done.open_items == 2
