@@ -15,6 +15,7 @@ from hooks_world import KEY, add_verdict, commit, install, pair, push, remote_re
 from reports_data import verdict_report
 from verify_world import make_world
 
+import okstra_git
 from okstra_git.core.errors import BadInput
 from okstra_git.core.resources import installed_executable
 from okstra_git.git.repo import GitRepo
@@ -524,3 +525,16 @@ def test_the_hook_and_ci_check_stay_lean(repo: Path):
     names -= {ln.split("|")[-1].strip() for ln in startup.splitlines() if "|" in ln}
     lean = {"pygit2", "typing", "argparse", "subprocess", "dataclasses", "json", "re"}
     assert not lean & names, lean & names
+    # ci check prints its report: pathlib (and the urllib.parse it loads) only for --output.
+    # Without site (-S), as the hook runs: an editable install's .pth loads pathlib itself.
+    root = str(Path(okstra_git.__file__).resolve().parent.parent)
+    code = f"import sys; sys.path.insert(0, {root!r}); from okstra_git.entry import main; main()"
+    proc = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", code, "ci", "check"],
+        cwd=repo,
+        text=True,
+        capture_output=True,
+    )
+    names = {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if "|" in ln}
+    assert proc.returncode == 0 and "okstra_git.views.ci" in names, proc.stderr[-2000:]
+    assert "pathlib" not in names
