@@ -163,6 +163,10 @@ def test_the_wheel_ships_the_man_page_contrib_and_version(fresh: Install, tmp_pa
     assert proc.returncode == 0, proc.stderr
     exe = fresh.python.parent / "git-okstra"
     assert f"OKSTRA_EXE=${{OKSTRA_EXE:-{exe}}}" in (bare / "hooks" / "pre-receive").read_text()
+    # The documents the help names are in the wheel: `git okstra docs NAME` prints them.
+    doc = fresh.run("git", "okstra", "docs", "plan-format", cwd=tmp_path)
+    assert doc.returncode == 0 and doc.stdout.startswith("# The plan format\n"), doc.stderr
+    assert _data_dir(fresh, "docs", tmp_path).startswith(str(fresh.python.parent.parent))
 
 
 @pytest.mark.slow

@@ -22,6 +22,7 @@ GROUP_MODULES = (
     "ci",
     "board",
     "demo",
+    "docs",
     "completion",
 )
 """The modules ``okstra_git/cli/<name>.py`` that declare commands, in the order help lists

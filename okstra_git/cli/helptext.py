@@ -109,10 +109,11 @@ def root_help() -> str:
         "\n".join(["exit status:", *(_row(str(code), what) for code, what in EXIT_CODES)]),
         _wrap(
             f"Run `{PROG} COMMAND -h` for a command's arguments, `man git-okstra` for the "
-            "manual. Coding agents: `git okstra mcp` serves these commands as MCP tools, and "
-            "claims carry leases to renew (docs/agents.md). The plan format: docs/plan-format.md "
-            "(`git okstra plan init` writes a plan to fill in). OKSTRA_DEBUG=1 shows the traceback "
-            "of an internal error."
+            "manual, `git okstra docs plan-format` for the plan format (`git okstra docs` lists "
+            "every document: the workflow, agents, storage…). Coding agents: `git okstra mcp` "
+            "serves these commands as MCP tools, and claims carry leases to renew (`git okstra "
+            "docs agents`); `git okstra plan init` writes a plan to fill in. OKSTRA_DEBUG=1 "
+            "shows the traceback of an internal error."
         ),
     ]
     return "\n\n".join(blocks) + "\n"

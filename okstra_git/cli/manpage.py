@@ -197,7 +197,7 @@ def render() -> str:
         "\\fBgit\\fR(1), \\fBgit\\-notes\\fR(1), \\fBgit\\-worktree\\fR(1), \\fBgithooks\\fR(5)",
         ".PP",
         *_para(
-            "docs/plan-format.md in okstra-git's source: the plan format (the approval marker, "
+            "git okstra docs plan-format: the plan format (the approval marker, "
             "the Clarification Items table, the Stage Map, stage sections and their Stage Exit "
             "Contract, the checks, the stage cap of 6 steps and the run budget of 8); git okstra "
             "plan init writes a plan to fill in."

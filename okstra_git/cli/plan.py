@@ -18,7 +18,7 @@ group(
     "table, a `## 5.5 Stage Map` table (Stage | Title | Effective steps | Depends-on) and one "
     "`### Stage N — Title` section per row with its numbered steps (1 to 6) and a `#### Stage "
     "Exit Contract` naming the predicted files; a run takes ready stages while their steps add "
-    "up to at most 8. The format: docs/plan-format.md (in okstra-git's source); `plan init` "
+    "up to at most 8. The format: `git okstra docs plan-format`; `plan init` "
     "writes a plan to fill in.",
 )
 
@@ -212,7 +212,7 @@ def show(key: str, stage: int | None) -> Output:
     ),
     about="Each `<fill in: …>` is the plan's own text to write; plan validate, submit and "
     "approve refuse the plan while one is left. Add or remove stages as the work needs. The "
-    "format: docs/plan-format.md.",
+    "format: `git okstra docs plan-format`.",
 )
 def init(key: str, file: str | None) -> Output:
     import os
@@ -236,7 +236,7 @@ def init(key: str, file: str | None) -> Output:
     ]
     text = (
         f"wrote a plan skeleton for {task_key} to {shown}: replace its {left} `<fill in: …>` "
-        "(the format: docs/plan-format.md), then:\n" + "".join(f"  {c}\n" for c in then)
+        "(the format: git okstra docs plan-format), then:\n" + "".join(f"  {c}\n" for c in then)
     )
     return Output(
         {"taskKey": str(task_key), "path": shown, "placeholders": left, "then": then},

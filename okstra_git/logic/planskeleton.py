@@ -61,7 +61,7 @@ def skeleton(key: str) -> str:
 # Implementation plan — {key}
 
 <!--
-Written by `git okstra plan init`; the format is docs/plan-format.md in okstra-git's source.
+Written by `git okstra plan init`; the format: `git okstra docs plan-format`.
 Replace every placeholder that starts with "<fill in" (plan validate refuses the plan while one
 is left), add or remove stages, then:
   git okstra plan validate FILE   (S1-S7, S9 and section 5)

@@ -220,8 +220,16 @@ def test_the_plan_format_doc_is_linked_from_help_and_man_page_and_its_example_va
     doc = (root / "docs" / "plan-format.md").read_text("utf-8")
     for where in (("--help",), ("plan", "-h"), ("plan", "init", "-h")):
         proc = okstra(tmp_path, *where)
-        assert "docs/plan-format.md" in " ".join(proc.stdout.split()), where
-    assert "docs/plan\\-format.md" in (root / "man" / "git-okstra.1").read_text("utf-8")
+        assert "git okstra docs plan-format" in " ".join(proc.stdout.split()), where
+    assert "git okstra docs plan\\-format" in (root / "man" / "git-okstra.1").read_text("utf-8")
+    # The doc the help names prints where only the package is installed (the wheel ships docs/).
+    shown = okstra(tmp_path, "docs", "plan-format")
+    assert shown.returncode == 0 and shown.stdout == doc
+    listed = json.loads(okstra(tmp_path, "docs", "--json").stdout)["documents"]
+    assert {"name": "plan-format", "title": "The plan format"}.items() <= listed[
+        [d["name"] for d in listed].index("plan-format")
+    ].items()
+    assert okstra(tmp_path, "docs", "no-such-doc").returncode == 2
     # Every check plan validate reports is in the doc's table, with the caps the code uses.
     for check in (*CHECKS, "§5", "unfilled"):
         assert f"\n| {check} |" in doc, check
