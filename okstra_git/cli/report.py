@@ -8,9 +8,9 @@ from .declare import KEY, Arg, command, group, number
 group(
     "report",
     "Report data (data.json): validate it, start it for a phase, render Markdown and HTML.",
-    about="Every field, its meaning and the rules beyond the schema: docs/report-format.md "
-    "(generated from schemas/final-report.schema.json). validate and render need no "
-    "repository.",
+    about="Every field, its meaning and the rules beyond the schema: `git okstra docs "
+    "report-format` (generated from schemas/final-report.schema.json). validate and render need "
+    "no repository.",
 )
 
 DATA = Arg("data", "The report data (data.json).", metavar="DATA", complete="file")
@@ -116,7 +116,7 @@ def validate(data: str, no_task: bool) -> Output:
     "is the phase's running run (a stage report: its claim's run), else the next one; "
     "header.generatedAt is now. Every text beginning 'Replace:' is a prompt that report validate "
     "refuses until it is written; nothing else needs editing. Field by field: "
-    "docs/report-format.md.",
+    "`git okstra docs report-format`.",
 )
 def init(
     key: str,

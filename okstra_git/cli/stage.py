@@ -221,7 +221,7 @@ def renew(key: str, stage: int | None, lease: timedelta | None, remote: str | No
         "The stage's report: Markdown (stored as report.md) or report data of an "
         "implementation run (*.json, stored as report.json; start it with report init KEY "
         "--type implementation --stage N). Checked before anything is stored; format: "
-        "docs/report-format.md.",
+        "`git okstra docs report-format`.",
         metavar="FILE",
         complete="file",
     ),
@@ -249,7 +249,7 @@ def renew(key: str, stage: int | None, lease: timedelta | None, remote: str | No
     "'Replace:' prompt left, generatedAt not in the future, the approved plan's open §5 rows "
     "carried into its follow-ups, no final-verification next step while other stages are "
     "open); a Markdown report's §5, if it has one, must be readable. Report fields and rules: "
-    "docs/report-format.md.",
+    "`git okstra docs report-format`.",
 )
 def done(
     key: str,
