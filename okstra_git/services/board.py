@@ -37,6 +37,8 @@ class BoardTask(Value):
     carriers: list[str] | None
     """The protected branches whose tip contains the commit its latest verdict was recorded
     on; None when there is no verdict to carry."""
+    reports: dict[int, tuple[str, str]]
+    """Each done stage's report as stored with its claim: stage → (file name, content)."""
 
     def __init__(
         self,
@@ -46,6 +48,7 @@ class BoardTask(Value):
         events: list[Event] | None = None,
         branches: list[dict[str, str | None]] | None = None,
         carriers: list[str] | None = None,
+        reports: dict[int, tuple[str, str]] | None = None,
     ) -> None:
         init(
             self,
@@ -55,6 +58,7 @@ class BoardTask(Value):
             events=[] if events is None else events,
             branches=[] if branches is None else branches,
             carriers=carriers,
+            reports={} if reports is None else reports,
         )
 
 
@@ -127,7 +131,31 @@ def _task(ctx: Context, key: TaskKey, protected: dict[str, str]) -> BoardTask:
     carriers = None
     if verdict is not None and verdict.get("recordedOn"):
         carriers = _carriers(ctx.repo, protected, verdict["recordedOn"])
-    return BoardTask(str(key), status, None, events, _task_branch(ctx.repo, key), carriers)
+    reports = _stage_reports(ctx.repo, key, status)
+    branch = _task_branch(ctx.repo, key)
+    return BoardTask(str(key), status, None, events, branch, carriers, reports)
+
+
+def _stage_reports(repo: GitRepo, key: TaskKey, status: TaskStatus) -> dict[int, tuple[str, str]]:
+    """The report each done stage stored with its claim — from the claim record the status
+    shows: this clone's, or the one a fetch brought (its remote-tracking ref)."""
+    from ..records.claim import ClaimState, claim_ref, load_claims, read_report
+
+    local = load_claims(repo, key)
+    fetched = {(lag.remote, lag.ref): lag.there for lag in status.lag}
+    found: dict[int, tuple[str, str]] = {}
+    for stage in status.stages:
+        claim = stage.claim
+        if claim is None or claim.status != "done":
+            continue
+        if stage.fetched_from is not None:
+            head = fetched.get((stage.fetched_from, claim_ref(key, stage.number)))
+        else:
+            head = local[stage.number].head if stage.number in local else None
+        stored = read_report(repo, ClaimState(claim, head)) if head else None
+        if stored is not None:
+            found[stage.number] = (stored.name, stored.text)
+    return found
 
 
 def _task_branch(repo: GitRepo, key: TaskKey) -> list[dict[str, str | None]]:

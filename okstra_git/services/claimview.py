@@ -5,7 +5,7 @@ transaction): agents poll these, so they load only the records they show."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.keys import TaskKey
 from ..core.values import Value
@@ -78,3 +78,23 @@ def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
         ClaimRow(s.claim, claim_holder(s.claim, None).state)
         for _, s in sorted(load_claims(ctx.repo, key).items())
     ]
+
+
+def stored_reports(ctx: Context, key: TaskKey) -> list[dict[str, Any]]:
+    """Each done stage's report as stored with its claim, in stage order: ``stage``,
+    ``headCommit``, ``reportPath`` and the readable report (``logic.reports.stored``:
+    ``reportFile``, ``report``, ``reportData``) — what ``task show`` shows of the stages."""
+    from ..logic.reports.stored import report_view
+    from ..records.claim import read_report
+
+    shown = []
+    for number, state in sorted(load_claims(ctx.repo, key).items()):
+        c = state.claim
+        if c.status != "done":
+            continue
+        stored = read_report(ctx.repo, state)
+        view = report_view(stored.name, stored.text) if stored else report_view(None, None)
+        shown.append(
+            {"stage": number, "headCommit": c.head_commit, "reportPath": c.report_path, **view}
+        )
+    return shown

@@ -109,20 +109,13 @@ def resolve_target(
 
 
 def stored_report_data(report: StoredReport | None) -> dict[str, Any]:
-    """A stage's stored report for ``--json`` and the documents that show it: ``reportFile``
-    (the name it is stored under, None without one), ``report`` (the Markdown to read: report
-    data rendered, see ``logic.reports.stored``) and ``reportData`` (the stored report data,
-    None for Markdown)."""
-    if report is None:
-        return {"reportFile": None, "report": None, "reportData": None}
-    from ..logic.reports.stored import readable_report
-    from ..logic.reports.stored import report_data as parsed
+    """A stage's stored report for ``--json`` and the documents that show it
+    (``logic.reports.stored.report_view``)."""
+    from ..logic.reports.stored import report_view
 
-    return {
-        "reportFile": report.name,
-        "report": readable_report(report.name, report.text),
-        "reportData": parsed(report.name, report.text),
-    }
+    if report is None:
+        return report_view(None, None)
+    return report_view(report.name, report.text)
 
 
 def _with_reports(target: Target, reports: dict[int, StoredReport | None]) -> Target:

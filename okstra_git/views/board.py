@@ -61,7 +61,12 @@ def _task_data(task: BoardTask) -> dict[str, Any]:
 
     if task.status is None:
         return {"taskKey": task.key, "error": task.error}
+    from ..logic.reports.stored import report_view
+
     shown = status_data(task.status)
+    for stage in shown["stages"]:
+        stored = task.reports.get(stage["stage"])
+        stage.update(report_view(*stored) if stored else report_view(None, None))
     shown["events"] = [event_data(event) for event in task.events]
     shown["taskBranch"] = task.branches
     if shown["verdict"] is not None:

@@ -29,7 +29,16 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
     task = to_data(state.task)
     ref = task_ref(state.key)
     lags, err = lag_notice(ctx, state.key, f"task {state.key}")
-    data = {"ref": ref, "commit": state.head, "task": task, "remoteLag": lags}
+    from ..services.claimview import stored_reports
+
+    stages = stored_reports(ctx, state.key)
+    data = {
+        "ref": ref,
+        "commit": state.head,
+        "task": task,
+        "stageReports": stages,
+        "remoteLag": lags,
+    }
     index_path = None
     if write_index:
         from ..services import tasks  # its records only matter to the index writer
@@ -40,12 +49,14 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
         err += f"wrote {index_path}\n"
 
     def text() -> str:
-        from ..logic.documents import task_index
+        from ..logic.documents import stage_report_section, task_index
         from ..services.status import next_for
 
         # The one next step task status gives, not the phase's run start (which says
         # `run start` while stages wait to be claimed).
-        return task_index(task, ref, next_for(ctx, state.key).command)
+        index = task_index(task, ref, next_for(ctx, state.key).command)
+        lines = [line for s in stages for line in stage_report_section(s, "##")]
+        return index + "\n".join(lines) + ("\n" if lines else "")
 
     return Output(data, text, err=err)
 

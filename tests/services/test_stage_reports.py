@@ -91,3 +91,42 @@ def test_a_markdown_report_keeps_its_lines_and_cannot_break_out(task: Task, tmp_
     assert "\n````markdown\n" in section and section.rstrip().endswith("````")
     assert text.count("## VERIFICATION_TARGET") == 2
     assert text.startswith("## VERIFICATION_TARGET")
+
+
+def test_task_show_and_the_board_show_each_stored_report_readable(task: Task, tmp_path: Path):
+    from okstra_git.services.board import build_board
+    from okstra_git.services.context import open_context
+    from okstra_git.views.board import data as board_data
+    from okstra_git.views.board import render
+
+    task.implement(1, stage_data(task.repo, tmp_path))
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Stage 2\n\n- <b>kept as text</b>\n- second line\n")
+    task.implement(2, notes)
+
+    shown = okstra(task.repo, "task", "show", KEY)
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout
+    assert "\\n" not in text
+    heading = "## Stage 1 report (`report.json` stored with its done claim; report data, rendered)"
+    assert heading in text
+    section = text[text.index(heading) : text.index("## Stage 2 report")]
+    assert "- **Decision:** Stage 1 adds src/stage1.py." in section  # rendered, line by line
+    assert "# Stage 2\n\n- <b>kept as text</b>\n- second line\n" in text
+    as_json = ok(task.repo, "task", "show", KEY)["stageReports"]
+    assert [(s["stage"], s["reportFile"]) for s in as_json] == [
+        (1, "report.json"),
+        (2, "report.md"),
+    ]
+    assert as_json[0]["reportData"]["header"]["stage"] == 1
+
+    board = board_data(build_board(open_context(task.repo)))
+    stages = {s["stage"]: s for s in board["tasks"][0]["stages"]}
+    assert stages[1]["reportFile"] == "report.json"
+    assert "Stage 1 adds src/stage1.py." in stages[1]["report"]
+    assert stages[2]["report"] == "# Stage 2\n\n- <b>kept as text</b>\n- second line\n"
+    page = render(board)
+    assert '<details class="report" data-stage="2">' in page
+    # Its lines kept (a <pre>), its markup inert.
+    assert "<pre># Stage 2\n\n- &lt;b&gt;kept as text&lt;/b&gt;\n- second line\n</pre>" in page
+    assert "report data, rendered" in page

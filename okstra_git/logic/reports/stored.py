@@ -48,6 +48,20 @@ def readable_report(name: str, text: str) -> str:
     return fenced(shown, "json")
 
 
+def report_view(name: str | None, text: str | None) -> dict[str, Any]:
+    """A stage's stored report as ``--json`` and every document showing it hold it:
+    ``reportFile`` (the name it is stored under; None without a report), ``report`` (the
+    Markdown to read, :func:`readable_report`) and ``reportData`` (the stored report data; None
+    for Markdown)."""
+    if name is None or text is None:
+        return {"reportFile": None, "report": None, "reportData": None}
+    return {
+        "reportFile": name,
+        "report": readable_report(name, text),
+        "reportData": report_data(name, text),
+    }
+
+
 def fenced(text: str, info: str = "") -> str:
     """``text`` as one fenced code block, its fence longer than any run of backticks in it, so
     nothing inside can close the block early (CommonMark). Ends with one line break."""
