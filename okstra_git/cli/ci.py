@@ -33,10 +33,10 @@ group("ci", "Checks for CI jobs.")
     "--format and --output are then not used.",
 )
 def check(rev: str, fmt: str, fetch: str | None, task: str | None, output: str | None) -> Output:
-    from ..services import gatecheck as gate_cli
+    from ..services import gatecheck
     from ..views.ci import ci_write
 
-    report = gate_cli.ci_report(rev, fetch, task)
+    report = gatecheck.ci_report(rev, fetch, task)
     passed = report["passed"]
     return Output(
         report,

@@ -187,9 +187,9 @@ def _text(path: Path) -> str | None:
     "installed hook script calls.",
 )
 def pre_push(remote: str, url: str, from_env: bool, require_refs: bool) -> Output:
-    from ..services import gatecheck as gate_cli
+    from ..services import gatecheck
 
-    return _hook(gate_cli.pre_push(from_env, require_refs))
+    return _hook(gatecheck.pre_push(from_env, require_refs))
 
 
 @command(
@@ -198,9 +198,9 @@ def pre_push(remote: str, url: str, from_env: bool, require_refs: bool) -> Outpu
     about="stdin: '<old> <new> <ref>' lines. On GitLab, messages start with GL-HOOK-ERR:.",
 )
 def pre_receive() -> Output:
-    from ..services import gatecheck as gate_cli
+    from ..services import gatecheck
 
-    return _hook(gate_cli.pre_receive())
+    return _hook(gatecheck.pre_receive())
 
 
 @command(
@@ -211,9 +211,9 @@ def pre_receive() -> Output:
     Arg("new", "Its new value (zeros: deleted).", metavar="NEW"),
 )
 def update(ref: str, old: str, new: str) -> Output:
-    from ..services import gatecheck as gate_cli
+    from ..services import gatecheck
 
-    return _hook(gate_cli.update(ref, old, new))
+    return _hook(gatecheck.update(ref, old, new))
 
 
 def _hook(outcome: Outcome) -> Output:

@@ -28,7 +28,6 @@ from .plumbing import not_a_commit, note_paths, unreadable
 if TYPE_CHECKING:
     from .reflocks import LockReport
 
-ZERO_OID = "0" * 40
 BULK_REFS = 1000
 """From this many refs written at once on, those ``packed-refs`` can take go there in one write
 (:meth:`GitRepo.update_packed`): a loose file each costs as much as the network work that
@@ -311,19 +310,6 @@ class GitRepo:
     def config_unset_all(self, name: str) -> None:
         self._config = None
         self._pygit2.config.delete_multivar(name, ".*")
-
-    def config_get_bool(self, name: str) -> bool:
-        listed = self._git_config()
-        if listed is not None:
-            values = listed.get(_config_name(name))
-            if not values:
-                return False
-            word = values[-1]
-            return word is None or word.strip().lower() in ("true", "yes", "on", "1")
-        try:
-            return self._pygit2.config.get_bool(name)
-        except (KeyError, pygit2.GitError):
-            return False
 
     def signature(self) -> pygit2.Signature:
         """The user's git identity (``user.name``/``user.email``) cleaned as ``git commit``

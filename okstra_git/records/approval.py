@@ -17,9 +17,6 @@ from .base import parse_json_lines, record_line
 
 SCHEMA_VERSION = 1
 APPROVALS_REF = "refs/notes/okstra/approvals"
-METHODS = ("A", "B")
-"""``A``: the user ticked the marker by hand and the first gate check recorded it;
-``B``: ``git okstra plan approve`` ticked it (docs/workflow.md)."""
 
 
 class Approval(Value):
