@@ -266,14 +266,8 @@ def test_every_command_fails_with_one_json_object(cmd: declare.Command, tmp_path
     object."""
     (tmp_path / "occupied").write_text("x")
     argv = [*_failing_argv(cmd, tmp_path), "--json"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "okstra_git", *argv],
-        cwd=tmp_path,
-        text=True,
-        capture_output=True,
-        input="garbage\n",
-        env={**os.environ, "OKSTRA_DEBUG": "", "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)},
-    )
+    env = {**os.environ, "OKSTRA_DEBUG": "", "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)}
+    proc = okstra(tmp_path, *argv, input="garbage\n", env=env)
     assert proc.returncode in (1, 2, 3), (argv, proc.returncode, proc.stderr)
     data = json.loads(proc.stdout)  # the whole of stdout: one object and nothing else
     assert isinstance(data, dict), proc.stdout

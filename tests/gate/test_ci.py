@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -20,13 +19,8 @@ from okstra_git.records.verdict import VERDICTS_REF, append_verdict
 
 
 def check(repo: Path, *args: str, env: dict[str, str] | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "okstra_git", "ci", "check", *args],
-        cwd=repo,
-        text=True,
-        capture_output=True,
-        env={**os.environ, **(env or {})},
-    )
+    """``git okstra ci check ARGS`` in this process (what it loads is test_cli's to check)."""
+    return okstra(repo, "ci", "check", *args, env={**os.environ, **(env or {})})
 
 
 def test_exit_0_only_for_an_accepted_whole_task_verdict(repo: Path):
