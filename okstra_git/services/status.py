@@ -235,7 +235,7 @@ def _stages(
     status: TaskStatus,
     newer: dict[int, tuple[str, Claim]],
 ) -> list[StageStatus]:
-    from .claims.common import is_ours
+    from .ownership import is_ours
     from .snapshots import stage_map_of
 
     repo = ctx.repo

@@ -259,7 +259,7 @@ class Worker:
         before the loop, a loop killed mid-stage): it is worked first, its worktrees made again
         where missing and its lease renewed at once. No other clone may work it, so waiting for
         it would wait on this clone itself until its lease ran out."""
-        from .claims.common import is_ours
+        from .ownership import is_ours
 
         ctx = self.ctx
         runs = sorted(

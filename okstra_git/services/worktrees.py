@@ -249,7 +249,7 @@ def _entry(
 def list_worktrees(ctx: Context, key: TaskKey) -> list[WorktreeEntry]:
     """The task worktree and every claimed stage's worktree (made or not); another clone's are
     named as such, never as missing here."""
-    from .claims.common import is_ours  # claims use this module: imported when listing
+    from .ownership import is_ours  # claims use this module: imported when listing
 
     lay = layout(ctx, key)
     task_path = task_worktree_path(ctx, key)

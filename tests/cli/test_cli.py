@@ -435,6 +435,9 @@ def test_read_commands_stay_lean(tmp_path: Path):
         proc, names = loaded(repo, *argv)
         assert proc.returncode == 0 and proc.stdout.strip(), (argv, proc.stderr)
         assert "jinja2" not in names, argv
+        # The text's next step asks whose each claim is (services/ownership.py), which once
+        # loaded the claim, done and release machinery through the claims package.
+        assert not WRITE_SIDE & names, (argv, WRITE_SIDE & names)
     proc, names = loaded(repo, "--help")
     # --help loads every group module, cli/mcp.py too: the MCP SDK only when it serves.
     assert proc.returncode == 0 and not {"pygit2", "jinja2", "jsonschema", "mcp", "anyio"} & names

@@ -60,10 +60,11 @@ from ..claimview import select
 from ..context import Context
 from ..identity import ensure_clone_id
 from ..layout import Layout, layout
+from ..ownership import is_ours
 from ..plans import approve_in_claim, check_approved
 from ..runs import finish_run, make_workspace, open_run
 from ..snapshots import load_stage_map
-from .common import RUN_TYPE, is_ours, iso_seconds, release_command
+from .common import RUN_TYPE, iso_seconds, release_command
 
 # ---------------------------------------------------------------------------------------------
 # Results

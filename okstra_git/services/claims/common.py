@@ -2,45 +2,19 @@
 
 from __future__ import annotations
 
-import socket
 from datetime import datetime
-from pathlib import Path
 
 from ...core.errors import BadInput, Refused
-from ...core.keys import TaskKey, parse_task_key
+from ...core.keys import TaskKey
 from ...core.shell import okstra as shell_okstra
-from ...git.worktrees import worktree_at
 from ...records.claim import Claim, ClaimState, claim_ref, load_claim, load_claims
 from ...records.run import load_run
 from ...records.task import require_task
 from ..context import Context
-from ..identity import clone_id
-from ..layout import Layout
 from ..runs import finish_run
 from ..snapshots import load_stage_map
 
 RUN_TYPE = "implementation"
-
-
-def is_ours(ctx: Context, lay: Layout | None, claim: Claim) -> bool:
-    """Whether ``claim`` belongs to this clone: it records this clone's id (docs/workflow.md). A
-    claim written before clones had ids is this clone's when its worktree is one this repository
-    registered, or (gone, or never made) it was taken on this host at this clone's own folder for
-    the stage (``lay``: the task's layout, worked out here when None) — clones never share a
-    worktree folder. Only such a claim is offered for resuming or releasing here, renewed or marked
-    done; another clone's (another machine's, or a clone beside this one) is that clone's."""
-    if claim.clone is not None:
-        return claim.clone == clone_id(ctx.repo)
-    path = Path(claim.worktree_path) if claim.worktree_path else None
-    if path is not None and worktree_at(ctx.repo, path) is not None:
-        return True
-    if claim.host != socket.gethostname():
-        return False
-    if lay is None:
-        from ..layout import layout
-
-        lay = layout(ctx, parse_task_key(claim.task_key))
-    return path is None or path == lay.stage_path(claim.stage)
 
 
 def iso_seconds(moment: datetime) -> str:

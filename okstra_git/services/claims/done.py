@@ -19,7 +19,8 @@ from ...records.task import now_iso, task_ref
 from ..branches import merge_command, merge_ref
 from ..context import Context
 from ..layout import layout, task_worktree_path
-from .common import RUN_TYPE, finish_run_if_done, is_ours, not_started, require_claim
+from ..ownership import is_ours
+from .common import RUN_TYPE, finish_run_if_done, not_started, require_claim
 
 MAX_CARRY_BYTES = 64 * 1024
 """A stage carry sidecar is a small summary handed to the next stage; larger is refused."""

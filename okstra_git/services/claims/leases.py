@@ -30,7 +30,8 @@ from ...records.claim import (
 )
 from ..context import Context
 from ..layout import layout
-from .common import is_ours, iso_seconds, require_claim
+from ..ownership import is_ours
+from .common import iso_seconds, require_claim
 
 
 def default_lease(ctx: Context) -> timedelta | None:

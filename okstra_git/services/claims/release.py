@@ -15,7 +15,8 @@ from ...records.claim import Claim, claim_commit, claim_holder, claim_ref, load_
 from ...records.task import now_iso
 from ..context import Context
 from ..identity import ensure_clone_id
-from .common import RUN_TYPE, idle_run, is_ours, require_claim
+from ..ownership import is_ours
+from .common import RUN_TYPE, idle_run, require_claim
 
 
 class ReleaseResult(Value):
