@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.values import Value, field
 from .rules import (
     FINAL_VERIFICATION,
     IMPLEMENTATION,
@@ -27,8 +27,7 @@ CLOCK_SKEW_SECONDS = 300
 UNCLAIMED = "unclaimed"
 
 
-@dataclass(frozen=True)
-class StageFacts:
+class StageFacts(Value):
     """One Stage Map stage as its claim records it."""
 
     status: str
@@ -39,8 +38,7 @@ class StageFacts:
     """The run holding (or that held) the claim, e.g. ``implementation-002``."""
 
 
-@dataclass(frozen=True)
-class TaskFacts:
+class TaskFacts(Value):
     """What the task's records say, for the consistency rules."""
 
     task_key: str

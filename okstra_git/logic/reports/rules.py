@@ -13,10 +13,10 @@ import functools
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from ...core.keys import TASK_TYPES
+from ...core.values import Value
 from ..phases import NEXT_PHASE
 
 SCHEMA_NAME = "final-report"
@@ -55,8 +55,7 @@ _ID_TABLES = (
 )
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Value):
     """One thing wrong with report data."""
 
     pointer: str

@@ -7,18 +7,17 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ...core.shell import okstra
+from ...core.values import Value
 from .labels import labels as labels_of
 from .rules import FINAL_VERIFICATION, IMPLEMENTATION_PLANNING, object_rows, report_ids
 
 _BR = re.compile(r"\r\n|\r|\n|&lt;br\s*/?&gt;", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Meta:
+class Meta(Value):
     """A meta cell: a bold headline, then ``label: value`` lines."""
 
     headline: str
@@ -30,8 +29,7 @@ class Meta:
 Cell = Meta | str
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(Value):
     """One table row."""
 
     id: str | None
@@ -40,8 +38,7 @@ class Row:
     """One cell per column."""
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(Value):
     """A compact table: a meta column, then prose columns."""
 
     anchor: str
@@ -68,8 +65,7 @@ def _meta(headline: str, *lines: tuple[str, Any, bool]) -> Meta:
     return Meta(headline, kept)
 
 
-@dataclass(frozen=True)
-class _Spec:
+class _Spec(Value):
     """How one compact table is laid out from report data."""
 
     name: str
