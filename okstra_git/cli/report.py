@@ -144,6 +144,23 @@ def init(
         f"fill in its {len(prompts)} prompt(s) (text beginning 'Replace:'): {', '.join(prompts)}",
         f"then check it: {okstra('report', 'validate', path)}",
     ]
+    if header["taskType"] == "final-verification" and verdict is None:
+        again = [
+            "report",
+            "init",
+            task_key,
+            "--verdict",
+            "V",
+            *(("--out", out) if out else ()),
+            "--force",
+        ]
+        if stage is not None:
+            again[4:4] = ["--stage", str(stage)]
+        lines.insert(
+            1,
+            "its verdict is blocked until you decide it: start it again with the verdict "
+            f"(accepted, conditional-accept or blocked): {okstra(*again)}",
+        )
     return Output(
         {
             "path": str(path),

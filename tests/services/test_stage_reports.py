@@ -130,3 +130,18 @@ def test_task_show_and_the_board_show_each_stored_report_readable(task: Task, tm
     # Its lines kept (a <pre>), its markup inert.
     assert "<pre># Stage 2\n\n- &lt;b&gt;kept as text&lt;/b&gt;\n- second line\n</pre>" in page
     assert "report data, rendered" in page
+
+
+def test_report_data_an_older_okstra_stored_as_report_md_still_reads_rendered():
+    from okstra_git.logic.reports.starter import starter
+    from okstra_git.logic.reports.stored import readable_report, report_data
+
+    data = starter(KEY, "implementation", "001")
+    del data["header"]["generatedAt"]  # before generatedAt was required
+    text = json.dumps(data)  # one line, as it was stored
+    assert report_data("report.md", text) == data
+    shown = readable_report("report.md", text)
+    assert shown.startswith("# Final report — implementation\n") and "\\n" not in shown
+    assert readable_report("report.md", "# notes\n{not json}\n") == "# notes\n{not json}\n"
+    broken = readable_report("report.json", json.dumps({"header": "x\ny"}))
+    assert broken.startswith("```json\n{\n") and broken.endswith("\n```\n")

@@ -13,31 +13,43 @@ import json
 from typing import Any
 
 DATA_NAME = "report.json"
+_SHAPE_ONLY = frozenset({"starter-prompt", "generated-at", "header-stage"})
+"""Rules whose failure leaves the data renderable."""
 
 
 def report_data(name: str, text: str) -> dict[str, Any] | None:
-    """The report data of a stored ``report.json`` (None for Markdown, or text that is not a
-    JSON object)."""
-    if name != DATA_NAME:
+    """The report data of a stored report: ``report.json``, or a ``report.md`` that holds report
+    data all the same (stored before the two had names of their own). None for Markdown, or
+    text that is not a JSON object."""
+    if name != DATA_NAME and not text.lstrip().startswith("{"):
         return None
     try:
         data = json.loads(text)
     except ValueError:
         return None
-    return data if isinstance(data, dict) else None
+    if not isinstance(data, dict) or (name != DATA_NAME and "header" not in data):
+        return None
+    return data
 
 
 def readable_report(name: str, text: str) -> str:
-    """The stored report as Markdown to read: ``report.md`` as written; ``report.json``
-    rendered as ``report render`` renders it, or as indented JSON in a ``json`` block when it
-    does not pass the report rules. Ends with one line break."""
-    if name != DATA_NAME:
-        return text.rstrip() + "\n"
+    """The stored report as Markdown to read: Markdown as written; report data rendered as
+    ``report render`` renders it, or as indented JSON in a ``json`` block when it does not pass
+    the report rules. Ends with one line break."""
     data = report_data(name, text)
+    if data is None and name != DATA_NAME:
+        return text.rstrip() + "\n"
     if data is not None:
         from .rules import validate
 
-        if not validate(data):
+        # What the renderer needs is the shape; a report stored by an older okstra (no
+        # generatedAt, a prompt left) still reads as its Markdown.
+        blocking = [
+            p
+            for p in validate(data)
+            if p.rule not in _SHAPE_ONLY and p.pointer != "/header/generatedAt"
+        ]
+        if not blocking:
             from .render import render_markdown
 
             return render_markdown(data).rstrip() + "\n"
