@@ -275,7 +275,7 @@ def done(
         lines.append(f"every stage of {c.run_id} is done: the run is finished (completed)")
     lines += [n for n in (result.run_note, result.publish_note) if n]
     if result.merge:
-        lines.append(f"merge it into the task worktree: {result.merge}")
+        lines.append(f"integrate it into the task branch: {result.merge}")
     return Output(
         {
             "claim": to_data(c),

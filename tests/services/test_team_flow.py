@@ -169,6 +169,36 @@ def _two_done_stages(team: Team) -> tuple[Path, Path, dict[int, str]]:
     return alice, bob, heads
 
 
+def test_stage_done_names_integrate_so_a_late_stage_joins_the_published_task_branch(
+    tmp_path: Path,
+):
+    """Bob finished and integrated stage 2 first; Alice's stage done then prints how to bring
+    stage 1 in, and that command, run as printed, leaves her task branch the published one with
+    both stages (a plain `git merge` in her task worktree made a branch beside it)."""
+    team = Team.make(tmp_path)
+    planned(team, TWO_FREE)
+    alice, bob = team.clone("alice", "Alice"), team.clone("bob", "Bob")
+    worktrees = {}
+    for n, who in ((1, alice), (2, bob)):
+        placed = run_json(who, "stage", "claim", KEY, "--stage", str(n), "--remote", "origin")
+        worktrees[n] = Path(placed["placements"][0]["worktreePath"])
+    heads = {2: commit_stage(worktrees[2], 2)}
+    run_json(bob, "stage", "done", KEY, "--stage", "2")
+    run_json(bob, "integrate", KEY, "--remote", "origin")
+    heads[1] = commit_stage(worktrees[1], 1)
+    printed = run_json(alice, "stage", "done", KEY, "--stage", "1")["merge"]
+    assert printed is not None
+    proc = run_line(printed)
+    assert proc.returncode == 0, (printed, proc.stdout, proc.stderr)
+    (published,) = team.on_remote(TASK_BRANCH).values()
+    assert git(alice, "rev-parse", "refs/heads/okstra/g/i/task") == published
+    for head in heads.values():
+        git(team.remote, "merge-base", "--is-ancestor", head, published)
+    text = okstra(alice, "stage", "done", KEY, "--stage", "1")
+    assert text.returncode == 0, text.stderr
+    assert "merge it" not in text.stdout  # merged now: no step left to print
+
+
 def test_two_clones_integrating_at_once_leave_one_task_branch_with_both(tmp_path: Path):
     team = Team.make(tmp_path)
     alice, bob, heads = _two_done_stages(team)

@@ -16,7 +16,6 @@ from ...git.worktrees import dirty_paths, worktree_head
 from ...logic.planfile import read_plan_file
 from ...records.claim import Claim, claim_commit, claim_holder, claim_ref, report_file_name
 from ...records.task import now_iso, task_ref
-from ..branches import merge_command, merge_ref
 from ..context import Context
 from ..layout import layout, task_worktree_path
 from ..ownership import is_ours
@@ -40,8 +39,8 @@ class DoneResult:
     """True when the stage was already done at this head: nothing was written to the claim (a
     rerun after an interrupted ``stage done``; the run is still finished if it can be)."""
     merge: str | None = None
-    """The command merging the stage into this clone's task worktree (None: no task worktree
-    here, or merged already)."""
+    """The command integrating the stage into the task branch (``integrate``; None: no task
+    worktree here, or merged already)."""
     published: str | None = None
     """The remote the claim and the stage's branch were pushed to (``stage done --remote``)."""
     publish_note: str | None = None
@@ -190,14 +189,20 @@ def _after_done(
 
 
 def _merge_hint(ctx: Context, key: TaskKey, c: Claim) -> str | None:
-    """The command merging a done stage into this clone's task worktree, if it has one and
-    lacks the stage's done commit."""
+    """The command bringing a done stage into the task branch, when this clone has a task
+    worktree that lacks the stage's done commit: ``integrate`` (through the remote the task is
+    shared through, if any), which merges every done stage it lacks and publishes the branch. A
+    plain ``git merge`` there would leave a local task branch beside the published one."""
+    from ...logic.nextstep import line, okstra_argv
+    from ..remoteview import shared_remote
+
     task_path = task_worktree_path(ctx, key)
     task_head = worktree_head(task_path, ctx.repo)
     if c.head_commit is None or task_head is None or ctx.repo.contains(task_head, c.head_commit):
         return None
-    found = merge_ref(ctx.repo, key, c.stage, c.head_commit)
-    return merge_command(task_path, [found]) if found else None
+    remote = shared_remote(ctx.repo, key)
+    argv = okstra_argv("integrate", key, *(("--remote", remote) if remote else ()))
+    return line(argv, ctx.clone_dir)
 
 
 def _check_done_again(ctx: Context, key: TaskKey, c: Claim, head: str | None) -> None:
