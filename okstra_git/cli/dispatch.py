@@ -113,7 +113,9 @@ def _call(cmd: Command, rest: list[str], as_json: bool) -> int:
 
 def run_handler(cmd: Command, kwargs: dict[str, Any]) -> Output:
     """``cmd``'s handler on checked arguments, as the command line and the MCP server
-    (cli/mcp.py) both run it: a refusal about a task carries the task's next step."""
+    (cli/mcp.py) both run it: a refusal about a task carries the task's next step, and its
+    hint is that step's command (``logic/nextstep.py``'s ``refusal_hint``: every printed
+    "what now" is the engine's, so a refusal names the command ``task status`` does)."""
     try:
         return cmd.handler(**kwargs)
     except Refused as exc:
@@ -121,6 +123,9 @@ def run_handler(cmd: Command, kwargs: dict[str, Any]) -> Output:
             from ..services.status import refusal_step
 
             exc.next = refusal_step(kwargs["key"])
+        from ..logic.nextstep import refusal_hint
+
+        exc.hint = refusal_hint(exc.next, cmd.path, exc.hint)
         raise
 
 

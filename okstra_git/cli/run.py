@@ -117,7 +117,7 @@ def start(
     except GateRefused as exc:
         from ..views.verify import refusal
 
-        return refusal(exc)
+        return refusal(exc, key, ("run", "start"))
     from ..services.status import next_for
 
     wrote = runs.written_at_start(ctx, record)

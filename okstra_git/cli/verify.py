@@ -88,7 +88,7 @@ def record(
             ctx, ctx.key(key), verdict, report, stage, worktree, expect_head, sign
         )
     except verify.GateRefused as exc:
-        return views.refusal(exc)
+        return views.refusal(exc, key, ("verify", "record"))
     v = done.verdict
     what = "recorded" if done.added else "already recorded"
     from ..services.status import next_for

@@ -641,3 +641,32 @@ def _start(s: Situation, phase: str) -> tuple[object, ...]:
     """``run start`` of ``phase``; through the remote when the task is shared, so no other
     clone starts the same run."""
     return ("run", "start", s.key, "--type", phase, *(("--remote", s.remote) if s.remote else ()))
+
+
+STATE_COMMANDS = (
+    ("task",), ("stage",), ("run",), ("integrate",), ("verify",), ("worktree",),
+    ("plan", "status"), ("plan", "approve"),
+)  # fmt: skip
+"""The commands (or groups) refused for where the task stands, not for a file they were
+given: their refusals hint with the task's next step."""
+
+
+def refusal_hint(
+    step: dict[str, object] | None, refused: tuple[str, ...], own: str | None
+) -> str | None:
+    """The hint a refusal of the command ``refused`` (its words: ``("stage", "claim")``)
+    prints: the task's next step's command (``step``: ``Step.to_data()``), as every other
+    "what now" — unless the step has nothing to run, or is that very command, which would
+    only be refused again for a reason the state does not show (a merge that would
+    conflict, a file that fails its checks): then the refusal's own fix, ``own``. A refusal
+    of a command about a file (``report …``, ``plan submit``: the file exists, fails its
+    checks) keeps its own fix too, which names the file; ``next`` still carries the step."""
+    if own is not None and not any(refused[: len(c)] == c for c in STATE_COMMANDS):
+        return own
+    said = step.get("command") if step is not None else None
+    argv = step.get("argv") if step is not None else None
+    if not isinstance(said, str) or not isinstance(argv, list):
+        return own
+    if own is not None and tuple(argv[2 : 2 + len(refused)]) == refused:
+        return own
+    return said

@@ -15,16 +15,26 @@ if TYPE_CHECKING:
     from ..git.repo import DiffStatEntry
 
 
-def refusal(exc: verify.GateRefused) -> Output:
+def refusal(
+    exc: verify.GateRefused, key: str | None = None, refused: tuple[str, ...] = ()
+) -> Output:
     """A refused gate: every line exactly as written, on stderr (and in ``refusals``), then
-    the command that fixes it."""
+    the hint: the task's next step (``key``: the task, whose step ``next`` gives as well), as
+    every refusal's is (``nextstep.refusal_hint``; ``refused``: the command's words)."""
+    from ..logic.nextstep import refusal_hint
+
+    step = None
+    if key is not None:
+        from ..services.status import refusal_step
+
+        step = refusal_step(key)
+    hint = refusal_hint(step, refused, exc.hint)
     return Output(
-        {"refusals": exc.lines},
-        err="".join(line + "\n" for line in exc.lines)
-        + (f"hint: {exc.hint}\n" if exc.hint else ""),
+        {"refusals": exc.lines, **({"next": step} if step is not None else {})},
+        err="".join(line + "\n" for line in exc.lines) + (f"hint: {hint}\n" if hint else ""),
         code=1,
         error=str(exc),
-        hint=exc.hint,
+        hint=hint,
     )
 
 
@@ -36,7 +46,7 @@ def target(ctx: Context, key_text: str, stage: int | None, worktree: str | None)
     try:
         resolved = verify.resolve_target(ctx, key, stage, worktree)
     except verify.GateRefused as exc:
-        refused = refusal(exc)
+        refused = refusal(exc, key_text, ("verify", "target"))
         return refused.replace(data={**refused.data, "remoteLag": lags}, err=refused.err + note)
     except Refused as exc:
         if not note:

@@ -197,7 +197,9 @@ def test_done_checks_the_worktree_then_stores_head_report_and_carry(repo: Path) 
     assert f"is already done at {head[:12]} (implementation-001" in moved.stderr
     merge = f"git -C {folder / 'task'} merge okstra/g/i/stage-1"
     assert f"its head is now {later[:12]}. To take the later commits too, merge" in moved.stderr
-    assert f"hint: {merge}\n" in moved.stderr
+    assert f"into the task worktree: {merge}" in moved.stderr
+    step = json.loads(okstra(repo, "task", "status", KEY, "--json").stdout)["next"]
+    assert moved.stderr.splitlines()[-1] == f"hint: {step['command']}"  # the task's next step
     assert git(repo, "rev-parse", f"{CLAIMS}stage-1") == claim_head
 
 

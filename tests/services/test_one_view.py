@@ -91,7 +91,8 @@ def test_a_fresh_clone_with_fetched_refs_says_sync_not_task_new(tmp_path: Path, 
     proc = okstra(b, *args, "--json")
     assert proc.returncode == 1, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["hint"] == SYNC and "task new" not in out["error"]
+    assert out["hint"] == f"git -C {b.resolve()} okstra sync origin"
+    assert "task new" not in out["error"]
     assert f"task {KEY} is not here yet, but origin has it" in out["error"]
     # Without anything fetched, the fix is still to create it.
     c, _ = pair(tmp_path, "c")

@@ -133,7 +133,8 @@ def test_release_handoff_needs_an_accepted_whole_task_verdict_on_the_tasks_head(
     assert proc.returncode == 1
     out = json.loads(proc.stdout)
     assert "has no task branch" in out["error"]
-    assert out["hint"] == f"git okstra run start {KEY} --type final-verification"
+    assert f"git okstra run start {KEY} --type final-verification" in out["error"]
+    assert out["hint"] == out["next"]["command"]  # the task's next step: its stages first
     task.implement(1)
     task.implement(2)
     task.merge(1)
@@ -170,9 +171,12 @@ def test_final_verification_runs_the_gate_and_refuses_with_its_texts(task: Task)
     task.merge(1)
     proc = okstra(task.repo, *fv)
     assert proc.returncode == 1
+    step = json.loads(okstra(task.repo, "task", "status", KEY, "--json").stdout)["next"]
     assert proc.stderr.splitlines() == [
-        "final-verification(whole-task): stage 2 not done — run implementation --stage 2 first"
+        "final-verification(whole-task): stage 2 not done — run implementation --stage 2 first",
+        f"hint: {step['command']}",  # the task's next step: claim stage 2
     ]
+    assert step["argv"][2:4] == ["stage", "claim"]
     assert okstra(task.repo, *fv, "--stage", "1").returncode == 0  # single-stage: its gate
     task.implement(2)
     proc = okstra(task.repo, *fv, "--json")
@@ -195,7 +199,8 @@ def test_next_is_sync_when_a_fetch_brought_newer_records(tmp_path: Path):
     assert okstra(b, "init", "--remote", "origin").returncode == 0
     git(b, "fetch", "-q")
     proc = okstra(b, "task", "status", KEY, "--json")
-    assert proc.returncode == 1 and json.loads(proc.stdout)["hint"] == "git okstra sync origin"
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["hint"] == f"git -C {b.resolve()} okstra sync origin"
     sync_json(b)
     # The task is shared through origin: the run starts there, so no other clone starts it too.
     assert status(b)["next"]["argv"][2:] == [

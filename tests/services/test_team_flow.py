@@ -59,7 +59,7 @@ def test_a_fresh_clones_first_next_is_the_sync_command(tmp_path: Path):
     assert proc.returncode == 1
     out = json.loads(proc.stdout)
     assert "never" not in out["error"] and "task new" not in out["error"]
-    assert out["hint"] == "git okstra sync origin"
+    assert out["hint"] == f"git -C {fresh.resolve()} okstra sync origin"
     step = out["next"]
     assert step["kind"] == "run" and step["argv"] == ["git", "okstra", "sync", "origin"]
     assert step["cwd"] == str(fresh.resolve())
@@ -132,6 +132,37 @@ def test_naming_another_clones_run_does_not_release_its_claim(tmp_path: Path):
     forced = run_json(bob, "stage", "release", KEY, "--stage", "1", "--reason", "gone", "--force")
     assert forced["claim"]["runId"] == again["runId"]
     assert forced["claim"]["releasedBy"].endswith("(--force)")
+
+
+def test_a_refusals_hint_is_the_next_step_task_status_gives(tmp_path: Path):
+    """Refusals used to hint with commands of their own (`stage list`, `git merge …`, `run
+    start` while stages were open) beside `next`; now the hint, in text and --json, is the
+    engine's step, one line that runs from any folder."""
+    team = Team.make(tmp_path)
+    planned(team, DIAMOND)
+    alice, bob = team.clone("alice", "Alice"), team.clone("bob", "Bob")
+    run_json(alice, "stage", "claim", KEY, "--remote", "origin")
+    run_json(bob, "sync", "origin")
+    report = tmp_path / "report.md"
+    report.write_text("# Stage 1\n\nNot mine.\n")
+    refused = [
+        ("stage", "done", KEY, "--stage", "1", "--report", str(report)),
+        ("stage", "release", KEY, "--stage", "1", "--reason", "x"),
+        ("stage", "claim", KEY, "--remote", "origin"),
+        ("run", "start", KEY, "--type", "final-verification"),
+        ("run", "start", KEY, "--type", "release-handoff"),
+    ]
+    step = status(bob)["next"]
+    assert step["kind"] == "wait"
+    for args in refused:
+        proc = okstra(bob, *args, "--json")
+        assert proc.returncode == 1, (args, proc.stderr)
+        failure = json.loads(proc.stdout)
+        assert failure.get("next") == step, (args, failure)
+        assert failure["hint"] == step["command"], args
+        text = okstra(bob, *args)
+        assert text.stderr.splitlines()[-1] == f"hint: {step['command']}", (args, text.stderr)
+    assert run_line(step["command"]).returncode == 0
 
 
 def test_a_clone_id_that_is_not_one_okstra_made_is_refused(tmp_path: Path):

@@ -14,7 +14,6 @@ from conftest import git, okstra
 from verify_world import KEY, World, make_world
 
 from okstra_git.core.errors import BadInput
-from okstra_git.core.shell import command
 from okstra_git.core.shell import okstra as okstra_command
 from okstra_git.services import layout, verify
 
@@ -113,8 +112,12 @@ def test_every_offence_reported_together_by_the_cli(world: World):
     (world.task_wt / "stray.txt").write_text("x\n")
     proc = okstra(world.repo, "verify", "target", KEY)
     assert proc.returncode == 1, proc.stderr
-    merge = command("git", "-C", world.task_wt, "merge", "okstra/grp/feat/stage-1")
-    assert proc.stderr.splitlines() == [not_merged(1, head1), not_done(2), DIRTY, f"hint: {merge}"]
+    # The hint is the task's next step, as `task status` gives it (stage 2 first), never a
+    # merge by hand of the task branch that integrate publishes.
+    step = json.loads(okstra(world.repo, "task", "status", KEY, "--json").stdout)["next"]
+    hint = step["command"]
+    assert "merge" not in hint
+    assert proc.stderr.splitlines() == [not_merged(1, head1), not_done(2), DIRTY, f"hint: {hint}"]
     assert proc.stdout == ""
     as_json = okstra(world.repo, "verify", "target", KEY, "--json")
     assert as_json.returncode == 1
@@ -124,7 +127,8 @@ def test_every_offence_reported_together_by_the_cli(world: World):
         "refusals": refusals,
         "error": "\n".join(refusals),
         "exitCode": 1,
-        "hint": merge,
+        "hint": hint,
+        "next": step,
         "remoteLag": [],
     }
 
