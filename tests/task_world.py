@@ -41,6 +41,8 @@ class Task:
         ok(repo, "plan", "submit", KEY, "docs/plan.md")
         ok(repo, "plan", "approve", KEY)
         self.task_wt: Path | None = None
+        self.last_done: dict = {}
+        """What the last ``stage done --json`` printed."""
 
     def implement(
         self, stage: int, notes: Path | Callable[[int], Path] | None = None
@@ -61,6 +63,7 @@ class Task:
             notes = self.repo / f"stage-{stage}-report.md"
             notes.write_text(f"stage {stage} report\n")
         done = ok(self.repo, "stage", "done", KEY, "--stage", str(stage), "--report", str(notes))
+        self.last_done = done
         return wt, done["claim"]["headCommit"]
 
     def merge(self, stage: int) -> str:

@@ -266,7 +266,13 @@ def done(
     ctx = open_context()
     result = done_via_remote(ctx, remote, ctx.key(key), stage, report, carry, head)
     c = result.claim
+    from ..records.claim import report_file_name
+
+    stored = report_file_name(report) if report and not result.already else None
     lines = [f"stage {c.stage} done at {c.head_commit} ({c.run_id})"]
+    if stored:
+        kind = "report data" if stored.endswith(".json") else "Markdown"
+        lines.append(f"its report ({kind}) is stored with the claim as {stored}")
     if result.already:
         lines = [f"stage {c.stage} was already done at {c.head_commit} ({c.run_id}); unchanged"]
     if result.published:
@@ -279,6 +285,7 @@ def done(
     return Output(
         {
             "claim": to_data(c),
+            "reportFile": stored,
             "runFinished": result.run_finished,
             "runNote": result.run_note,
             "already": result.already,

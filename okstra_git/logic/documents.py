@@ -255,6 +255,10 @@ def run_directive(
         "Work stage by stage in number order. When a stage is finished, commit in its worktree, "
         "then:",
         f"{_code(done)} (add `--carry carry/stage-N.json` to hand the next stage a summary)",
+        "The report is Markdown, or report data started from the task's records with "
+        f"{_code(okstra('report', 'init', key, '--type', 'implementation', '--stage', 'N'))} "
+        "— write its `Replace:` prompts, nothing else; `stage done` checks it "
+        f"({_code(okstra('docs', 'report-format'))} says every field).",
     ]
     if any(s.get("leaseExpiresAt") for s in stages):
         renew = okstra("stage", "renew", key)

@@ -49,6 +49,7 @@ def test_json_report_is_stored_as_report_json_and_shown_rendered(task: Task, tmp
     task.implement(1, stage_data(task.repo, tmp_path))
     task.implement(2)
     assert claim_files(task.repo, 1) == ["claim.json", "report.json"]
+    assert task.last_done["reportFile"] == "report.md"  # stage 2's
     assert claim_files(task.repo, 2) == ["claim.json", "report.md"]
     task.merge(1)
     task.merge(2)
@@ -145,3 +146,12 @@ def test_report_data_an_older_okstra_stored_as_report_md_still_reads_rendered():
     assert readable_report("report.md", "# notes\n{not json}\n") == "# notes\n{not json}\n"
     broken = readable_report("report.json", json.dumps({"header": "x\ny"}))
     assert broken.startswith("```json\n{\n") and broken.endswith("\n```\n")
+
+
+def test_the_directive_says_how_to_start_the_stage_report(task: Task):
+    from okstra_git.core.shell import okstra as okstra_line
+
+    claimed = okstra(task.repo, "stage", "claim", KEY, "--stage", "1")
+    assert claimed.returncode == 0, claimed.stderr
+    start = okstra_line("report", "init", KEY, "--type", "implementation", "--stage", "N")
+    assert f"report data started from the task's records with `{start}`" in claimed.stdout
