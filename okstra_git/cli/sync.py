@@ -7,10 +7,6 @@ import re
 from ..views import Output
 from .declare import Arg, command
 
-TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
-if TYPE_CHECKING:
-    from ..services.sync.engine import SyncReport
-
 
 def _unit(text: str) -> str:
     if re.fullmatch(r"task|plan-[0-9]{3,9}|[a-z-]+-[0-9]{3,9}", text) is None:
@@ -77,7 +73,7 @@ def sync(
     from ..services.context import open_context
     from ..services.sync import engine as sync_service
     from ..services.sync.state import Choice
-    from ..views.sync import data, text
+    from ..views.sync import synced
 
     if fetch_only and push_only:
         raise BadInput("--fetch-only and --push-only exclude each other; give at most one")
@@ -101,38 +97,4 @@ def sync(
     from ..services.branches import held_back
 
     held = held_back(ctx.repo, report.remote, report.branches)
-    said = text(report, verbose)
-    if not report.conflicts and not report.invalid and not held:
-        return Output(data(report), said)
-    error = "\n".join(p for p in (_error(report), *held) if p)
-    return Output(data(report), said, err=f"git okstra: {error}\n", code=1, error=error)
-
-
-def _error(report: SyncReport) -> str:
-    parts = []
-    for c in report.conflicts:
-        lines = [f"sync with {report.remote} stopped for task {c.task_key}: {c.summary}."]
-        lines.append(f"  here:   {_side(c.here)}")
-        lines.append(f"  {report.remote}: {_side(c.there)}")
-        lines.append(
-            "  Nothing of this task was pushed or rewritten; every other task was synced. "
-            "Choose one:"
-        )
-        lines += [f"  - {what}: {cmd}" for what, cmd in c.choices]
-        parts.append("\n".join(lines))
-    if report.invalid:
-        parts.append(
-            f"{len(report.invalid)} record(s) fetched from {report.remote} fail their checks and "
-            "were not adopted (nothing here acts on them; whoever wrote them must fix them on "
-            f"{report.remote}):\n" + "\n".join(f"  - {p}" for p in report.invalid)
-        )
-    return "\n".join(parts)
-
-
-def _side(info: object) -> str:
-    if info is None:
-        return "(the remote's event could not be told apart)"
-    from ..git.repo import CommitInfo
-
-    assert isinstance(info, CommitInfo)
-    return f"{info.commit[:12]} {info.subject} ({info.author}, {info.when})"
+    return synced(report, held, verbose)

@@ -9,6 +9,7 @@ has more of. ``-v`` lists every ref (``data`` always does, for ``--json``).
 from __future__ import annotations
 
 from ..core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_name
+from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +42,16 @@ def kind(ref: str) -> str:
     if ref.startswith(BRANCHES):
         return "branches"
     return ref[len(LOCAL_REFS) :].split("/", 1)[0] if ref.startswith(LOCAL_REFS) else ref
+
+
+def synced(report: SyncReport, held: list[str], verbose: bool = False) -> Output:
+    """What sync did; exit 1, saying why on stderr, when a conflict, a record not adopted or a
+    branch held back (``held``: each one's words) needs a person."""
+    said = text(report, verbose)
+    if not report.conflicts and not report.invalid and not held:
+        return Output(data(report), said)
+    error = "\n".join(p for p in (_error(report), *held) if p)
+    return Output(data(report), said, err=f"git okstra: {error}\n", code=1, error=error)
 
 
 def data(report: SyncReport) -> dict[str, object]:
@@ -177,3 +188,30 @@ def _branch_line(remote: str, branch: BranchState, pushed: set[str]) -> str:
         f"merge {track} into yours to publish both",
     }[branch.state]
     return f"  {branch.ref}: {said}"
+
+
+def _error(report: SyncReport) -> str:
+    parts = []
+    for c in report.conflicts:
+        lines = [f"sync with {report.remote} stopped for task {c.task_key}: {c.summary}."]
+        lines.append(f"  here:   {_side_line(c.here)}")
+        lines.append(f"  {report.remote}: {_side_line(c.there)}")
+        lines.append(
+            "  Nothing of this task was pushed or rewritten; every other task was synced. "
+            "Choose one:"
+        )
+        lines += [f"  - {what}: {cmd}" for what, cmd in c.choices]
+        parts.append("\n".join(lines))
+    if report.invalid:
+        parts.append(
+            f"{len(report.invalid)} record(s) fetched from {report.remote} fail their checks and "
+            "were not adopted (nothing here acts on them; whoever wrote them must fix them on "
+            f"{report.remote}):\n" + "\n".join(f"  - {p}" for p in report.invalid)
+        )
+    return "\n".join(parts)
+
+
+def _side_line(info: CommitInfo | None) -> str:
+    if info is None:
+        return "(the remote's event could not be told apart)"
+    return f"{info.commit[:12]} {info.subject} ({info.author}, {info.when})"
