@@ -11,8 +11,6 @@ from .declare import Arg, command, group
 
 TYPE_CHECKING = False  # no typing import on every push
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ..services.gatecheck import Outcome
 
 group("hooks", "The pre-push hook that enforces the verification gate.")
@@ -82,80 +80,10 @@ def uninstall() -> Output:
 def status() -> Output:
     from pathlib import Path
 
-    from ..core.errors import BadInput
-    from ..core.shell import okstra as okstra_command
-    from ..gate.config import GateConfig
-    from ..services import hooks as hookinstall
+    from ..services.hooks import hook_status
+    from ..views.hooks import status as view
 
-    here = Path.cwd()
-    where = hookinstall.layout(here)
-    runs = hookinstall.runs_gate(where)
-    worktrees = hookinstall.worktree_report(here)
-    try:
-        config: GateConfig | None = GateConfig.load(str(where.worktree or where.common_dir))
-        broken = None
-    except BadInput as exc:  # what is installed still shows; the gate's state is the answer
-        config, broken = None, exc
-    executable = hookinstall.recorded_exe(_text(runs.via[-1])) if runs.runs else None
-    problems = hookinstall.push_problems(here, where, runs, worktrees)
-    lfs = hookinstall.lfs_problem(here, where, runs)
-    data = {
-        "manager": where.manager,
-        "hooksDir": str(where.hooks_dir),
-        "coreHooksPath": where.hooks_path,
-        "runs": runs.runs,
-        "why": runs.why,
-        "via": [str(p) for p in runs.via],
-        "executable": executable,
-        "worktrees": worktrees,
-        "lfs": lfs,
-        "problems": problems,
-        "gate": None
-        if config is None
-        else {
-            "protect": list(config.protect),
-            "match": config.match,
-            "allowedSigners": config.allowed_signers,
-            "allowDelete": config.allow_delete,
-        },
-    }
-    lines = [
-        f"hook manager: {where.manager} (git runs hooks from {where.hooks_dir})",
-        f"a push from here {'runs' if runs.runs else 'does NOT run'} the gate: {runs.why}",
-        f"runs: {executable}" if executable else None,
-        *(
-            f"worktree {w['path']}: {'gated' if w['runs'] else 'NOT gated'} ({w['why']})"
-            for w in worktrees
-            if len(worktrees) > 1
-        ),
-    ]
-    if config is not None:
-        lines += [
-            f"protected: {', '.join(config.protect)}",
-            f"match: {config.match}",
-            f"allowed signers: {config.allowed_signers or '(any verdict counts)'}",
-            f"deleting protected refs: {'allowed' if config.allow_delete else 'refused'}",
-        ]
-    text = "\n".join(line for line in lines if line is not None)
-    if broken is None and not problems:
-        return Output(data, text)
-    said = [*problems, *([str(broken)] if broken is not None else [])]
-    fix = okstra_command("hooks", "install")
-    if problems:
-        said.append(
-            f"Fix: {fix} (it installs the gate, or prints the line for the hook manager in use), "
-            "then check again: " + okstra_command("hooks", "status")
-        )
-    err = "".join(f"git okstra: {line}\n" for line in said)
-    hint = broken.hint if broken is not None and not problems else fix
-    return Output(data, text, err=err, code=1, error="\n".join(said), hint=hint)
-
-
-def _text(path: Path) -> str | None:
-    try:
-        return path.read_text("utf-8", "replace")
-    except OSError:
-        return None
+    return view(hook_status(Path.cwd()))
 
 
 # -- the hook entries: stdin in, exit 1 when a ref update fails the gate --------------------

@@ -40,6 +40,10 @@ from ..core.values import Record, Value, field
 from ..git.process import git_text
 from ..logic import hooklayout as L
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..gate.config import GateConfig
+
 _EXE_LINE = "OKSTRA_EXE=''"
 _SERVER_EXE_LINE = "OKSTRA_EXE=${OKSTRA_EXE:-git-okstra}"
 _PYTHON_LINE = "OKSTRA_PYTHON=''"
@@ -628,3 +632,52 @@ def _inside(path: Path, root: Path) -> bool:
 
 def _same(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
+
+
+# -- status -------------------------------------------------------------------------------------
+
+
+class HookStatus(Value):
+    """What ``hooks status`` finds: what git runs for a push from here and from every other
+    worktree, the gate's settings, and what would stop a push being gated."""
+
+    where: Layout
+    runs: Runs
+    """Whether a push from here runs the gate, and through which files."""
+    worktrees: list[dict[str, object]]
+    """Every worktree and whether a push from it runs the gate (:func:`worktree_report`)."""
+    config: GateConfig | None
+    """The gate's settings; None when they cannot be read (``broken`` says why)."""
+    broken: BadInput | None
+    executable: str | None
+    """The okstra the installed hook runs, as recorded in it."""
+    problems: list[str]
+    """Why a push would not be gated (:func:`push_problems`)."""
+    lfs: str | None
+    """Why a push would not upload LFS objects (:func:`lfs_problem`)."""
+
+
+def hook_status(cwd: Path) -> HookStatus:
+    """Everything ``hooks status`` shows for a push from ``cwd``."""
+    from ..gate.config import GateConfig
+
+    where = layout(cwd)
+    runs = runs_gate(where)
+    worktrees = worktree_report(cwd)
+    config: GateConfig | None
+    try:
+        config, broken = GateConfig.load(str(where.worktree or where.common_dir)), None
+    except BadInput as exc:  # what is installed still shows; the gate's state is the answer
+        config, broken = None, exc
+    executable = recorded_exe(_read_text(runs.via[-1])) if runs.runs else None
+    problems = push_problems(cwd, where, runs, worktrees)
+    lfs = lfs_problem(cwd, where, runs)
+    return HookStatus(where, runs, worktrees, config, broken, executable, problems, lfs)
+
+
+def _read_text(path: Path) -> str | None:
+    """The file as text (newlines read as ``\\n``); None when it cannot be read."""
+    try:
+        return path.read_text("utf-8", "replace")
+    except OSError:
+        return None
