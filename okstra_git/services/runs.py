@@ -327,6 +327,27 @@ def make_workspace(ctx: Context, paths: dict[str, str]) -> None:
             os.makedirs(os.path.join(root, folder), exist_ok=True)
 
 
+def _missing_report(key: TaskKey, task_type: str, report: str) -> BadInput:
+    """``run finish --report X`` where nothing is at X yet (often the path the next step named):
+    how to write it — render the report data beside it if there is some, else start the data."""
+    data = report[: -len(".md")] + ".data.json" if report.endswith(".md") else None
+    if data is not None and os.path.isfile(data):
+        render = okstra("report", "render", data)
+        return BadInput(
+            f"report {report}: no such file; its report data is beside it: write the report "
+            f"from it with: {render} (or finish with --report {data} itself)",
+            hint=render,
+        )
+    init = okstra("report", "init", key, "--type", task_type)
+    return BadInput(
+        f"report {report}: no such file; start the run's report data with: {init}, write its "
+        "'Replace:' prompts, check it with git okstra report validate DATA, then finish with "
+        "--report DATA (the data.json report init wrote; git okstra report render DATA writes "
+        "its Markdown beside it)",
+        hint=init,
+    )
+
+
 def finish_run(
     ctx: Context,
     key: TaskKey,
@@ -344,6 +365,8 @@ def finish_run(
     parsed(run_seq, seq, "--seq")
     if status == "completed" and report is None:
         raise BadInput("--report is required when a run finishes completed")
+    if report is not None and not os.path.exists(report):
+        raise _missing_report(key, task_type, report)
     report_path = workspace_relative(ctx.workdir, report, "report") if report else None
     if data is None and report is not None and report.endswith(".json"):
         data = report  # the report is the run's data: keep it as such
