@@ -203,11 +203,88 @@ def not_a_commit(where: str, sha: str, kind: str | None) -> BadInput:
 
 def common_dir() -> str:
     """The common git dir of the repository around the current folder, as an absolute path
-    (``git rev-parse --git-common-dir``)."""
+    (``git rev-parse --git-common-dir``): found by :func:`_discovered_common_dir` where it can
+    tell as git would, else asked of git."""
+    found = _discovered_common_dir()
+    if found is not None:
+        return found
     code, out, err = git_output("rev-parse", "--git-common-dir")
     if code:
         raise _failed("git rev-parse", code, err)
     return os.path.abspath(out.decode("utf-8", "surrogateescape").strip())
+
+
+_DISCOVERY_ENV = (
+    "GIT_DIR",
+    "GIT_COMMON_DIR",
+    "GIT_WORK_TREE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+)
+"""Variables that change where git finds the repository (or whether it trusts it): with any
+set, :func:`_discovered_common_dir` leaves the finding to git."""
+
+
+def _discovered_common_dir() -> str | None:
+    """The common git dir around the current folder, found as git finds it in the plain case —
+    the first folder up from here holding ``.git`` (a folder, or a ``gitdir:`` file of a linked
+    worktree, whose ``commondir`` names the common dir) — without starting git (~3 ms of CPU,
+    ~7 ms on a TAB). None, for git to answer, when anything is out of the plain: a variable of
+    :data:`_DISCOVERY_ENV`, a folder on another file system, a repository another user owns
+    (git's safe.directory), a bare repository or none at all, a ``.git`` that is neither."""
+    if any(name in os.environ for name in _DISCOVERY_ENV):
+        return None
+    try:
+        here = os.getcwd()
+        device = os.stat(here).st_dev
+        while True:
+            if os.path.isfile(os.path.join(here, "HEAD")) and os.path.isdir(
+                os.path.join(here, "objects")
+            ):
+                return None  # in a git dir itself (a bare repository, or inside .git)
+            dotgit = os.path.join(here, ".git")
+            try:
+                found = os.lstat(dotgit)
+            except FileNotFoundError:
+                found = None
+            if found is not None:
+                return _common_of(dotgit, found)
+            parent = os.path.dirname(here)
+            if parent == here or os.stat(parent).st_dev != device:
+                return None
+            here = parent
+    except OSError:
+        return None
+
+
+def _common_of(dotgit: str, found: os.stat_result) -> str | None:
+    """The common dir of the repository whose ``.git`` is at ``dotgit`` (None: git decides)."""
+    import stat
+
+    if stat.S_ISDIR(found.st_mode):
+        gitdir = dotgit
+    elif stat.S_ISREG(found.st_mode):
+        with open(dotgit, "rb") as fh:
+            line = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+        if not line.startswith("gitdir: ") or "\n" in line:
+            return None
+        gitdir = os.path.join(os.path.dirname(dotgit), line[len("gitdir: ") :])
+    else:
+        return None
+    if not os.path.isfile(os.path.join(gitdir, "HEAD")):
+        return None
+    common = gitdir
+    try:
+        with open(os.path.join(gitdir, "commondir"), "rb") as fh:
+            named = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+        common = os.path.join(gitdir, named)
+    except FileNotFoundError:
+        pass
+    if os.stat(common).st_uid != os.getuid() or os.stat(dotgit).st_uid != os.getuid():
+        return None  # git checks who owns it (safe.directory): let it
+    return os.path.normpath(os.path.abspath(common))
 
 
 MARKED_FOLDERS = 500

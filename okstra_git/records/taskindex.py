@@ -133,30 +133,51 @@ def _kept(common_dir: str, names_too: bool) -> tuple[bytes, bytes, bytes] | None
     return mark, keys, names
 
 
-def _keys(block: bytes) -> list[str] | None:
+def _keys(block: bytes, prefix: str = "") -> list[str] | None:
+    """The keys of ``block`` (a key a line) that start with ``prefix``: found in the bytes, so
+    a TAB after a few letters decodes its few keys, not all 20,000."""
     try:
-        return block.decode("utf-8").splitlines()
+        if not prefix:
+            return block.decode("utf-8").splitlines()
+        wanted = prefix.encode("utf-8", "surrogateescape")
+        if block.startswith(wanted):
+            at = 0
+        else:
+            at = block.find(b"\n" + wanted) + 1
+            if not at:
+                return []
+        found = []
+        while True:
+            end = block.find(b"\n", at)
+            end = len(block) if end < 0 else end
+            found.append(block[at:end].decode("utf-8"))
+            at = block.find(b"\n" + wanted, end) + 1
+            if not at:
+                break
+        return found
     except UnicodeDecodeError:
         return None
 
 
-def remembered_keys(common_dir: str, mark: str | None) -> list[str] | None:
+def remembered_keys(common_dir: str, mark: str | None, prefix: str = "") -> list[str] | None:
     """The task keys :func:`remember_keys` kept when the files holding the task refs were
-    exactly ``mark`` (``None``: it cannot be told that way), else ``None``."""
+    exactly ``mark`` (``None``: it cannot be told that way), else ``None``; only those that
+    start with ``prefix``."""
     kept = _kept(common_dir, names_too=False) if mark is not None else None
     if kept is None or mark is None or kept[0] != mark.encode("utf-8", "surrogateescape"):
         return None
-    return _keys(kept[1])
+    return _keys(kept[1], prefix)
 
 
-def keys_for_names(common_dir: str, names: bytes) -> list[str] | None:
+def keys_for_names(common_dir: str, names: bytes, prefix: str = "") -> list[str] | None:
     """The task keys :func:`remember_keys` kept for exactly the task refs ``names`` (``git
-    for-each-ref --format=%(refname)``'s output), else ``None``. The names are compared whole:
-    no digest to compute (loading ``hashlib`` alone costs a TAB ~8 ms)."""
+    for-each-ref --format=%(refname)``'s output), else ``None``; only those that start with
+    ``prefix``. The names are compared whole: no digest to compute (loading ``hashlib`` alone
+    costs a TAB ~8 ms)."""
     kept = _kept(common_dir, names_too=True)
     if kept is None or kept[2] != names:
         return None
-    return _keys(kept[1])
+    return _keys(kept[1], prefix)
 
 
 def remember_keys(common_dir: str, mark: str | None, names: bytes, keys: list[str]) -> None:

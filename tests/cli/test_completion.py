@@ -131,7 +131,9 @@ def test_task_keys_come_by_a_few_stats_while_the_ref_files_stay_the_same(repo: P
             env=env,
         )
         assert proc.returncode == 0, proc.stderr
-        listed = "for-each-ref" in trace.read_text()
+        listed = trace.exists() and "for-each-ref" in trace.read_text()
+        # Kept keys: no git at all (the repository is found by its .git, as git finds it).
+        assert listed or not trace.exists(), trace.read_text()
         return [row.split("\t")[0] for row in proc.stdout.splitlines()], listed
 
     for key in ("p:g:one", "p:h:two"):
@@ -256,3 +258,17 @@ def test_fish_completes_git_okstra(tmp_path: Path):
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("claim\tClaim the ready batch"), lines
     assert any(line.startswith("stage\tStage claims") for line in lines), lines
+
+
+def test_kept_keys_are_picked_by_their_first_letters_in_any_order():
+    """A TAB's prefix finds its keys in the kept block's bytes, wherever they are in it."""
+    from okstra_git.records.taskindex import _keys
+
+    block = "p:h:two\np:g:one\nq:x:é\np:g:three\n".encode()
+    assert _keys(block) == ["p:h:two", "p:g:one", "q:x:é", "p:g:three"]
+    assert _keys(block, "p:g:") == ["p:g:one", "p:g:three"]
+    assert _keys(block, "p:h") == ["p:h:two"]
+    assert _keys(block, "q:x:é") == ["q:x:é"]
+    assert _keys(block, "g:") == [] and _keys(b"", "p") == []
+    assert _keys(block[:-1], "p:g:th") == ["p:g:three"]  # no newline after the last
+    assert _keys(b"p:\xff\n", "p") is None  # not UTF-8: not the kept file's

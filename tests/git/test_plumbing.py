@@ -123,3 +123,44 @@ def test_symbolic_targets_follow_chains_and_dangling_refs(
         "refs/heads/soon": "refs/heads/release/9",
         "refs/heads/later": "refs/heads/release/9",
     }
+
+
+def _git_common_dir(cwd: Path) -> str:
+    return str((cwd / git(cwd, "rev-parse", "--git-common-dir")).resolve())
+
+
+def test_the_common_dir_is_found_as_git_finds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without starting git where the case is plain (the top of a clone, a folder inside it, a
+    linked worktree, a worktree's folder), the same folder as ``git rev-parse
+    --git-common-dir``; where it is not (inside .git, a bare repository, GIT_DIR set, no
+    repository), git answers, or the error is git's."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "src" / "deep").mkdir(parents=True)
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    (linked / "sub").mkdir()
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    for cwd in (repo, repo / "src" / "deep", linked, linked / "sub"):
+        monkeypatch.chdir(cwd)
+        assert plumbing._discovered_common_dir() == _git_common_dir(cwd) == str(repo / ".git")
+        assert plumbing.common_dir() == str(repo / ".git")
+    for cwd in (repo / ".git", repo / ".git" / "refs", bare):
+        monkeypatch.chdir(cwd)
+        assert plumbing._discovered_common_dir() is None
+        assert plumbing.common_dir() == _git_common_dir(cwd)
+    monkeypatch.chdir(repo / "src")
+    monkeypatch.setenv("GIT_DIR", str(bare))
+    assert plumbing._discovered_common_dir() is None and plumbing.common_dir() == str(bare)
+    monkeypatch.delenv("GIT_DIR")
+    (linked / ".git").write_text("not a gitdir line\n")
+    monkeypatch.chdir(linked)
+    assert plumbing._discovered_common_dir() is None
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    monkeypatch.chdir(outside)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    with pytest.raises(BadInput):
+        plumbing.common_dir()
