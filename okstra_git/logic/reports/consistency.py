@@ -129,7 +129,8 @@ def _implementation(data: dict[str, Any], facts: TaskFacts) -> list[Problem]:
 
 def time_problems(data: dict[str, Any], now: Any, started_at: str | None) -> list[Problem]:
     """header.generatedAt is not in the future (beyond :data:`CLOCK_SKEW_SECONDS` of ``now``, an
-    aware datetime) and not before the run started (``started_at``, ISO 8601; None: unknown)."""
+    aware datetime) and not before the run started (``started_at``, ISO 8601; None: unknown;
+    the same skew allowed, the start being another clone's clock perhaps)."""
     from datetime import timedelta
 
     text = field_at(data, "header", "generatedAt")
@@ -147,14 +148,16 @@ def time_problems(data: dict[str, Any], now: Any, started_at: str | None) -> lis
                 f"the report was written",
             )
         ]
+    # The run's start may come from another clone's clock: the same skew is allowed.
     started = parse_time(started_at) if started_at else None
-    if started is not None and when < started:
+    if started is not None and when < started - timedelta(seconds=CLOCK_SKEW_SECONDS):
         return [
             Problem(
                 "/header/generatedAt",
                 "generated-at",
-                f"{text} is before the run started ({started_at}); write the time the report "
-                f"was written (now: {shown_now})",
+                f"{text} is before the run started ({started_at}, with "
+                f"{CLOCK_SKEW_SECONDS // 60} minutes of clock skew allowed); write the time the "
+                f"report was written (now: {shown_now})",
             )
         ]
     return []

@@ -42,8 +42,8 @@ RECORD_RULES = (
     (
         "generated-at",
         "header.generatedAt is not more than 5 minutes ahead of the clock (checked with "
-        "--no-task too) and not before the run started (the run's record; a stage report: its "
-        "stage's claim).",
+        "--no-task too) and not more than 5 minutes before the run started (the run's record; "
+        "a stage report: its stage's claim).",
     ),
     (
         "incremental",
