@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import git, okstra
 from reports_data import fill_prompts
-from team_world import run_step
+from team_world import KEY, Team, run_line, run_step
 
 
 def test_run_finish_of_a_report_nobody_wrote_says_how_to_write_it(repo: Path):
@@ -46,3 +46,31 @@ def test_run_finish_of_a_report_nobody_wrote_says_how_to_write_it(repo: Path):
     assert done.returncode == 0, done.stderr
     run = json.loads(git(repo, "show", "refs/okstra/tasks/g/i:runs/error-analysis/001.json"))
     assert run["status"] == "completed"
+
+
+def test_init_then_task_new_each_print_the_step_after_them(tmp_path: Path):
+    """A clone just set up is told how to get the tasks its remote shares; a task just made
+    is told its first run — each run as printed does it."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    made = okstra(pat, "task", "new", KEY, "--type", "error-analysis")
+    assert made.returncode == 0, made.stderr
+    printed = made.stdout.splitlines()[-1]
+    assert printed.startswith("next (run, agent): "), made.stdout
+    started = run_line(printed.removeprefix("next (run, agent): "))
+    assert started.returncode == 0, started.stderr
+    assert "started error-analysis run 001 of p:g:i" in started.stdout
+    assert okstra(pat, "sync", "origin").returncode == 0
+
+    where = tmp_path / "newcomer"
+    git(tmp_path, "clone", "-q", "--no-local", str(team.remote), str(where))
+    text = okstra(where, "init", "--remote", "origin").stdout
+    setup = okstra(where, "init", "--remote", "origin", "--json")  # run again: nothing to change
+    assert setup.returncode == 0, setup.stderr
+    then = json.loads(setup.stdout)["then"]
+    assert then[:2] == ["git okstra sync origin", "git okstra task list"]
+    assert f"next: bring the tasks origin shares: {then[0]}, then {then[1]}" in text
+    for line in then[:2]:
+        ran = okstra(where, *shlex.split(line)[2:])
+        assert ran.returncode == 0, ran.stderr
+    assert KEY in ran.stdout  # task list shows the shared task
