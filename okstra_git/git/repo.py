@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -1096,6 +1095,8 @@ def cas_retry(
                 found = repo.lock_report([*names, moved.refname], old)
                 if found is not None:
                     raise Conflict(found.text, hint=found.command) from None
+            import random  # a retry's jitter: not loaded by the reads, which never retry
+
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.6, 0.1)
     found = repo.lock_report(names)
