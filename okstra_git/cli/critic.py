@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..views import Output, dump
+from ..views import Output
 from .declare import Arg, command, group
 
 group("critic", "The acceptance devil's-advocate critic of final-verification runs.")
@@ -31,28 +31,6 @@ group("critic", "The acceptance devil's-advocate critic of final-verification ru
 )  # fmt: skip
 def merge(report: str, candidates: str, confirmations: str, out: str | None) -> Output:
     from ..services.critic import merge_files
+    from ..views.critic import merged
 
-    merged, s = merge_files(report, candidates, confirmations, out)
-    summary = {
-        "candidatesProposed": s.proposed,
-        "confirmedBlockers": s.confirmed,
-        "downgradedToResidual": s.downgraded,
-        "verdictBefore": s.verdict_before,
-        "verdictAfter": s.verdict_after,
-        "blockers": list(s.blockers),
-        "residualRisks": list(s.risks),
-    }
-    if out is None:
-        return Output({"report": merged, "summary": summary}, lambda: dump(merged))
-    verdict = (
-        s.verdict_after
-        if s.verdict_after == s.verdict_before
-        else f"{s.verdict_before} -> {s.verdict_after}"
-    )
-    text = (
-        f"critic: {s.proposed} candidate(s): {s.confirmed} confirmed as acceptance blocker(s)"
-        f"{' ' + ', '.join(s.blockers) if s.blockers else ''}, {s.downgraded} downgraded to "
-        f"residual risk(s){' ' + ', '.join(s.risks) if s.risks else ''}; verdict {verdict}; "
-        f"wrote {out}"
-    )
-    return Output({"summary": summary, "out": out}, text)
+    return merged(*merge_files(report, candidates, confirmations, out), out)
