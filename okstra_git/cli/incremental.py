@@ -98,9 +98,6 @@ def scope(
 )  # fmt: skip
 def carry(prev_data: str, cur_data: str, prev_seq: str, out: str) -> Output:
     from ..services.incremental_files import carry_files
+    from ..views.incremental import carried
 
-    count = carry_files(prev_data, cur_data, prev_seq, out)
-    return Output(
-        {"carried": count, "prevSeq": prev_seq, "out": out},
-        f"merged {count} carried-forward plan item(s) from seq {prev_seq} -> {out}",
-    )
+    return carried(carry_files(prev_data, cur_data, prev_seq, out), prev_seq, out)

@@ -1,9 +1,11 @@
-"""What ``incremental scope KEY`` prints: the decision, and the command that carries the rest."""
+"""What ``incremental scope KEY`` prints (the decision, and the command that carries the rest)
+and what ``incremental carry`` prints."""
 
 from __future__ import annotations
 
 from ..core.shell import okstra
 from ..logic.incremental import INCREMENTAL
+from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,3 +31,11 @@ def scope_data(scope: TaskScope) -> dict[str, Any]:
             "--prev-seq", scope.prev_seq, "--out", data,
         )  # fmt: skip
     return out
+
+
+def carried(count: int, prev_seq: str, out: str) -> Output:
+    """How many plan items ``incremental carry`` brought forward, and where it wrote them."""
+    return Output(
+        {"carried": count, "prevSeq": prev_seq, "out": out},
+        f"merged {count} carried-forward plan item(s) from seq {prev_seq} -> {out}",
+    )

@@ -1,4 +1,4 @@
-"""What ``task show`` and ``task list`` print."""
+"""What ``task show``, ``task list`` and ``task log`` print."""
 
 from __future__ import annotations
 
