@@ -530,13 +530,20 @@ def finish_run_shared(
 ) -> tuple[TaskState, RunRecord]:
     """``run finish --remote R``: finish the run on the task as ``remote`` holds it and publish
     the finish at once, leased as ``run start --remote`` is: every clone sees the phase move
-    on (and may start the next run) as soon as it fetches, not once this clone syncs."""
+    on (and may start the next run) as soon as it fetches, not once this clone syncs.
+
+    A final-verification finish publishes the verdict notes in the same atomic push: a clone
+    that fetched the finished run without the verdict it routed on would see release-handoff
+    next with no verdict on the task's HEAD, and start the verification over."""
+    from ..records.verdict import VERDICTS_REF
+
     return _through_remote(
         ctx,
         remote,
         key,
         f"finish of its {task_type} run {seq}",
         lambda _state: finish_run(ctx, key, task_type, seq, status, report, data),
+        notes=(VERDICTS_REF,) if task_type == FINAL_VERIFICATION else (),
     )
 
 
@@ -546,10 +553,13 @@ def _through_remote(
     key: TaskKey,
     what: str,
     act: Callable[[TaskState], tuple[TaskState, RunRecord]],
+    notes: tuple[str, ...] = (),
 ) -> tuple[TaskState, RunRecord]:
     """Write one task event on the task as ``remote`` holds it (``act``, given the task after a
-    fetch) and publish it with a push of the task ref leased on what the fetch saw. A lost race
-    puts the event back here and tries again on the new state; anything else refuses."""
+    fetch) and publish it with a push of the task ref leased on what the fetch saw — with each
+    of the ``notes`` refs this clone holds more of than the fetch found (the fetch merged the
+    remote's in), leased the same way, in one atomic push. A lost race puts the event back
+    here and tries again on the new state; anything else refuses."""
     import random
     import time
 
@@ -571,7 +581,14 @@ def _through_remote(
         before = require_task(ctx.repo, key)
         after, record = act(before)
         there = ctx.repo.read_ref(tracking_name(remote, ref))
-        outcome = push_leased(ctx.repo, remote, [RefUpdate(ref, after.head, there)])
+        updates = [RefUpdate(ref, after.head, there)]
+        for name in notes:
+            mine, theirs = ctx.repo.read_ref(name), ctx.repo.read_ref(tracking_name(remote, name))
+            if mine is None or mine == theirs:
+                continue
+            if theirs is None or ctx.repo.contains(mine, theirs):  # never one the remote lacks
+                updates.append(RefUpdate(name, mine, theirs))
+        outcome = push_leased(ctx.repo, remote, updates)
         if outcome.ok:
             return after, record
         try:

@@ -166,8 +166,9 @@ def test_the_planner_follows_next_to_main(team: Team):
     data = Path(run_json(task_wt, "report", "init", KEY, "--verdict", "accepted")["path"])
     Path(verifying["report"]).write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
     take("work", "git", "okstra", "verify", "record", KEY)
+    # The finish goes out with the verdict it routed on (for CI, the server gate and the other
+    # clones), in one push: no sync step is left between it and the landing.
     take("run", "git", "okstra", "run", "finish", KEY, "--type", "final-verification")
-    take("run", "git", "okstra", "sync", "origin")  # the verdict, for CI and the server gate
     pushed = take("human", "git", "push", "origin")  # through the pre-push gate of init --hooks
     assert pushed["argv"][3] == f"{target['head']}:refs/heads/main"
     assert git(team.remote, "rev-parse", "main") == target["head"]

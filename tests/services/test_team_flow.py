@@ -553,3 +553,31 @@ def test_a_shared_tasks_run_finish_is_published_at_once_and_leased(tmp_path: Pat
         step = _next_of(clone)[0]
         assert step["argv"][2:] == ["run", "start", KEY, "--type", "implementation-planning",
                                     "--remote", "origin"]  # fmt: skip
+
+
+def test_a_final_verification_finish_publishes_its_verdict_with_it(tmp_path: Path):
+    """The finish of a shared task's final-verification run is published with the verdict it
+    routed on, in one push: another clone fetching the finished run used to find release-handoff
+    next and no verdict on the task's HEAD (the notes went out only with the next sync), and
+    was told to verify the task over again."""
+    from okstra_git.records.verdict import VERDICTS_REF
+
+    team = Team.make(tmp_path)
+    ann = team.clone("ann", "Ann")
+    approve_here(ann, ONE_STAGE)
+    run_json(ann, "sync", "origin")
+    ben = team.clone("ben", "Ben")
+    finish = _follow_until(team, ann, "git okstra run finish")
+    assert finish["argv"][2:9] == ["run", "finish", KEY, "--type", "final-verification",
+                                   "--seq", "001"]  # fmt: skip
+    assert "--remote" in finish["argv"]
+    assert team.on_remote(VERDICTS_REF) == {}  # recorded here only, so far
+    assert run_step(finish).returncode == 0
+    assert team.on_remote(VERDICTS_REF) == {VERDICTS_REF: git(ann, "rev-parse", VERDICTS_REF)}
+    run_json(ben, "sync", "origin")
+    step = status(ben)["next"]
+    assert step["argv"][2:4] == ["integrate", KEY]  # Ben has no task branch yet
+    assert run_step(step).returncode == 0
+    seen = status(ben)
+    assert seen["verdict"] is not None and seen["verdict"]["opensGate"], seen["verdict"]
+    assert seen["next"]["kind"] == "human" and seen["next"]["argv"][:2] == ["git", "push"]
