@@ -141,8 +141,9 @@ def claim(
             take_over_expired,
             worktrees=not no_worktree,
         )
-    notes = "".join(f"note: {notice}\n\n" for notice in result.notices)
-    return Output(result.to_data(), notes + result.directive())
+    from ..views.stage import claimed
+
+    return claimed(result)
 
 
 def _taken_meanwhile(ctx: Any, key: Any, offered: list[int], why: str) -> Output:

@@ -1,5 +1,5 @@
-"""What ``stage list`` (the consumers view of a task's claimed stages) and ``stage renew``
-print."""
+"""What ``stage claim`` (the run directive), ``stage list`` (the consumers view of a task's
+claimed stages) and ``stage renew`` print."""
 
 from __future__ import annotations
 
@@ -10,8 +10,31 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..services.claims.claim import ClaimResult
     from ..services.claims.leases import RenewResult
     from ..services.claimview import ClaimRow
+
+
+def claimed(result: ClaimResult) -> Output:
+    """The run directive, after a note for each thing the claimer should know."""
+    directive = result.directive()
+    notes = "".join(f"note: {notice}\n\n" for notice in result.notices)
+    data = {
+        "taskKey": str(result.key),
+        "runId": result.run_id,
+        "stages": [p.stage for p in result.stages],
+        "placements": [p.to_data() for p in result.stages],
+        "taskWorktree": result.task_worktree,
+        "taskBranch": result.task_branch,
+        "implementationBaseCommit": result.implementation_base,
+        "planPath": result.plan_path,
+        "planBlob": result.plan_blob,
+        "resumed": result.resumed,
+        "notices": list(result.notices),
+        "concurrentStages": list(result.concurrent),
+        "directive": directive,
+    }
+    return Output(data, notes + directive)
 
 
 def claim_list(rows: list[ClaimRow], lags: list[dict[str, str | None]], err: str) -> Output:

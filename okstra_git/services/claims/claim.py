@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from typing import Any
 from ...core.errors import Refused
 from ...core.keys import TaskKey
 from ...core.shell import okstra as shell_okstra
+from ...core.values import Value
 from ...git.repo import RefMoved, RefUpdate, cas_retry, crash_point
 from ...git.worktrees import dirty_paths, worktree_head
 from ...logic import batch as batching
@@ -70,8 +70,7 @@ from .common import RUN_TYPE, iso_seconds, release_command
 # Results
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(Value):
     """One claimed stage: where its work happens."""
 
     stage: int
@@ -116,6 +115,10 @@ class Placement:
         )
 
     def to_data(self) -> dict[str, Any]:
+        """The stage as the run directive (``ClaimResult.directive``) and ``stage claim
+        --json`` give it. Kept here, not in ``views/``: the directive is a document the work
+        loop (``services/worker.py``) writes into the stage worktree, and a service never
+        imports a view."""
         return {
             "stage": self.stage,
             "title": self.title,
@@ -132,8 +135,7 @@ class Placement:
         }
 
 
-@dataclass(frozen=True)
-class ClaimResult:
+class ClaimResult(Value):
     """A landed claim (or a resumed one): the run, its stages and where to work."""
 
     key: TaskKey
@@ -163,23 +165,6 @@ class ClaimResult:
     def csv(self) -> str:
         return ",".join(str(p.stage) for p in self.stages)
 
-    def to_data(self) -> dict[str, Any]:
-        return {
-            "taskKey": str(self.key),
-            "runId": self.run_id,
-            "stages": [p.stage for p in self.stages],
-            "placements": [p.to_data() for p in self.stages],
-            "taskWorktree": self.task_worktree,
-            "taskBranch": self.task_branch,
-            "implementationBaseCommit": self.implementation_base,
-            "planPath": self.plan_path,
-            "planBlob": self.plan_blob,
-            "resumed": self.resumed,
-            "notices": list(self.notices),
-            "concurrentStages": list(self.concurrent),
-            "directive": self.directive(),
-        }
-
     def directive(self) -> str:
         from ...logic.documents import run_directive
 
@@ -207,14 +192,13 @@ class ClaimResult:
             datetime.now(UTC),
         )  # fmt: skip
         stages = [
-            replace(
-                p,
+            p.replace(
                 brief=found.briefs.get(p.stage),
                 dependencies=tuple(found.dependencies.get(p.stage, ())),
             )
             for p in self.stages
         ]
-        return replace(self, stages=stages, concurrent=tuple(found.concurrent))
+        return self.replace(stages=stages, concurrent=tuple(found.concurrent))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -386,8 +370,7 @@ def _missing_commit(
     )
 
 
-@dataclass(frozen=True)
-class _Landed:
+class _Landed(Value):
     """What one claim transaction wrote, for provisioning and roll-back."""
 
     result: ClaimResult
@@ -533,7 +516,7 @@ def claim(
         publish(landed.updates)
     result = landed.result
     if worktrees:
-        result = replace(result, stages=_provision_or_roll_back(ctx, key, lay, landed))
+        result = result.replace(stages=_provision_or_roll_back(ctx, key, lay, landed))
     result = result.with_handover(ctx, landed.claims)
     make_workspace(ctx, run_paths(key, RUN_TYPE, landed.seq))
     return result
@@ -547,7 +530,7 @@ def _provision(ctx: Context, lay: Layout, place: Placement) -> tuple[Placement, 
         ctx, lay, place.stage, path, place.started_head_commit
     )
     if not made_tree:
-        place = replace(place, left_uncommitted=tuple(dirty_paths(path)))
+        place = place.replace(left_uncommitted=tuple(dirty_paths(path)))
     return place, made_tree, made_branch
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ...core.errors import BadInput, Refused
@@ -11,6 +10,7 @@ from ...core.keys import TaskKey
 from ...core.shell import command
 from ...core.shell import okstra as shell_okstra
 from ...core.userfiles import read_json_object, workspace_relative
+from ...core.values import Value
 from ...git.repo import RefUpdate, cas_retry
 from ...git.worktrees import dirty_paths, worktree_head
 from ...logic.planfile import read_plan_file
@@ -25,8 +25,7 @@ MAX_CARRY_BYTES = 64 * 1024
 """A stage carry sidecar is a small summary handed to the next stage; larger is refused."""
 
 
-@dataclass(frozen=True)
-class DoneResult:
+class DoneResult(Value):
     """A stage marked done, and what happened to its run."""
 
     claim: Claim

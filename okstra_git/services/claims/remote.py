@@ -10,7 +10,6 @@ import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
 from ...core.errors import Conflict, Refused
@@ -267,7 +266,7 @@ def done_via_remote(
                     # Offline work goes on: the done is recorded here and says how to publish it.
                     result = done(ctx, key, stage, report, carry, head)
                     note = f"not published: {exc} — publish it with: {sync_hint}"
-                    return replace(result, publish_note=note)
+                    return result.replace(publish_note=note)
                 blocked = pulled.blocking((ref,))
                 if blocked:
                     raise Refused(
@@ -279,7 +278,7 @@ def done_via_remote(
         except RemoteRaceLost:
             time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
             continue
-        return replace(result, published=remote)
+        return result.replace(published=remote)
     raise Conflict(
         f"the claim of stage {stage} of {key} or its task kept moving on {remote} during "
         f"{CLAIM_ATTEMPTS} tries; see {okstra('stage', 'list', key)}"
