@@ -113,9 +113,11 @@ def approve(key: str, file: str | None) -> Output:
     from ..records.base import to_data
     from ..services import plans
     from ..services.context import open_context
+    from ..services.status import next_for
 
     ctx = open_context()
     done = plans.approve_plan(ctx, ctx.key(key), file)
+    step = next_for(ctx, ctx.key(key))
     if done.already:
         text = (
             f"{done.path} is already approved for {done.approval.task_key} "
@@ -137,8 +139,9 @@ def approve(key: str, file: str | None) -> Output:
             "changedFile": done.changed_file,
             "alreadyApproved": done.already,
             "commit": done.state.head,
+            "next": step.to_data(),
         },
-        text,
+        f"{text}\nnext ({step.kind}, {step.who}): {step.command or step.why}",
     )
 
 

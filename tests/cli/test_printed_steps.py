@@ -8,6 +8,7 @@ import shlex
 from pathlib import Path
 
 from conftest import git, okstra
+from plans import LINEAR_PLAN
 from reports_data import fill_prompts
 from team_world import KEY, Team, run_line, run_step
 
@@ -74,3 +75,20 @@ def test_init_then_task_new_each_print_the_step_after_them(tmp_path: Path):
         ran = okstra(where, *shlex.split(line)[2:])
         assert ran.returncode == 0, ran.stderr
     assert KEY in ran.stdout  # task list shows the shared task
+
+
+def test_plan_approve_prints_the_next_step_and_it_runs_as_printed(repo: Path):
+    """plan approve used to end the planner's turn with nothing to run; its next step (here the
+    claim of the first stage) runs as printed."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    plan = repo / "plans" / "i.md"
+    plan.parent.mkdir()
+    plan.write_text(LINEAR_PLAN)
+    assert okstra(repo, "plan", "submit", "p:g:i", str(plan)).returncode == 0
+    approved = okstra(repo, "plan", "approve", "p:g:i")
+    assert approved.returncode == 0, approved.stderr
+    printed = approved.stdout.splitlines()[-1]
+    assert printed.startswith("next (run, agent): "), approved.stdout
+    claimed = run_line(printed.removeprefix("next (run, agent): "))
+    assert claimed.returncode == 0, claimed.stderr
+    assert "Stage for this implementation run:** `1`" in claimed.stdout
