@@ -11,11 +11,9 @@ from typing import Any
 
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
-from ..core.shell import command, okstra
 from ..core.values import Value
 from ..logic.stagemap import SectionText, Stage, StageMap, parse_plan, stage_sections
 from ..records.approval import Approval, read_approvals
-from ..records.base import to_data
 from ..records.task import require_task, task_ref
 from .context import Context
 from .snapshots import no_plan_message, snapshot, snapshot_path
@@ -69,25 +67,6 @@ class PlanShown(Value):
     def source(self) -> str:
         """The snapshot as ``REF:PATH``, readable with ``git show``."""
         return f"{task_ref(self.key)}:{snapshot_path(self.seq)}"
-
-    def to_data(self) -> dict[str, Any]:
-        shown = [self.stages[self.stage]] if self.stage is not None else list(self.stages.values())
-        markdown = shown[0]["section"] or "" if self.stage is not None else self.text
-        return {
-            "taskKey": str(self.key),
-            "seq": self.seq,
-            "path": self.path,
-            "blob": self.blob,
-            "snapshot": snapshot_path(self.seq),
-            "source": self.source,
-            "readWith": command("git", "show", self.source),
-            "approved": bool(self.approvals),
-            "approvals": [to_data(a) for a in self.approvals],
-            "approve": None if self.approvals else okstra("plan", "status", self.key),
-            "stage": self.stage,
-            "stages": shown,
-            "markdown": markdown,
-        }
 
 
 def show_plan(ctx: Context, key: TaskKey, stage: int | None = None) -> PlanShown:
