@@ -33,11 +33,15 @@ def subjects(repo: Path, ref: str) -> list[str]:
 
 
 class Hold:
-    """A pre-push hook in a clone that waits for the test before the push goes out."""
+    """A pre-push hook in a clone that holds the first push made through it until the test
+    lets it go."""
 
     def __init__(self, folder: Path) -> None:
         self.waiting = folder / "push-waiting"
         self.go = folder / "push-go"
+        self.taken = folder / "push-taken"
+        """Made (atomically, by mkdir) by the one push the hook holds; later pushes pass."""
+        self.held: list[subprocess.Popen[str]] = []
 
     def start(self, cwd: Path, *args: str) -> subprocess.Popen[str]:
         """Start ``git okstra ARGS`` in ``cwd`` and return once its push waits in the hook."""
@@ -48,6 +52,7 @@ class Hold:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
+        self.held.append(proc)
         while not self.waiting.exists():
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             time.sleep(0.05)
@@ -57,20 +62,30 @@ class Hold:
 @contextlib.contextmanager
 def held_push(clone: Path) -> Iterator[Hold]:
     """While the block runs, the first push from ``clone`` waits in its pre-push hook; it goes
-    out when the block ends. The hook is removed afterwards."""
+    out when the block ends, and the block ends once the held command has exited.
+
+    Nothing here depends on how fast a loaded machine runs the hook: the go-file stays until
+    the held command is over (it used to be removed 0.5 s after it was made, and a hook that
+    had not looked by then waited for ever), and only the first push is held (a retried push
+    used to pass the hook again, re-making the waiting file the next hold then took for its
+    own push's)."""
     hold = Hold(clone.parent)
     hook = clone / ".git" / "hooks" / "pre-push"
     hook.write_text(
-        f"#!/bin/sh\ntouch {hold.waiting}\nwhile [ ! -e {hold.go} ]; do sleep 0.05; done\nexit 0\n"
+        f"#!/bin/sh\nif mkdir {hold.taken} 2>/dev/null; then\n  touch {hold.waiting}\n"
+        f"  while [ ! -e {hold.go} ]; do sleep 0.05; done\nfi\nexit 0\n"
     )
     hook.chmod(0o755)
     try:
         yield hold
     finally:
         hold.go.touch()
-        time.sleep(0.5)  # the held push reads the go-file before the hook goes away
+        for proc in hold.held:
+            proc.wait(timeout=120)  # past its hook, and every retry of its push
         hook.unlink()
         hold.waiting.unlink(missing_ok=True)
+        if hold.taken.exists():
+            hold.taken.rmdir()
         hold.go.unlink()
 
 
