@@ -1,7 +1,7 @@
 """Typed records ↔ canonical JSON.
 
 A record is a class whose fields are its annotations (snake_case): a ``core.values.Value`` or
-``Record`` (the task, a claim, an approval, a verdict) or, for run records only, a dataclass.
+``Record`` (the task, a claim, an approval, a verdict, a run), or a dataclass.
 The required fields are the ``__init__`` parameters without a default. Their JSON is camelCase
 with sorted keys, so what plain git prints (``git show ref:task.json``) is stable and diffable
 (docs/storage.md).

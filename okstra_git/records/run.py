@@ -7,17 +7,15 @@ ready``, ``verify target``…) do not build the run record classes on every star
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..core.jsontext import dumps_pretty
 from ..core.strict import is_digits
+from ..core.values import Record
 from ..git.repo import GitRepo
 from .base import check_own, from_data, loads, to_data
 from .task import SCHEMA_VERSION, TaskState, task_ref
 
 
-@dataclass
-class Critic:
+class Critic(Record):
     """A run's critic pass opt-in (docs/workflow.md), chosen at set-up (``run start --critic``)."""
 
     enabled: bool
@@ -30,16 +28,14 @@ class Critic:
     """``coverage`` (finding phases) or ``acceptance-devils-advocate`` (final-verification)."""
 
 
-@dataclass
-class Convergence:
+class Convergence(Record):
     """How the run's findings converge; for now only the critic opt-in."""
 
     critic: Critic
     """The critic pass chosen for the run."""
 
 
-@dataclass
-class RunOptions:
+class RunOptions(Record):
     """The run's options (``run start --option NAME=VALUE``; the wizard's options group)."""
 
     clarification: str = "none"
@@ -52,8 +48,7 @@ class RunOptions:
     """release-handoff: ``default`` or the pull request template file."""
 
 
-@dataclass
-class RunSetup:
+class RunSetup(Record):
     """How the run was set up (``run start`` flags, or the wizard's answers through them)."""
 
     models: dict[str, str]
@@ -71,8 +66,7 @@ class RunSetup:
     """final-verification of one stage: its number."""
 
 
-@dataclass
-class IncrementalDecision:
+class IncrementalDecision(Record):
     """``incremental scope`` for this run (docs/workflow.md): which stages it re-verifies and which
     prior results it carries forward, and from which run."""
 
@@ -94,8 +88,7 @@ class IncrementalDecision:
     """This run's base commit."""
 
 
-@dataclass
-class RunRecord:
+class RunRecord(Record):
     """``runs/<type>/<seq>.json`` in the task tree: one run of one phase."""
 
     task_key: str
