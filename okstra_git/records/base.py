@@ -1,7 +1,7 @@
 """Typed records ↔ canonical JSON.
 
 A record is a class whose fields are its annotations (snake_case): a ``core.values.Value`` or
-``Record`` (the task, a claim, an approval, a verdict, a run), or a dataclass.
+``Record`` (the task, a claim, an approval, a verdict, a run).
 The required fields are the ``__init__`` parameters without a default. Their JSON is camelCase
 with sorted keys, so what plain git prints (``git show ref:task.json``) is stable and diffable
 (docs/storage.md).
@@ -51,10 +51,8 @@ def to_data(record: Any) -> Any:
 
 
 def _is_record(cls: type) -> bool:
-    """A dataclass, or a plain record (annotated fields, ``__slots__``)."""
-    return hasattr(cls, "__dataclass_fields__") or (
-        "__slots__" in cls.__dict__ and "__annotations__" in cls.__dict__
-    )
+    """A plain record: annotated fields and ``__slots__`` (a ``core.values`` class)."""
+    return "__slots__" in cls.__dict__ and "__annotations__" in cls.__dict__
 
 
 def _fields(cls: type) -> list[tuple[str, str, Any, bool, type | None]]:
@@ -70,20 +68,6 @@ _FIELDS: dict[type, list[tuple[str, str, Any, bool, type | None]]] = {}
 
 
 def _declared(cls: type) -> list[tuple[str, str, Any, bool]]:
-    if hasattr(cls, "__dataclass_fields__"):
-        import dataclasses  # loaded already: it made the class
-        import typing
-
-        hints = typing.get_type_hints(cls)
-        return [
-            (
-                f.name,
-                camel(f.name),
-                hints[f.name],
-                f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
-            )
-            for f in dataclasses.fields(cls)
-        ]
     # A plain record: its annotations (builtins and PEP 604 unions, evaluated in its module)
     # and the parameters of its __init__ that have no default (a Value's or Record's own
     # constructor: the fields without a default).
