@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.errors import BadInput
 from ..core.jsontext import camel
 from ..core.keys import TASK_TYPES, parse_task_key
 from ..core.shell import okstra
+from ..core.values import Value, field
 from .critic import CRITIC_PHASES, critic_block
 from .providers import DEFAULT_MODEL, MODELS, PROVIDERS
 from .runsetup import DIRECTIVE_LIMIT, PATH_LIMIT, setup_flags
@@ -64,8 +64,7 @@ class Rejected(Exception):
 # Steps
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Value):
     """One question. ``applies`` and ``options`` read only the answers to earlier steps."""
 
     id: str
@@ -315,8 +314,7 @@ BY_ID = {step.id: step for step in STEPS}
 # State and prompts
 
 
-@dataclass(frozen=True)
-class State:
+class State(Value):
     """Everything the wizard remembers between steps (the state file holds exactly this)."""
 
     answers: dict[str, str] = field(default_factory=dict)
@@ -425,8 +423,7 @@ def _group_prompt(group: str, members: list[Step], answers: Answers) -> dict[str
     }
 
 
-@dataclass(frozen=True)
-class Asked:
+class Asked(Value):
     """What the current prompt asks: the steps an answer goes to, and how it is shown."""
 
     steps: tuple[Step, ...]
@@ -494,7 +491,7 @@ def answer(state: State, text: str) -> State:
     else:
         values = {asked.steps[0].id: _valid(asked.steps[0], text, view)}
     answers = settle({**state.answers, **values}, known(state))
-    return replace(state, answers=answers, mode=ASK, editing=None)
+    return state.replace(answers=answers, mode=ASK, editing=None)
 
 
 def _group_values(members: tuple[Step, ...], text: str, answers: Answers) -> dict[str, str]:
@@ -530,15 +527,15 @@ def _group_values(members: tuple[Step, ...], text: str, answers: Answers) -> dic
 def _control(state: State, step: str, text: str) -> State:
     if step == CONFIRM:
         if text == START:
-            return replace(state, mode=DONE)
+            return state.replace(mode=DONE)
         if text == EDIT_CHOICE:
-            return replace(state, mode=CHOOSE_EDIT)
+            return state.replace(mode=CHOOSE_EDIT)
         raise Rejected(f"{text!r} is not one of: {START}, {EDIT_CHOICE}")
     if text == BACK:
-        return replace(state, mode=ASK)
+        return state.replace(mode=ASK)
     if text not in _editable(state.answers):
         raise Rejected(f"{text!r} is not an answered step (or {BACK})")
-    return replace(state, mode=EDIT, editing=text)
+    return state.replace(mode=EDIT, editing=text)
 
 
 def with_stages(state: State, stages: tuple[int, ...]) -> State:
@@ -547,10 +544,10 @@ def with_stages(state: State, stages: tuple[int, ...]) -> State:
     stages = tuple(sorted(set(stages)))
     if stages == state.stages:
         return state
-    new = replace(state, stages=stages)
+    new = state.replace(stages=stages)
     answers = settle(state.answers, known(new))
     mode = state.mode if answers == state.answers else ASK
-    return replace(new, answers=answers, mode=mode, editing=None if mode == ASK else state.editing)
+    return new.replace(answers=answers, mode=mode, editing=None if mode == ASK else state.editing)
 
 
 def start(task_type: str | None = None, key: str | None = None) -> State:
@@ -565,7 +562,7 @@ def start(task_type: str | None = None, key: str | None = None) -> State:
             continue
         step = BY_ID[step_id]
         try:
-            state = replace(state, answers={**state.answers, step_id: _valid(step, value, {})})
+            state = state.replace(answers={**state.answers, step_id: _valid(step, value, {})})
         except Rejected as exc:
             raise BadInput(f"{flag} {value!r}: {exc}") from exc
     return state

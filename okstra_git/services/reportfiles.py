@@ -4,12 +4,12 @@ and HTML beside it. No git here, so ``report validate`` and ``report render`` st
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import BadInput
 from ..core.userfiles import read_json_object, write_atomic
+from ..core.values import Value
 
 MAX_DATA_BYTES = 16 << 20
 """Report data is a document's worth of JSON; anything larger is refused (exit 2)."""
@@ -27,8 +27,7 @@ def default_outputs(data_path: str | os.PathLike[str]) -> tuple[Path, Path]:
     return path.with_name(stem + ".md"), path.with_name(stem + ".html")
 
 
-@dataclass(frozen=True)
-class Rendered:
+class Rendered(Value):
     """The files ``report render`` wrote."""
 
     markdown: Path | None

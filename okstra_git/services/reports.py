@@ -8,7 +8,6 @@ import os
 import re
 import shlex
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.userfiles import write_atomic
+from ..core.values import Value
 from ..logic.clarify import items_table, legacy_items, parse_clarification_items
 from ..logic.reports.consistency import StageFacts, TaskFacts, task_problems, time_problems
 from ..logic.reports.rules import (
@@ -390,8 +390,7 @@ def default_data_path(ctx: Context, key: TaskKey, task_type: str, seq: str) -> P
 # The clarification turn-around (docs/workflow.md)
 
 
-@dataclass(frozen=True)
-class Resumed:
+class Resumed(Value):
     """What ``clarify resume`` staged."""
 
     report: str

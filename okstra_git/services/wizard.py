@@ -13,29 +13,22 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import Conflict, Refused
 from ..core.shell import okstra
+from ..core.values import Value
 from ..logic import wizard
 from ..records.wizard import load_state, store_state
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(Value):
     """What one ``wizard start``/``step`` prints: the prompt to show now."""
 
     prompt: dict[str, Any]
     """The current prompt (asked again, unchanged, after a rejected answer)."""
     error: str | None = None
     """Why the answer was not recorded; None when it was (or none was given)."""
-
-    def to_data(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"ok": self.error is None, "prompt": self.prompt}
-        if self.error is not None:
-            out["error"] = self.error
-        return out
 
 
 TURN_WAIT = 10.0

@@ -16,10 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from okstra_git.cli.dispatch import json_data
 from okstra_git.core.errors import BadInput, Refused
 from okstra_git.logic import wizard
 from okstra_git.records.wizard import load_state
 from okstra_git.services import wizard as service
+from okstra_git.views.wizard import reply as view_reply
 
 FULL_ROSTER = "claude,codex,gemini"
 
@@ -139,7 +141,7 @@ def test_a_bad_member_value_through_the_state_file_changes_nothing_on_disk(tmp_p
     before = Path(path).read_bytes()
     reply = service.step(path, json.dumps({"lead_model": "opus", "codex_model": "nope"}))
     assert reply.error is not None and "codex_model" in reply.error
-    assert reply.to_data()["ok"] is False
+    assert json_data(view_reply(reply.prompt, reply.error))["ok"] is False
     assert reply.prompt["step"] == "models" and len(reply.prompt["questions"]) == 4
     assert Path(path).read_bytes() == before
 
@@ -641,8 +643,11 @@ import json, os, sys, time
 path, go = sys.argv[1], sys.argv[2]
 while not os.path.exists(go):
     time.sleep(0.001)
+from okstra_git.cli.dispatch import json_data
 from okstra_git.services import wizard
-print(json.dumps(wizard.step(path, "customize", expect="setup_mode").to_data()))
+from okstra_git.views.wizard import reply
+answer = wizard.step(path, "customize", expect="setup_mode")
+print(json.dumps(json_data(reply(answer.prompt, answer.error))))
 """
 
 
