@@ -10,7 +10,6 @@ history walk from HEAD hiding the base, and one status of the worktree.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
@@ -51,11 +50,6 @@ class TargetStage(Value):
     report: StoredReport | None = None
     """The report as stored in the done claim (``report.md`` or ``report.json``): readable on
     every clone, whoever wrote it."""
-
-    def report_data(self) -> dict[str, Any]:
-        """``reportFile``, ``report`` (readable Markdown: report data rendered) and
-        ``reportData`` (the stored report data, None for Markdown) for ``--json``."""
-        return stored_report_data(self.report)
 
 
 class Target(Value):
@@ -106,16 +100,6 @@ def resolve_target(
         )
     target = _single_stage(ctx, state, stage, claims.get(stage), done, all_done, override)
     return _with_reports(target, reports)
-
-
-def stored_report_data(report: StoredReport | None) -> dict[str, Any]:
-    """A stage's stored report for ``--json`` and the documents that show it
-    (``logic.reports.stored.report_view``)."""
-    from ..logic.reports.stored import report_view
-
-    if report is None:
-        return report_view(None, None)
-    return report_view(report.name, report.text)
 
 
 def _with_reports(target: Target, reports: dict[int, StoredReport | None]) -> Target:

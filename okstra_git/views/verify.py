@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..git.repo import DiffStatEntry
+    from ..records.claim import StoredReport
 
 
 def refusal(
@@ -77,7 +78,7 @@ def target_data(target: verify.Target, diff: list[DiffStatEntry]) -> dict[str, A
                 "headCommit": s.head_commit,
                 "reportPath": s.report_path,
                 "branch": s.branch,
-                **s.report_data(),
+                **_stored_report(s.report),
             }
             for s in target.stages
         ],
@@ -91,6 +92,16 @@ def target_data(target: verify.Target, diff: list[DiffStatEntry]) -> dict[str, A
             ],
         },
     }
+
+
+def _stored_report(report: StoredReport | None) -> dict[str, Any]:
+    """A stage's stored report for ``--json``: ``reportFile``, ``report`` (readable Markdown)
+    and ``reportData`` (``logic.reports.stored.report_view``)."""
+    from ..logic.reports.stored import report_view
+
+    if report is None:
+        return report_view(None, None)
+    return report_view(report.name, report.text)
 
 
 def target_text(target: verify.Target, diff: list[DiffStatEntry]) -> str:
