@@ -727,7 +727,7 @@ class GitRepo:
     def files_at(self, commits: Sequence[str], path: str) -> list[bytes | None]:
         """The blob at ``path`` in each of ``commits``, read in bulk, or ``None`` where a
         commit is not one okstra would write (another kind of object, missing, unusual
-        headers) or holds no blob at ``path``: read those with :meth:`commit_at` and
+        headers) or holds no blob at ``path``: read those with :meth:`check_commit` and
         :meth:`read_path`, which say what is wrong.
 
         Two ``git cat-file --batch`` read them, the commits then the files in their trees:
