@@ -29,37 +29,12 @@ group(
     "and so does each stage that is not ready.",
 )
 def ready(key: str, take_over_expired: bool) -> Output:
-    from ..logic.batch import RUN_STEP_BUDGET
     from ..services import claimview
     from ..services.context import open_context
+    from ..views.stage import ready as ready_view
 
     ctx = open_context()
-    found = claimview.readiness(ctx, ctx.key(key), take_over_expired)
-    sel = found.selection
-    lines = [
-        f"ready: {', '.join(map(str, sel.ready)) or 'none'}",
-        f"batch: {', '.join(map(str, sel.batch)) or 'none'}"
-        + (f" ({sel.steps} of {RUN_STEP_BUDGET} steps)" if sel.batch else ""),
-    ]
-    if sel.left_out:
-        lines.append("ready, not in the batch:")
-        lines += [f"  stage {n}: {why}" for n, why in sorted(sel.left_out.items())]
-    if sel.blocked:
-        lines.append("not ready:")
-        lines += [f"  stage {n}: {why}" for n, why in sorted(sel.blocked.items())]
-    return Output(
-        {
-            "ready": list(sel.ready),
-            "batch": list(sel.batch),
-            "batchSteps": sel.steps,
-            "budget": RUN_STEP_BUDGET,
-            "takeOver": list(sel.take_over),
-            "blocked": {str(n): why for n, why in sorted(sel.blocked.items())},
-            "leftOut": {str(n): why for n, why in sorted(sel.left_out.items())},
-            "planPath": found.plan_path,
-        },
-        "\n".join(lines),
-    )
+    return ready_view(claimview.readiness(ctx, ctx.key(key), take_over_expired))
 
 
 @command(
@@ -148,33 +123,9 @@ def claim(
 
 def _taken_meanwhile(ctx: Any, key: Any, offered: list[int], why: str) -> Output:
     from ..services.status import next_for
+    from ..views.stage import taken_meanwhile
 
-    step = next_for(ctx, key)
-    numbers = ", ".join(map(str, offered))
-    data = {
-        "taskKey": str(key),
-        "claimed": False,
-        "runId": None,
-        "stages": [],
-        "placements": [],
-        "taskWorktree": "",
-        "taskBranch": "",
-        "implementationBaseCommit": None,
-        "planPath": None,
-        "planBlob": None,
-        "resumed": False,
-        "notices": [f"stage {numbers} was claimed by another clone meanwhile"],
-        "concurrentStages": [],
-        "directive": "",
-        "why": why,
-        "next": step.to_data(),
-    }
-    text = (
-        f"nothing claimed: stage {numbers}, ready in this clone's records, was claimed by "
-        f"another clone meanwhile.\n{why}\nnext ({step.kind}, {step.who}): "
-        f"{step.command or step.why}"
-    )
-    return Output(data, text)
+    return taken_meanwhile(key, offered, why, next_for(ctx, key))
 
 
 STAGE_NUMBER = Arg("--stage", "The stage.", metavar="N", required=True, convert=number)
@@ -260,42 +211,13 @@ def done(
     head: str | None,
     remote: str | None,
 ) -> Output:
-    from ..records.base import to_data
     from ..services.claims.remote import done_via_remote
     from ..services.context import open_context
+    from ..views.stage import marked_done
 
     ctx = open_context()
     result = done_via_remote(ctx, remote, ctx.key(key), stage, report, carry, head)
-    c = result.claim
-    from ..records.claim import report_file_name
-
-    stored = report_file_name(report) if report and not result.already else None
-    lines = [f"stage {c.stage} done at {c.head_commit} ({c.run_id})"]
-    if stored:
-        kind = "report data" if stored.endswith(".json") else "Markdown"
-        lines.append(f"its report ({kind}) is stored with the claim as {stored}")
-    if result.already:
-        lines = [f"stage {c.stage} was already done at {c.head_commit} ({c.run_id}); unchanged"]
-    if result.published:
-        lines.append(f"published to {result.published}: the claim and the stage's branch")
-    if result.run_finished:
-        lines.append(f"every stage of {c.run_id} is done: the run is finished (completed)")
-    lines += [n for n in (result.run_note, result.publish_note) if n]
-    if result.merge:
-        lines.append(f"integrate it into the task branch: {result.merge}")
-    return Output(
-        {
-            "claim": to_data(c),
-            "reportFile": stored,
-            "runFinished": result.run_finished,
-            "runNote": result.run_note,
-            "already": result.already,
-            "publishedTo": result.published,
-            "publishNote": result.publish_note,
-            "merge": result.merge,
-        },
-        "\n".join(lines),
-    )
+    return marked_done(result, report)
 
 
 @command(
@@ -321,19 +243,12 @@ def done(
 def release(
     key: str, stage: int, reason: str, run: str | None, force: bool, remote: str | None
 ) -> Output:
-    from ..records.base import to_data
     from ..services.claims.remote import release_via_remote
     from ..services.context import open_context
+    from ..views.stage import released
 
     ctx = open_context()
-    result = release_via_remote(ctx, remote, ctx.key(key), stage, reason, run, force)
-    c = result.claim
-    lines = [f"stage {c.stage} released ({c.run_id}) by {c.released_by}: {c.release_reason}"]
-    if c.worktree_path:
-        lines.append(f"its worktree {c.worktree_path} is kept; the next claim continues there")
-    if result.run_note:
-        lines.append(result.run_note)
-    return Output({"claim": to_data(c), "runNote": result.run_note}, "\n".join(lines))
+    return released(release_via_remote(ctx, remote, ctx.key(key), stage, reason, run, force))
 
 
 @command("stage list", "The consumers view: stage, status, run, head, lease, report.", KEY)

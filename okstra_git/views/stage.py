@@ -1,5 +1,6 @@
-"""What ``stage claim`` (the run directive), ``stage list`` (the consumers view of a task's
-claimed stages) and ``stage renew`` print."""
+"""What the ``stage`` commands print: ``stage ready``, ``stage claim`` (the run directive),
+``stage renew``, ``stage done``, ``stage release`` and ``stage list`` (the consumers view of a
+task's claimed stages)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,119 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..logic.nextstep import Step
     from ..services.claims.claim import ClaimResult
+    from ..services.claims.done import DoneResult
     from ..services.claims.leases import RenewResult
-    from ..services.claimview import ClaimRow
+    from ..services.claims.release import ReleaseResult
+    from ..services.claimview import ClaimRow, Readiness
+
+
+def ready(found: Readiness) -> Output:
+    """The ready set, the batch a claim would take, and why each other stage is left out."""
+    from ..logic.batch import RUN_STEP_BUDGET
+
+    sel = found.selection
+    lines = [
+        f"ready: {', '.join(map(str, sel.ready)) or 'none'}",
+        f"batch: {', '.join(map(str, sel.batch)) or 'none'}"
+        + (f" ({sel.steps} of {RUN_STEP_BUDGET} steps)" if sel.batch else ""),
+    ]
+    if sel.left_out:
+        lines.append("ready, not in the batch:")
+        lines += [f"  stage {n}: {why}" for n, why in sorted(sel.left_out.items())]
+    if sel.blocked:
+        lines.append("not ready:")
+        lines += [f"  stage {n}: {why}" for n, why in sorted(sel.blocked.items())]
+    return Output(
+        {
+            "ready": list(sel.ready),
+            "batch": list(sel.batch),
+            "batchSteps": sel.steps,
+            "budget": RUN_STEP_BUDGET,
+            "takeOver": list(sel.take_over),
+            "blocked": {str(n): why for n, why in sorted(sel.blocked.items())},
+            "leftOut": {str(n): why for n, why in sorted(sel.left_out.items())},
+            "planPath": found.plan_path,
+        },
+        "\n".join(lines),
+    )
+
+
+def taken_meanwhile(key: object, offered: list[int], why: str, step: Step) -> Output:
+    """Nothing claimed: what this clone's records offered was claimed by other clones since it
+    last fetched (a race lost as expected), and what to do instead."""
+    numbers = ", ".join(map(str, offered))
+    data = {
+        "taskKey": str(key),
+        "claimed": False,
+        "runId": None,
+        "stages": [],
+        "placements": [],
+        "taskWorktree": "",
+        "taskBranch": "",
+        "implementationBaseCommit": None,
+        "planPath": None,
+        "planBlob": None,
+        "resumed": False,
+        "notices": [f"stage {numbers} was claimed by another clone meanwhile"],
+        "concurrentStages": [],
+        "directive": "",
+        "why": why,
+        "next": step.to_data(),
+    }
+    text = (
+        f"nothing claimed: stage {numbers}, ready in this clone's records, was claimed by "
+        f"another clone meanwhile.\n{why}\nnext ({step.kind}, {step.who}): "
+        f"{step.command or step.why}"
+    )
+    return Output(data, text)
+
+
+def marked_done(result: DoneResult, report: str | None) -> Output:
+    """The stage done at its head, where its report is stored, what became of the run, what
+    was published, and the command integrating it."""
+    from ..records.claim import report_file_name
+
+    c = result.claim
+    stored = report_file_name(report) if report and not result.already else None
+    lines = [f"stage {c.stage} done at {c.head_commit} ({c.run_id})"]
+    if stored:
+        kind = "report data" if stored.endswith(".json") else "Markdown"
+        lines.append(f"its report ({kind}) is stored with the claim as {stored}")
+    if result.already:
+        lines = [f"stage {c.stage} was already done at {c.head_commit} ({c.run_id}); unchanged"]
+    if result.published:
+        lines.append(f"published to {result.published}: the claim and the stage's branch")
+    if result.run_finished:
+        lines.append(f"every stage of {c.run_id} is done: the run is finished (completed)")
+    lines += [n for n in (result.run_note, result.publish_note) if n]
+    if result.merge:
+        lines.append(f"integrate it into the task branch: {result.merge}")
+    return Output(
+        {
+            "claim": to_data(c),
+            "reportFile": stored,
+            "runFinished": result.run_finished,
+            "runNote": result.run_note,
+            "already": result.already,
+            "publishedTo": result.published,
+            "publishNote": result.publish_note,
+            "merge": result.merge,
+        },
+        "\n".join(lines),
+    )
+
+
+def released(result: ReleaseResult) -> Output:
+    """Who released the stage and why; its worktree is kept for the next claim."""
+    c = result.claim
+    lines = [f"stage {c.stage} released ({c.run_id}) by {c.released_by}: {c.release_reason}"]
+    if c.worktree_path:
+        lines.append(f"its worktree {c.worktree_path} is kept; the next claim continues there")
+    if result.run_note:
+        lines.append(result.run_note)
+    return Output({"claim": to_data(c), "runNote": result.run_note}, "\n".join(lines))
 
 
 def claimed(result: ClaimResult) -> Output:
