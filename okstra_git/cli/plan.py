@@ -5,12 +5,6 @@ from __future__ import annotations
 from ..views import Output
 from .declare import KEY, Arg, command, group, number
 
-TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
-if TYPE_CHECKING:
-    from typing import Any
-
-    from ..logic.stagemap import Finding
-
 group(
     "plan",
     "Plans: Stage Map validation, submission and the approval gate.",
@@ -23,15 +17,6 @@ group(
 )
 
 
-def _finding(finding: Finding) -> dict[str, Any]:
-    return {
-        "check": finding.check,
-        "stages": list(finding.stages),
-        "line": finding.line,
-        "message": finding.message,
-    }
-
-
 @command(
     "plan validate",
     "Check the plan's Stage Map (S1–S7, S9) and §5; exit 1 listing every failure.",
@@ -40,21 +25,9 @@ def _finding(finding: Finding) -> dict[str, Any]:
 )
 def validate(file: str) -> Output:
     from ..logic.planfile import validate_plan_file
+    from ..views.plan import validated
 
-    result = validate_plan_file(file)
-    stage_map = result.stage_map
-    data = {
-        "file": file,
-        "valid": result.valid,
-        "stageMap": stage_map.to_data(),
-        "findings": [_finding(f) for f in result.problems],
-    }
-    if result.valid:
-        return Output(data, f"{file}: valid — {len(stage_map.stages)} stage(s)")
-    summary = f"{file}: {len(result.problems)} failed check(s)"
-    return Output(
-        data, f"{result.report()}\n{summary}", code=1, error=f"{summary}:\n{result.report()}"
-    )
+    return validated(file, validate_plan_file(file))
 
 
 @command(
@@ -64,35 +37,12 @@ def validate(file: str) -> Output:
     Arg("file", "The plan (Markdown), inside the work tree.", metavar="FILE", complete="file"),
 )
 def submit(key: str, file: str) -> Output:
-    from ..core.shell import okstra
-    from ..records.base import to_data
     from ..services import plans
     from ..services.context import open_context
-    from ..services.snapshots import snapshot_path
+    from ..views.plan import submitted
 
     ctx = open_context()
-    done = plans.submit_plan(ctx, ctx.key(key), file)
-    plan = done.plan
-    task_key = done.state.task.task_key
-    snapshot = snapshot_path(plan.seq)
-    text = (
-        f"submitted {plan.path} as {snapshot} of {task_key} (blob {plan.blob[:12]})"
-        if done.created
-        else f"{plan.path} is already the plan of {task_key} ({snapshot})"
-    )
-    if done.created and done.state.task.workflow.awaiting_approval:
-        text += f"\nawaiting approval: {okstra('plan', 'approve', task_key)}"
-    return Output(
-        {
-            "taskKey": task_key,
-            "plan": to_data(plan),
-            "snapshot": snapshot,
-            "created": done.created,
-            "workflow": to_data(done.state.task.workflow),
-            "commit": done.state.head,
-        },
-        text,
-    )
+    return submitted(plans.submit_plan(ctx, ctx.key(key), file))
 
 
 @command(
@@ -110,39 +60,14 @@ def submit(key: str, file: str) -> Output:
     "the plan afterwards leaves it unapproved.",
 )
 def approve(key: str, file: str | None) -> Output:
-    from ..records.base import to_data
     from ..services import plans
     from ..services.context import open_context
     from ..services.status import next_for
+    from ..views.plan import approved
 
     ctx = open_context()
     done = plans.approve_plan(ctx, ctx.key(key), file)
-    step = next_for(ctx, ctx.key(key))
-    if done.already:
-        text = (
-            f"{done.path} is already approved for {done.approval.task_key} "
-            f"(blob {done.blob[:12]}, by {done.approval.approved_by} at "
-            f"{done.approval.approved_at}); nothing changed"
-        )
-    else:
-        text = (
-            f"approved {done.path} for {done.approval.task_key}: blob {done.blob[:12]}, "
-            f"note in refs/notes/okstra/approvals"
-            + ("; ticked the marker and added the audit line" if done.changed_file else "")
-        )
-    return Output(
-        {
-            "taskKey": done.approval.task_key,
-            "path": done.path,
-            "blob": done.blob,
-            "approval": to_data(done.approval),
-            "changedFile": done.changed_file,
-            "alreadyApproved": done.already,
-            "commit": done.state.head,
-            "next": step.to_data(),
-        },
-        f"{text}\nnext ({step.kind}, {step.who}): {step.command or step.why}",
-    )
+    return approved(done, next_for(ctx, ctx.key(key)))
 
 
 @command(
@@ -151,38 +76,12 @@ def approve(key: str, file: str | None) -> Output:
     KEY,
 )
 def status(key: str) -> Output:
-    from ..records.base import to_data
     from ..services import plans
     from ..services.context import open_context
+    from ..views.plan import plan_status
 
     ctx = open_context()
-    result = plans.plan_status(ctx, ctx.key(key))
-    plan = result.plan
-    data = {
-        "taskKey": str(result.key),
-        "approved": result.approved,
-        "reasons": result.reasons,
-        "messages": result.messages,
-        "path": result.relpath,
-        "readFrom": result.source,
-        "blob": plan.blob if plan else None,
-        "approvedBlob": result.approved_blob,
-        "approvals": [to_data(a) for a in result.approvals],
-        "blockers": [
-            {"id": item.id, "status": item.status, "line": item.line} for item in result.blockers
-        ],
-        "latestPlan": to_data(result.state.task.latest_plan),
-    }
-    if result.approved:
-        first = result.approvals[0]
-        return Output(
-            data,
-            f"{result.key}: approved — {result.relpath} (blob {plan.blob[:12] if plan else ''}; "
-            f"method {first.method}, by {first.approved_by} at {first.approved_at})",
-        )
-    summary = f"{result.key}: not approved ({', '.join(result.reasons)})"
-    text = "\n".join([summary, *result.messages])
-    return Output(data, text, code=1, error=text)
+    return plan_status(plans.plan_status(ctx, ctx.key(key)))
 
 
 @command(
@@ -218,30 +117,10 @@ def show(key: str, stage: int | None) -> Output:
     "format: `git okstra docs plan-format`.",
 )
 def init(key: str, file: str | None) -> Output:
-    import os
-
-    from ..core.shell import okstra
-    from ..logic.planskeleton import unfilled
     from ..services.context import open_context
     from ..services.planinit import init_plan
+    from ..views.plan import initialized
 
     ctx = open_context()
     task_key = ctx.key(key)
-    path = init_plan(ctx, task_key, file)
-    shown = os.path.relpath(path)
-    if shown.startswith(".."):
-        shown = str(path.resolve())
-    left = len(unfilled(path.read_text("utf-8")))
-    then = [
-        okstra("plan", "validate", shown),
-        okstra("plan", "submit", task_key, shown),
-        okstra("plan", "approve", task_key),
-    ]
-    text = (
-        f"wrote a plan skeleton for {task_key} to {shown}: replace its {left} `<fill in: …>` "
-        "(the format: git okstra docs plan-format), then:\n" + "".join(f"  {c}\n" for c in then)
-    )
-    return Output(
-        {"taskKey": str(task_key), "path": shown, "placeholders": left, "then": then},
-        text.rstrip("\n"),
-    )
+    return initialized(task_key, init_plan(ctx, task_key, file))

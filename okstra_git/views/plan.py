@@ -1,21 +1,31 @@
-"""What ``plan show`` prints: the task's plan snapshot (or one stage's section) under a short
-quoted header saying which snapshot it is, whether it is approved and how to read it with git."""
+"""What the ``plan`` commands print. ``plan show``: the task's plan snapshot (or one stage's
+section) under a short quoted header saying which snapshot it is, whether it is approved and how
+to read it with git. ``plan validate`` reads a file alone: nothing at this module's top loads the
+git layer."""
 
 from __future__ import annotations
 
 from ..core.shell import command, okstra
 from ..records.base import to_data
-from ..services.context import Context
-from ..services.planshow import PlanShown, show_plan
-from ..services.snapshots import snapshot_path
 from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
+    from ..core.keys import TaskKey
+    from ..logic.nextstep import Step
+    from ..logic.planfile import Validation
+    from ..logic.stagemap import Finding
+    from ..services.context import Context
+    from ..services.plans import Approved, Assessment, Submitted
+    from ..services.planshow import PlanShown
 
 
 def show(ctx: Context, key_text: str, stage: int | None) -> Output:
+    from ..services.planshow import show_plan
+
     shown = show_plan(ctx, ctx.key(key_text), stage)
     data = plan_data(shown)
     what = f"stage {stage} of plan-{shown.seq}" if stage is not None else f"plan-{shown.seq}"
@@ -34,6 +44,8 @@ def show(ctx: Context, key_text: str, stage: int | None) -> Output:
 def plan_data(shown: PlanShown) -> dict[str, Any]:
     """``plan show --json``: the snapshot, where it is stored, its approvals, and the stages
     shown (``--stage N``: that one) with the Markdown to read."""
+    from ..services.snapshots import snapshot_path
+
     stages = [shown.stages[shown.stage]] if shown.stage is not None else list(shown.stages.values())
     markdown = stages[0]["section"] or "" if shown.stage is not None else shown.text
     return {
@@ -50,4 +62,144 @@ def plan_data(shown: PlanShown) -> dict[str, Any]:
         "stage": shown.stage,
         "stages": stages,
         "markdown": markdown,
+    }
+
+
+def validated(file: str, result: Validation) -> Output:
+    """``plan validate``: valid with its stage count, or every failed check (exit 1)."""
+    stage_map = result.stage_map
+    data = {
+        "file": file,
+        "valid": result.valid,
+        "stageMap": stage_map.to_data(),
+        "findings": [_finding(f) for f in result.problems],
+    }
+    if result.valid:
+        return Output(data, f"{file}: valid — {len(stage_map.stages)} stage(s)")
+    summary = f"{file}: {len(result.problems)} failed check(s)"
+    return Output(
+        data, f"{result.report()}\n{summary}", code=1, error=f"{summary}:\n{result.report()}"
+    )
+
+
+def submitted(done: Submitted) -> Output:
+    """``plan submit``: the snapshot made (or the plan already there), and the approval step."""
+    from ..core.shell import okstra
+    from ..services.snapshots import snapshot_path
+
+    plan = done.plan
+    task_key = done.state.task.task_key
+    snapshot = snapshot_path(plan.seq)
+    text = (
+        f"submitted {plan.path} as {snapshot} of {task_key} (blob {plan.blob[:12]})"
+        if done.created
+        else f"{plan.path} is already the plan of {task_key} ({snapshot})"
+    )
+    if done.created and done.state.task.workflow.awaiting_approval:
+        text += f"\nawaiting approval: {okstra('plan', 'approve', task_key)}"
+    return Output(
+        {
+            "taskKey": task_key,
+            "plan": to_data(plan),
+            "snapshot": snapshot,
+            "created": done.created,
+            "workflow": to_data(done.state.task.workflow),
+            "commit": done.state.head,
+        },
+        text,
+    )
+
+
+def approved(done: Approved, step: Step) -> Output:
+    """``plan approve``: the approval recorded (or already there), and the task's next step."""
+    if done.already:
+        text = (
+            f"{done.path} is already approved for {done.approval.task_key} "
+            f"(blob {done.blob[:12]}, by {done.approval.approved_by} at "
+            f"{done.approval.approved_at}); nothing changed"
+        )
+    else:
+        text = (
+            f"approved {done.path} for {done.approval.task_key}: blob {done.blob[:12]}, "
+            f"note in refs/notes/okstra/approvals"
+            + ("; ticked the marker and added the audit line" if done.changed_file else "")
+        )
+    return Output(
+        {
+            "taskKey": done.approval.task_key,
+            "path": done.path,
+            "blob": done.blob,
+            "approval": to_data(done.approval),
+            "changedFile": done.changed_file,
+            "alreadyApproved": done.already,
+            "commit": done.state.head,
+            "next": step.to_data(),
+        },
+        f"{text}\nnext ({step.kind}, {step.who}): {step.command or step.why}",
+    )
+
+
+def plan_status(result: Assessment) -> Output:
+    """``plan status``: approved with by whom, or why not (exit 1)."""
+    plan = result.plan
+    data = {
+        "taskKey": str(result.key),
+        "approved": result.approved,
+        "reasons": result.reasons,
+        "messages": result.messages,
+        "path": result.relpath,
+        "readFrom": result.source,
+        "blob": plan.blob if plan else None,
+        "approvedBlob": result.approved_blob,
+        "approvals": [to_data(a) for a in result.approvals],
+        "blockers": [
+            {"id": item.id, "status": item.status, "line": item.line} for item in result.blockers
+        ],
+        "latestPlan": to_data(result.state.task.latest_plan),
+    }
+    if result.approved:
+        first = result.approvals[0]
+        return Output(
+            data,
+            f"{result.key}: approved — {result.relpath} (blob {plan.blob[:12] if plan else ''}; "
+            f"method {first.method}, by {first.approved_by} at {first.approved_at})",
+        )
+    summary = f"{result.key}: not approved ({', '.join(result.reasons)})"
+    text = "\n".join([summary, *result.messages])
+    return Output(data, text, code=1, error=text)
+
+
+def initialized(task_key: TaskKey, path: Path) -> Output:
+    """``plan init``: where the skeleton is, how many placeholders it has, and the commands
+    that follow."""
+    import os
+
+    from ..core.shell import okstra
+    from ..logic.planskeleton import unfilled
+
+    shown = os.path.relpath(path)
+    if shown.startswith(".."):
+        shown = str(path.resolve())
+    left = len(unfilled(path.read_text("utf-8")))
+    then = [
+        okstra("plan", "validate", shown),
+        okstra("plan", "submit", task_key, shown),
+        okstra("plan", "approve", task_key),
+    ]
+    text = (
+        f"wrote a plan skeleton for {task_key} to {shown}: replace its {left} `<fill in: …>` "
+        "(the format: git okstra docs plan-format), then:\n" + "".join(f"  {c}\n" for c in then)
+    )
+    return Output(
+        {"taskKey": str(task_key), "path": shown, "placeholders": left, "then": then},
+        text.rstrip("\n"),
+    )
+
+
+def _finding(finding: Finding) -> dict[str, Any]:
+    return {
+        "check": finding.check,
+        "stages": list(finding.stages),
+        "line": finding.line,
+        "message": finding.message,
     }
