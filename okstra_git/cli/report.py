@@ -95,7 +95,7 @@ def validate(data: str, no_task: bool) -> Output:
         "final-verification: the verdict, set everywhere the rules tie it — the verdict card, "
         "the final verdict, the next step, the first recommended step, the reader summary's "
         "command and the phase-continuation row — so verify record takes the filled report "
-        "as it is.",
+        "as it is; conditional-accept and blocked also start one acceptance blocker to write.",
         metavar="V",
         choices=("accepted", "conditional-accept", "blocked"),
     ),

@@ -269,6 +269,17 @@ def starter_for_task(
     data = starter(str(key), task_type, seq, language, **extra)
     if verdict is not None:
         decide(data, verdict, all_done)
+        if verdict != "accepted":
+            # Not accepted says why: one acceptance blocker to write (add more as needed).
+            data["finalVerification"]["acceptanceBlockers"].append(
+                {
+                    "id": "AB-001",
+                    "statement": f"{PROMPT} what stands in the way of acceptance, in one line.",
+                    "evidence": f"{PROMPT} what shows it (path:line, log, exit code).",
+                    "severity": "major",
+                    "followUpPhase": "implementation",
+                }
+            )
     return data
 
 

@@ -283,3 +283,24 @@ def test_the_mcp_tools_start_and_check_reports_as_the_cli_does(task: Task, tmp_p
     recorded = call_tool("verify_record", {**where, "report": str(path), "expect_head": head})
     assert not recorded.is_error, recorded.text
     assert recorded.data["verdict"]["routing"] == "release-handoff"
+
+
+def test_a_verdict_other_than_accepted_starts_with_a_blocker_to_write(task: Task, tmp_path: Path):
+    task.implement(1)
+    task.implement(2)
+    task.merge(1)
+    head = task.merge(2)
+    made = init(task.repo, "--verdict", "blocked")
+    (blocker,) = made["data"]["finalVerification"]["acceptanceBlockers"]
+    assert blocker["id"] == "AB-001" and blocker["followUpPhase"] == "implementation"
+    assert "/finalVerification/acceptanceBlockers/0/statement" in made["prompts"]
+    path = Path(made["path"])
+    path.write_text(json.dumps(fill(made["data"], made["prompts"])))
+    recorded = ok(task.repo, "verify", "record", KEY, "--report", str(path), "--expect-head",
+                  head)  # fmt: skip
+    verdict = recorded["verdict"]
+    assert (verdict["verdict"], verdict["blockerCount"], verdict["routing"]) == (
+        "blocked",
+        1,
+        "implementation",
+    )
