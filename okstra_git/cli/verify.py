@@ -76,8 +76,6 @@ def record(
     expect_head: str | None,
     sign: bool,
 ) -> Output:
-    from ..core.shell import okstra
-    from ..records.base import to_data
     from ..services import verify
     from ..services.context import open_context
     from ..views import verify as views
@@ -89,28 +87,9 @@ def record(
         )
     except verify.GateRefused as exc:
         return views.refusal(exc, key, ("verify", "record"))
-    v = done.verdict
-    what = "recorded" if done.added else "already recorded"
     from ..services.status import next_for
 
-    step = next_for(ctx, ctx.key(key))
-    text = (
-        f"{what}: {v.verdict} ({v.scope}, stages {', '.join(map(str, v.stages))}) on "
-        f"{v.head[:12]} (tree {v.head_tree[:12]}){' — signed' if v.signature else ''}\n"
-        f"routing: {v.routing}; next phase: {done.next_phase}\n"
-        f"see: {okstra('verify', 'show', v.head[:12])}\n"
-        f"next ({step.kind}, {step.who}): {step.command or step.why}"
-    )
-    return Output(
-        {
-            "added": done.added,
-            "verdict": to_data(v),
-            "nextPhase": done.next_phase,
-            "taskCommit": done.task_head,
-            "next": step.to_data(),
-        },
-        text,
-    )
+    return views.recorded(done, next_for(ctx, ctx.key(key)))
 
 
 @command(

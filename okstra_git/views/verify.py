@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..git.repo import DiffStatEntry
+    from ..logic.nextstep import Step
     from ..records.claim import StoredReport
 
 
@@ -156,3 +157,29 @@ def _signature_text(s: verify.ShownVerdict) -> str:
     if s.signature == "bad":
         return "BAD — not a valid signature by an allowed signer over this record"
     return "unsigned"
+
+
+def recorded(done: verify.Recorded, step: Step) -> Output:
+    """``verify record``: the verdict recorded (or already there), its routing, how to see it,
+    and the task's next step."""
+    from ..core.shell import okstra
+
+    v = done.verdict
+    what = "recorded" if done.added else "already recorded"
+    text = (
+        f"{what}: {v.verdict} ({v.scope}, stages {', '.join(map(str, v.stages))}) on "
+        f"{v.head[:12]} (tree {v.head_tree[:12]}){' — signed' if v.signature else ''}\n"
+        f"routing: {v.routing}; next phase: {done.next_phase}\n"
+        f"see: {okstra('verify', 'show', v.head[:12])}\n"
+        f"next ({step.kind}, {step.who}): {step.command or step.why}"
+    )
+    return Output(
+        {
+            "added": done.added,
+            "verdict": to_data(v),
+            "nextPhase": done.next_phase,
+            "taskCommit": done.task_head,
+            "next": step.to_data(),
+        },
+        text,
+    )
