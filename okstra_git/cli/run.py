@@ -86,10 +86,10 @@ def start(
     option: list[str] | None,
     remote: str | None,
 ) -> Output:
-    from ..records.base import to_data
     from ..services import runs
     from ..services.context import open_context
     from ..services.verify import GateRefused
+    from ..views.run import started, started_elsewhere
 
     ctx = open_context()
     setup = (workers, model or (), option or ())
@@ -104,12 +104,7 @@ def start(
                 # an expected outcome of two clones following one task. Say what comes next.
                 from ..services.status import next_for
 
-                step = next_for(ctx, ctx.key(key))
-                return Output(
-                    {"run": None, "started": False, "why": str(exc), "next": step.to_data()},
-                    f"nothing started: {exc}\nnext ({step.kind}, {step.who}): "
-                    f"{step.command or step.why}",
-                )
+                return started_elsewhere(str(exc), next_for(ctx, ctx.key(key)))
         else:
             state, record = runs.start_run(
                 ctx, ctx.key(key), task_type, critic, base, stage, *setup
@@ -121,22 +116,7 @@ def start(
     from ..services.status import next_for
 
     wrote = runs.written_at_start(ctx, record)
-    step = next_for(ctx, ctx.key(key))
-    lines = [
-        f"started {record.task_type} run {record.seq} of {record.task_key}"
-        + (f", published to {remote}" if remote else "")
-    ]
-    lines += [
-        f"  {'made' if path.endswith('/') else 'wrote'} {kind}: {path}"
-        for kind, path in wrote.items()
-    ]
-    lines.append(f"next ({step.kind}, {step.who}): {step.why}")
-    if step.command:
-        lines.append(f"  {step.command}")
-    return Output(
-        {"run": to_data(record), "commit": state.head, "wrote": wrote, "next": step.to_data()},
-        "\n".join(lines),
-    )
+    return started(state, record, wrote, remote, next_for(ctx, ctx.key(key)))
 
 
 @command(
@@ -174,10 +154,10 @@ def finish(
     data: str | None,
     remote: str | None,
 ) -> Output:
-    from ..records.base import to_data
     from ..services import runs
     from ..services.context import open_context
     from ..services.status import next_for
+    from ..views.run import finished
 
     ctx = open_context()
     task_key = ctx.key(key)
@@ -187,18 +167,4 @@ def finish(
         )
     else:
         state, record = runs.finish_run(ctx, task_key, task_type, seq, status, report, data)
-    flow = state.task.workflow
-    step = next_for(ctx, task_key)
-    return Output(
-        {
-            "run": to_data(record),
-            "workflow": to_data(flow),
-            "commit": state.head,
-            "publishedTo": remote,
-            "next": step.to_data(),
-        },
-        f"{record.task_type} run {record.seq}: {record.status}"
-        + (f", published to {remote}" if remote else "")
-        + f"; next phase: {flow.next_recommended_phase} ({flow.routing_status})\n"
-        f"next ({step.kind}, {step.who}): {step.command or step.why}",
-    )
+    return finished(state, record, remote, next_for(ctx, task_key))
