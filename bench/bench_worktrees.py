@@ -5,7 +5,9 @@ whose plan has independent stages, approved, its task worktree made. Interleaved
 round: ``git okstra stage claim KEY --stage K`` (the claim, and the stage worktree made whole
 at its hidden sibling, then moved into place) beside ``git worktree add -q -b BRANCH PATH
 COMMIT``. CPU medians of whole processes with their children (``_proc.py``), and wall
-medians; each new worktree is deleted after its round, untimed.
+medians; each new worktree is deleted after its round, untimed, and the disk synced before
+each command (the checkout is nearly all kernel time: the writeback of 30k files made or
+deleted just before would be charged to whichever command runs next).
 
 Usage: python bench/bench_worktrees.py [--files N] [--rounds R] [--short]
 """
@@ -13,6 +15,7 @@ Usage: python bench/bench_worktrees.py [--files N] [--rounds R] [--short]
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -80,6 +83,9 @@ def measure(rounds: int, short: bool, files: int | None = None) -> tuple[list[Ro
             ours = [*exe, "stage", "claim", KEY, "--stage", str(stage)]
             theirs = ["git", "worktree", "add", "-q", "-b", f"plain-{stage}", str(plain), commit]
             for name, argv in (("ours", ours), ("git", theirs))[:: 1 if n % 2 else -1]:
+                # The disk's writeback of the last checkout (or of the last round's deletes)
+                # lands now, untimed: else whichever command comes next pays for it in sys time.
+                os.sync()
                 timed = run(argv, repo, env=env)
                 if n:  # the first round warms the caches, uncounted
                     samples[name].append(timed)

@@ -106,7 +106,7 @@ def _board(short: bool):
 def _worktrees(short: bool):
     import bench_worktrees
 
-    return bench_worktrees.measure(1 if short else 7, short)
+    return bench_worktrees.measure(1 if short else 6, short)
 
 
 def _completion(short: bool):
