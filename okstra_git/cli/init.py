@@ -44,23 +44,10 @@ def init(
     hooks: bool,
     lease: timedelta | str | None,
 ) -> Output:
-    from ..core.shell import okstra
     from ..services import setup
     from ..services.context import open_context
+    from ..views.init import configured
 
     ctx = open_context()
     changes = setup.init(ctx, project_id, worktree_root, protect, remote, hooks, lease)
-    # What a clone does next: bring the tasks its remote shares, or make the first one.
-    then = [okstra("sync", remote), okstra("task", "list")] if remote else []
-    then.append(okstra("task", "new", "KEY", "--type", "TYPE"))
-    lines = [f"{k} = {v}" for k, v in changes.items()] or ["nothing to change"]
-    # Run again with nothing to change, it said what comes next the first time already.
-    if changes and remote:
-        lines.append(f"next: bring the tasks {remote} shares: {then[0]}, then {then[1]}")
-        lines.append(f"  or start a task: {then[2]} (the types: git okstra task new -h)")
-    elif changes:
-        lines.append(f"next: start a task: {then[0]} (the types: git okstra task new -h)")
-    return Output(
-        {"config": changes, "projectId": ctx.default_project, "then": then},
-        "\n".join(lines),
-    )
+    return configured(changes, ctx.default_project, remote)

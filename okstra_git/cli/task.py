@@ -30,24 +30,14 @@ group("task", "Tasks, stored as refs/okstra/tasks/<group>/<id>: one commit per e
     ),
 )
 def new(key: str, task_type: str, brief: str | None, category: str) -> Output:
-    from ..records.task import task_ref
     from ..services import tasks
     from ..services.context import open_context
     from ..services.status import next_for
+    from ..views.task import created
 
     ctx = open_context()
     state = tasks.new_task(ctx, ctx.key(key), task_type, category, brief)
-    step = next_for(ctx, state.key)
-    return Output(
-        {
-            "taskKey": state.task.task_key,
-            "ref": task_ref(state.key),
-            "commit": state.head,
-            "next": step.to_data(),
-        },
-        f"created task {state.task.task_key} at {task_ref(state.key)} ({state.head[:12]})\n"
-        f"next ({step.kind}, {step.who}): {step.command or step.why}",
-    )
+    return created(state, next_for(ctx, state.key))
 
 
 @command(

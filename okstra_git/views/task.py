@@ -1,4 +1,4 @@
-"""What ``task show``, ``task list`` and ``task log`` print."""
+"""What ``task new``, ``task show``, ``task list`` and ``task log`` print."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from .remote import lags_data
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..logic.nextstep import Step
+    from ..records.task import TaskState
     from ..services.tasks import Event
 
 
@@ -21,6 +23,20 @@ def lag_notice(ctx: Context, key: TaskKey, what: str) -> tuple[list[dict[str, st
     lags = remoteview.task_lag(ctx.repo, key)
     said = remoteview.notice(what, lags)
     return lags_data(lags), f"git okstra: note: {said}\n" if said else ""
+
+
+def created(state: TaskState, step: Step) -> Output:
+    """``task new``: the task's ref and first commit, and its next step."""
+    return Output(
+        {
+            "taskKey": state.task.task_key,
+            "ref": task_ref(state.key),
+            "commit": state.head,
+            "next": step.to_data(),
+        },
+        f"created task {state.task.task_key} at {task_ref(state.key)} ({state.head[:12]})\n"
+        f"next ({step.kind}, {step.who}): {step.command or step.why}",
+    )
 
 
 def show(ctx: Context, key_text: str, write_index: bool) -> Output:
