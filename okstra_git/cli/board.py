@@ -83,7 +83,7 @@ def board(
     if out is not None:
         raise BadInput("board --serve serves the page; --out writes it: give one of them")
     from ..services.boardserve import DEFAULT_ADDRESS, VERSION_PATH, BoardServer, parse_address
-    from ..views.board import csp, data, render
+    from ..views.board import csp, data, render, served
 
     server = BoardServer(
         str(ctx.repo.workdir or ctx.repo.git_dir),
@@ -96,10 +96,7 @@ def board(
         say=lambda line: print(line, flush=True),
     )
     server.serve()
-    return Output(
-        {"url": server.url, "builds": server.builds},
-        f"stopped serving the board at {server.url}",
-    )
+    return served(server.url, server.builds)
 
 
 def _write(ctx: Context, keys: list[TaskKey] | None, out: str | None, fetch: str | None) -> Output:
@@ -109,7 +106,7 @@ def _write(ctx: Context, keys: list[TaskKey] | None, out: str | None, fetch: str
     from ..core.userfiles import write_atomic
     from ..services.board import build_board
     from ..views.board import data as board_data
-    from ..views.board import render
+    from ..views.board import render, written
 
     if fetch is not None:
         from ..services.sync.transport import fetch as fetch_refs
@@ -125,8 +122,4 @@ def _write(ctx: Context, keys: list[TaskKey] | None, out: str | None, fetch: str
     data = board_data(build_board(ctx, keys))
     page = render(data).encode("utf-8")
     write_atomic(target, page, "board")
-    count = len(data["tasks"])
-    return Output(
-        {"out": str(target), "tasks": count, "bytes": len(page)},
-        f"wrote the board of {count} task{'' if count == 1 else 's'} to {target}",
-    )
+    return written(target, len(data["tasks"]), len(page))

@@ -18,9 +18,12 @@ import hashlib
 from typing import Any
 
 from ..core.shell import command
+from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..services.board import Board, BoardTask
 
 STATES = ("blocked", "ready", "started", "done", "merged")
@@ -39,6 +42,19 @@ BRANCH_WORDS = {
 """The task branch here against a remote's published one (``branches.task_branch_against``)."""
 TITLE_CHARS = 23
 """A node's title is cut to this many characters (the full title is its tooltip)."""
+
+
+def written(target: Path, count: int, size: int) -> Output:
+    """``board``: where the page was written, of how many tasks."""
+    return Output(
+        {"out": str(target), "tasks": count, "bytes": size},
+        f"wrote the board of {count} task{'' if count == 1 else 's'} to {target}",
+    )
+
+
+def served(url: str, builds: int) -> Output:
+    """``board --serve``, once stopped: where it served, how many times it built the page."""
+    return Output({"url": url, "builds": builds}, f"stopped serving the board at {url}")
 
 
 def data(board: Board) -> dict[str, Any]:
