@@ -78,11 +78,14 @@ def _loopback(host: str) -> bool:
         return False
 
 
-class Page:
+class Page(Value):
     """The page last built, swapped whole (readers never see half a build)."""
 
-    def __init__(self, html: bytes, version: str, csp: str) -> None:
-        self.html, self.version, self.csp = html, version, csp
+    html: bytes
+    version: str
+    """What the page's script polls for: the build number and the refs' fingerprint."""
+    csp: str
+    """Its Content-Security-Policy header."""
 
 
 class BoardServer:
