@@ -221,3 +221,53 @@ def test_comments_cite_the_docs_the_project_ships():
     missing = [m for m in missing if not (docs / m.split(": ")[1]).is_file()]
     assert not unshipped, f"cite docs/ instead of SPEC §: {unshipped}"
     assert not missing, f"pages that docs/ does not have: {missing}"
+
+
+SHAPED_IN_SERVICES = {
+    # The stage fields the run directive is built from: the work loop (services/worker.py)
+    # writes that directive into the stage worktree, and a service never imports a view.
+    ("okstra_git.services.claims.claim", "Placement"),
+}
+"""Service classes that shape their own output, each with its reason (said in its docstring)."""
+
+
+def _data_classes(tree: ast.AST) -> tuple[list[str], list[str]]:
+    """The classes ``tree`` declares with ``@dataclass``, and those with a ``to_data`` method."""
+    dataclasses, shaped = [], []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name == "dataclass":
+                dataclasses.append(node.name)
+        if any(isinstance(m, ast.FunctionDef) and m.name == "to_data" for m in node.body):
+            shaped.append(node.name)
+    return dataclasses, shaped
+
+
+def test_one_value_convention_and_no_output_shaped_in_services():
+    """Value classes declare their fields once as ``core.values`` classes (no dataclass, which
+    writes six methods per class as its module loads), and services return typed values: the
+    ``--json`` shape of what a command prints is ``views/``'s (docs/architecture.md)."""
+    declared, shaped = [], []
+    for name, path in modules().items():
+        dataclasses, to_data = _data_classes(ast.parse(path.read_text("utf-8")))
+        declared += [f"{name}.{cls}" for cls in dataclasses]
+        if layer_of(name) == LAYERS.index("services"):
+            shaped += [f"{name}.{c}" for c in to_data if (name, c) not in SHAPED_IN_SERVICES]
+    assert not declared, f"declare these as core.values classes: {declared}"
+    assert not shaped, f"shape their output in views/ instead: {shaped}"
+
+
+def test_the_value_rule_catches_what_it_names():
+    """The rule above sees each spelling of a dataclass and a ``to_data`` method."""
+    source = (
+        "@dataclass\nclass A: pass\n"
+        "@dataclass(frozen=True)\nclass B: pass\n"
+        "@dataclasses.dataclass\nclass C: pass\n"
+        "class D(Value):\n    def to_data(self): return {}\n"
+    )
+    assert _data_classes(ast.parse(source)) == (["A", "B", "C"], ["D"])
+    assert _data_classes(ast.parse("class E(Value):\n    x: int\n")) == ([], [])
