@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from ..core.keys import TASK_TYPES
 from ..views import Output
 from .declare import Arg, command, group
@@ -79,7 +77,9 @@ def scope(
         from ..services.incremental_files import decide_from_file
 
         data = decide_from_file(prev_data, cur_base_sha, prev_base_sha, stages, ratio).to_cli()
-    return Output(data, json.dumps(data, ensure_ascii=False))
+    from ..views.incremental import scope
+
+    return scope(data)
 
 
 @command(

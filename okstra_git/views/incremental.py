@@ -14,6 +14,13 @@ if TYPE_CHECKING:
     from ..services.incremental import TaskScope
 
 
+def scope(data: dict[str, Any]) -> Output:
+    """``incremental scope``: the decision, its JSON as the text too (what a script reads)."""
+    import json
+
+    return Output(data, json.dumps(data, ensure_ascii=False))
+
+
 def scope_data(scope: TaskScope) -> dict[str, Any]:
     """The decision as ``--json`` gives it (snake_case, as the file-based form's), with the run,
     the previous one, and the ``incremental carry`` command when there is something to carry."""
