@@ -53,24 +53,9 @@ def validate(data: str, no_task: bool) -> Output:
 
         found, note = records_check(report)
         problems += found
-    header = report.get("header")
-    if not isinstance(header, dict):
-        header = {}
-    what = f"{header.get('taskType')} {header.get('seq')} of {header.get('taskKey')}"
-    lines = [p.render(data) for p in problems]
-    summary = f"{data}: {len(problems)} problem(s)" if problems else f"{data}: valid — {what}"
-    result = {
-        "file": data,
-        "valid": not problems,
-        "problems": [
-            {"pointer": p.pointer, "rule": p.rule, "message": p.message} for p in problems
-        ],
-        "taskRecords": note,
-    }
-    text = "\n".join([*lines, f"{summary}; {note}"])
-    if problems:
-        return Output(result, text, code=1, error="\n".join([f"{summary}:", *lines]))
-    return Output(result, text)
+    from ..views.report import validated
+
+    return validated(data, report, problems, note)
 
 
 @command(
@@ -127,51 +112,15 @@ def init(
     out: str | None,
     force: bool,
 ) -> Output:
-    from ..core.shell import okstra
     from ..services import reports
     from ..services.context import open_context
 
     ctx = open_context()
     task_key = ctx.key(key)
     path, data = reports.init_report(ctx, task_key, task_type, stage, lang, out, force, verdict)
-    header = data["header"]
-    prompts = reports.prompts_left(data)
-    what = f"{header['taskType']} {header['seq']}" + (
-        f" stage {header['stage']}" if "stage" in header else ""
-    )
-    lines = [
-        f"wrote {path} ({what} of {task_key})",
-        f"fill in its {len(prompts)} prompt(s) (text beginning 'Replace:'): {', '.join(prompts)}",
-        f"then check it: {okstra('report', 'validate', path)}",
-    ]
-    if header["taskType"] == "final-verification" and verdict is None:
-        again = [
-            "report",
-            "init",
-            task_key,
-            "--verdict",
-            "V",
-            *(("--out", out) if out else ()),
-            "--force",
-        ]
-        if stage is not None:
-            again[4:4] = ["--stage", str(stage)]
-        lines.insert(
-            1,
-            "its verdict is blocked until you decide it: start it again with the verdict "
-            f"(accepted, conditional-accept or blocked): {okstra(*again)}",
-        )
-    return Output(
-        {
-            "path": str(path),
-            "taskType": header["taskType"],
-            "seq": header["seq"],
-            "stage": header.get("stage"),
-            "prompts": prompts,
-            "data": data,
-        },
-        "\n".join(lines),
-    )
+    from ..views.report import started
+
+    return started(task_key, path, data, reports.prompts_left(data), stage, verdict, out)
 
 
 @command(
@@ -210,11 +159,6 @@ def render(data: str, md: str | None, html: str | None, lang: str | None) -> Out
         markdown = Path(md) if md else None
         page = Path(html) if html else None
     done = render_files(report, markdown, page, lang)
-    written = [str(p) for p in (done.markdown, done.html) if p is not None]
-    return Output(
-        {
-            "markdown": str(done.markdown) if done.markdown else None,
-            "html": str(done.html) if done.html else None,
-        },
-        "\n".join(f"wrote {p}" for p in written),
-    )
+    from ..views.report import rendered
+
+    return rendered(done)

@@ -1,0 +1,103 @@
+"""What ``report validate``, ``report init`` and ``report render`` print. ``report validate``
+and ``report render`` need no repository: nothing here loads the git layer."""
+
+from __future__ import annotations
+
+from ..core.shell import okstra
+from . import Output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from ..core.keys import TaskKey
+    from ..logic.reports.rules import Problem
+    from ..services.reportfiles import Rendered
+
+
+def validated(
+    data: str, report: dict[str, Any], problems: list[Problem], note: str | None
+) -> Output:
+    """Valid with what the report is of, or every problem with its pointer and rule (exit 1);
+    and how the task's records were checked."""
+    header = report.get("header")
+    if not isinstance(header, dict):
+        header = {}
+    what = f"{header.get('taskType')} {header.get('seq')} of {header.get('taskKey')}"
+    lines = [p.render(data) for p in problems]
+    summary = f"{data}: {len(problems)} problem(s)" if problems else f"{data}: valid — {what}"
+    result = {
+        "file": data,
+        "valid": not problems,
+        "problems": [
+            {"pointer": p.pointer, "rule": p.rule, "message": p.message} for p in problems
+        ],
+        "taskRecords": note,
+    }
+    text = "\n".join([*lines, f"{summary}; {note}"])
+    if problems:
+        return Output(result, text, code=1, error="\n".join([f"{summary}:", *lines]))
+    return Output(result, text)
+
+
+def started(
+    task_key: TaskKey,
+    path: Path,
+    data: dict[str, Any],
+    prompts: list[str],
+    stage: int | None,
+    verdict: str | None,
+    out: str | None,
+) -> Output:
+    """Where the report data was written, the prompts left to fill, and how to check it (a
+    final verification started without its verdict: how to start it again with one)."""
+    header = data["header"]
+    what = f"{header['taskType']} {header['seq']}" + (
+        f" stage {header['stage']}" if "stage" in header else ""
+    )
+    lines = [
+        f"wrote {path} ({what} of {task_key})",
+        f"fill in its {len(prompts)} prompt(s) (text beginning 'Replace:'): {', '.join(prompts)}",
+        f"then check it: {okstra('report', 'validate', path)}",
+    ]
+    if header["taskType"] == "final-verification" and verdict is None:
+        again = [
+            "report",
+            "init",
+            task_key,
+            "--verdict",
+            "V",
+            *(("--out", out) if out else ()),
+            "--force",
+        ]
+        if stage is not None:
+            again[4:4] = ["--stage", str(stage)]
+        lines.insert(
+            1,
+            "its verdict is blocked until you decide it: start it again with the verdict "
+            f"(accepted, conditional-accept or blocked): {okstra(*again)}",
+        )
+    return Output(
+        {
+            "path": str(path),
+            "taskType": header["taskType"],
+            "seq": header["seq"],
+            "stage": header.get("stage"),
+            "prompts": prompts,
+            "data": data,
+        },
+        "\n".join(lines),
+    )
+
+
+def rendered(done: Rendered) -> Output:
+    """The Markdown and HTML files written."""
+    written = [str(p) for p in (done.markdown, done.html) if p is not None]
+    return Output(
+        {
+            "markdown": str(done.markdown) if done.markdown else None,
+            "html": str(done.html) if done.html else None,
+        },
+        "\n".join(f"wrote {p}" for p in written),
+    )
