@@ -24,8 +24,6 @@ from .rules import (
 CLOCK_SKEW_SECONDS = 300
 """How far ahead of this clock header.generatedAt may be (another machine's clock): 5 minutes."""
 
-UNCLAIMED = "unclaimed"
-
 
 class StageFacts(Value):
     """One Stage Map stage as its claim records it."""

@@ -11,7 +11,6 @@ from datetime import datetime
 from typing import Any
 
 from ...core.keys import TaskKey
-from ...core.shell import okstra
 from ...core.values import Value
 from ...logic.planfile import decode_plan
 from ...logic.reports.stored import readable_report
@@ -98,8 +97,3 @@ def handover(
             }
         )
     return Handover({n: briefs[n] for n in batch if n in briefs}, dependencies, concurrent)
-
-
-def show_stage(key: TaskKey, stage: int) -> str:
-    """The command that prints ``stage``'s section of the task's plan."""
-    return okstra("plan", "show", key, "--stage", stage)
