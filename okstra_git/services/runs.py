@@ -384,6 +384,13 @@ def finish_run(
     if data_obj is not None:
         _check_data_seq(data_obj, seq, data or "")
     records: dict[str, RunRecord] = {}
+    # A planning run that ends with its plan approved already (plan approve ran during it)
+    # leaves the task ready for implementation, not waiting for an approval it has.
+    waits = waits_for_approval(task_type, status)
+    if waits:
+        from .plans import plan_status
+
+        waits = bool(plan_status(ctx, key).reasons)
 
     def change(task: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
         assert task is not None and head is not None
@@ -435,7 +442,7 @@ def finish_run(
         if status == "completed":
             flow.last_completed_phase = task_type
             flow.last_safe_checkpoint = f"{task_type}-{seq}"
-        flow.awaiting_approval = waits_for_approval(task_type, status)
+        flow.awaiting_approval = waits
         flow.routing_status = (
             "done"
             if nxt == "done"

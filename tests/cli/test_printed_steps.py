@@ -92,3 +92,35 @@ def test_plan_approve_prints_the_next_step_and_it_runs_as_printed(repo: Path):
     claimed = run_line(printed.removeprefix("next (run, agent): "))
     assert claimed.returncode == 0, claimed.stderr
     assert "Stage for this implementation run:** `1`" in claimed.stdout
+
+
+def test_a_planning_run_finished_after_its_plan_was_approved_leaves_the_task_ready(repo: Path):
+    """plan approve during the planning run, then the run's finish: the task is ready for
+    implementation (it said awaiting-approval beside 'plan: … approved'); with the plan still
+    unapproved it waits, as before."""
+    data = {}
+    for key in ("p:g:i", "p:g:j"):
+        assert okstra(repo, "task", "new", key, "--type", "implementation-planning").returncode == 0
+        start = okstra(repo, "run", "start", key, "--type", "implementation-planning", "--json")
+        assert start.returncode == 0, start.stderr
+        plan = repo / "plans" / f"{key[-1]}.md"
+        plan.parent.mkdir(exist_ok=True)
+        plan.write_text(LINEAR_PLAN)
+        assert okstra(repo, "plan", "submit", key, str(plan)).returncode == 0
+        init = okstra(repo, "report", "init", key, "--json")
+        assert init.returncode == 0, init.stderr
+        data[key] = json.loads(init.stdout)["path"]
+        Path(data[key]).write_text(
+            json.dumps(fill_prompts(json.loads(Path(data[key]).read_text())))
+        )
+    assert okstra(repo, "plan", "approve", "p:g:i").returncode == 0
+    for key, waits in (("p:g:i", False), ("p:g:j", True)):
+        finish = okstra(
+            repo, "run", "finish", key, "--type", "implementation-planning", "--seq", "001",
+            "--status", "completed", "--report", data[key],
+        )  # fmt: skip
+        assert finish.returncode == 0, finish.stderr
+        assert ("(awaiting-approval)" in finish.stdout) is waits, finish.stdout
+        phase = json.loads(okstra(repo, "task", "status", key, "--json").stdout)["phase"]
+        assert phase["status"] == ("awaiting-approval" if waits else "active"), phase
+        assert phase["routing"] == ("awaiting-approval" if waits else "ready"), phase
