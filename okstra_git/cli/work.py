@@ -52,8 +52,10 @@ def work(
     cmd: list[str],
 ) -> Output:
     from ..services.context import open_context
+    from ..services.status import next_for
     from ..services.worker import work as run
     from ..views.work import worked
 
     ctx = open_context()
-    return worked(run(ctx, ctx.key(key), cmd, remote, lease, once))
+    done = run(ctx, ctx.key(key), cmd, remote, lease, once)
+    return worked(done, next_for(ctx, done.key))

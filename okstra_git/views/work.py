@@ -7,16 +7,19 @@ from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..logic.nextstep import Step
     from ..services.worker import WorkReport
 
 
-def worked(done: WorkReport) -> Output:
-    """The stages done, released and lost; with a non-zero exit, why."""
+def worked(done: WorkReport, step: Step) -> Output:
+    """The stages done, released and lost, then the task's next step (``step``: once every
+    stage is done, the final verification); with a non-zero exit, why."""
     parts = [f"done: {', '.join(map(str, done.done)) or 'none'}"]
     parts += [f"released stage {n}: {why}" for n, why in sorted(done.released.items())]
     parts += [f"lost stage {n}: {why}" for n, why in sorted(done.lost.items())]
     if done.finished:
         parts.append(f"every stage of {done.key} is done")
+    parts.append(f"next ({step.kind}, {step.who}): {step.command or step.why}")
     text = "\n".join(parts)
     data = {
         "taskKey": str(done.key),
@@ -26,6 +29,7 @@ def worked(done: WorkReport) -> Output:
         "finished": done.finished,
         "stopped": done.stopped,
         "conflict": done.conflict,
+        "next": step.to_data(),
     }
     if not done.code:
         return Output(data, text)

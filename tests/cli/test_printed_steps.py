@@ -8,9 +8,9 @@ import shlex
 from pathlib import Path
 
 from conftest import git, okstra
-from plans import LINEAR_PLAN
+from plans import LINEAR_PLAN, plan_text
 from reports_data import fill_prompts
-from team_world import KEY, Team, run_line, run_step
+from team_world import KEY, Team, approve_here, run_line, run_step
 
 
 def test_run_finish_of_a_report_nobody_wrote_says_how_to_write_it(repo: Path):
@@ -124,3 +124,26 @@ def test_a_planning_run_finished_after_its_plan_was_approved_leaves_the_task_rea
         phase = json.loads(okstra(repo, "task", "status", key, "--json").stdout)["phase"]
         assert phase["status"] == ("awaiting-approval" if waits else "active"), phase
         assert phase["routing"] == ("awaiting-approval" if waits else "ready"), phase
+
+
+def test_work_ends_with_the_next_step_and_it_runs_as_printed(tmp_path: Path):
+    """A work loop that did every stage used to end at 'every stage of KEY is done'; its last
+    line is now the task's next step — the final verification's run start — which runs as
+    printed."""
+    team = Team.make(tmp_path)
+    clone = team.clone("ann", "Ann")
+    approve_here(clone, plan_text([(1, [], ["src/one.py"])]))
+    agent = tmp_path / "agent.sh"
+    agent.write_text(
+        "#!/bin/sh\nset -e\nmkdir -p src\necho 'ONE = 1' > src/one.py\n"
+        "git add -A\ngit commit -q -m one\n"
+    )
+    agent.chmod(0o755)
+    worked = okstra(clone, "work", KEY, "--remote", "origin", "--", str(agent))
+    assert worked.returncode == 0, worked.stderr
+    lines = worked.stdout.splitlines()
+    assert lines[-2] == f"every stage of {KEY} is done", worked.stdout
+    assert lines[-1].startswith("next (run, agent): "), worked.stdout
+    started = run_line(lines[-1].removeprefix("next (run, agent): "))
+    assert started.returncode == 0, started.stderr
+    assert f"started final-verification run 001 of {KEY}" in started.stdout
