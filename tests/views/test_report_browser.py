@@ -34,6 +34,10 @@ ARGS = [
     "--no-first-run",
 ]
 HOSTILE = 'x <script>window.__pwned = 1</script> | <img src=x onerror="window.__pwned = 2"> `y`'
+MARKDOWN = (
+    "Set the **approval** flag in `approval_state` first, as [the spec](https://example.com/s) "
+    "says; never [run this](javascript:window.__pwned=4) or [this](<data:text/html,x>)."
+)
 TYPED = "42 | `configs` <script>window.__pwned = 3</script>\nsecond line\\"
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extra")
@@ -57,6 +61,8 @@ def report_data() -> dict[str, Any]:
     data = full_report("implementation-planning")
     data["clarificationItems"][1]["statement"] = "How many configs? " + HOSTILE
     data["summary"][0]["text"] = HOSTILE
+    data["summary"][1]["text"] = MARKDOWN
+    data["rationale"] += " The `approval` row stays **open** until C-002 is answered."
     assert validate(data) == []
     return data
 
@@ -82,7 +88,8 @@ def test_loads_clean_and_values_stay_inert(page: tuple[Any, list[str]]) -> None:
     view, errors = page
     assert view.evaluate("window.__pwned") is None
     assert view.locator("script").count() == 1  # ours; the values' <script> is text
-    assert HOSTILE in view.locator("#S-1").inner_text()
+    assert HOSTILE.replace("`y`", "y") in view.locator("#S-1").inner_text()
+    assert view.locator("#S-1 td:not(.meta) code").all_inner_texts() == ["y"]
     assert view.evaluate("typeof window.okstraReport.encodeCell") == "function"
     assert errors == []
 
@@ -149,6 +156,77 @@ def test_export_user_response_downloads_the_rows_with_the_inputs(
     if os.environ.get("OKSTRA_UPDATE_SCREENSHOT") == "1":
         view.evaluate("window.scrollTo(0, 0)")
         view.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs" / "report-view.png"))
+
+
+def test_inline_markdown_shows_as_code_bold_and_safe_links(page: tuple[Any, list[str]]) -> None:
+    view, errors = page
+    row = view.locator("#S-2")
+    assert row.locator("td:not(.meta) strong").all_inner_texts() == ["approval"]
+    assert row.locator("td:not(.meta) code").all_inner_texts() == ["approval_state"]
+    assert [a.get_attribute("href") for a in row.locator("td:not(.meta) a").all()] == [
+        "https://example.com/s"
+    ]
+    shown = row.locator("td:not(.meta)").inner_text()
+    assert "[run this](javascript:window.__pwned=4)" in shown
+    assert "[this](<data:text/html,x>)" in shown
+    assert view.locator("#final-verdict code", has_text="approval").count() == 1
+    assert view.locator("#final-verdict strong", has_text="open").count() == 1
+    visible = view.evaluate("document.body.innerText")
+    assert "`" not in visible and "**" not in visible
+    assert view.evaluate("window.__pwned") is None
+    assert errors == []
+
+
+# Every word of visible text, and where its letters lie: a word on more than one line is split.
+_SPLIT_WORDS = """() => {
+  const seen = [], split = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walker.nextNode()); ) {
+    const el = node.parentElement;
+    if (el.closest("script, style, textarea, title") || !el.getClientRects().length) continue;
+    for (const m of node.data.matchAll(/[\\p{L}\\p{N}_]+/gu)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const rects = [...range.getClientRects()].filter(r => r.width > 0);
+      const tops = new Set(rects.map(r => Math.round(r.top)));
+      seen.push(m[0]);
+      if (tops.size > 1) split.push(m[0] + " in <" + el.tagName.toLowerCase() + ">");
+    }
+  }
+  return {seen, split};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 1024, 760])
+def test_no_word_is_split_across_lines(browser: Any, tmp_path: Path, width: int) -> None:
+    view_file = tmp_path / "view.html"
+    view_file.write_text(render_html(report_data()), "utf-8")
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    view = context.new_page()
+    view.goto(view_file.as_uri())
+    words = view.evaluate(_SPLIT_WORDS)
+    context.close()
+    assert len(words["seen"]) > 500 and "approval" in words["seen"]
+    assert words["split"] == []
+
+
+def test_tables_scroll_rather_than_squeeze(browser: Any, tmp_path: Path) -> None:
+    view_file = tmp_path / "view.html"
+    view_file.write_text(render_html(report_data()), "utf-8")
+    context = browser.new_context(viewport={"width": 560, "height": 900})
+    view = context.new_page()
+    view.goto(view_file.as_uri())
+    page_width = view.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    scrolled = view.evaluate(
+        "[...document.querySelectorAll('.scroll')].filter(s => s.scrollWidth > s.clientWidth)"
+        ".length"
+    )
+    words = view.evaluate(_SPLIT_WORDS)
+    context.close()
+    assert page_width <= 0  # the page itself never scrolls sideways
+    assert scrolled >= 1  # a table wider than the window scrolls in its own box
+    assert words["split"] == []
 
 
 _PIECES = st.sampled_from(

@@ -2,8 +2,9 @@
 
 Both come from the same layout (:mod:`.view`) and the same label table; only the way one value
 is written differs. Markdown values go through :func:`~okstra_git.core.mdtable.encode_cell`, so a
-value is one line that cannot break a table or open a block; HTML values are escaped by Jinja
-with ``<br>`` kept as a line break (:func:`.view.inline_html`).
+value is one line that cannot break a table or open a block; an HTML value's inline Markdown
+(code spans, emphasis, safe links) is rendered, everything else escaped, ``<br>`` kept as a line
+break (:func:`.view.inline_html`).
 """
 
 from __future__ import annotations

@@ -4,17 +4,15 @@ report data; the Markdown and HTML templates only choose how to write each cell.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from typing import Any
 
 from ...core.shell import okstra
 from ...core.values import Value
+from ..mdinline import markdown_html
 from .labels import labels as labels_of
 from .rules import FINAL_VERIFICATION, IMPLEMENTATION_PLANNING, object_rows, report_ids
-
-_BR = re.compile(r"\r\n|\r|\n|&lt;br\s*/?&gt;", re.IGNORECASE)
 
 
 class Meta(Value):
@@ -292,9 +290,8 @@ def id_links(ids: list[str]) -> Callable[[str], str] | None:
 
 
 def inline_html(text: str, links: Callable[[str], str] | None = None) -> str:
-    """``text`` as HTML: everything escaped, line breaks (newlines and ``<br>`` written in the
-    value) kept as ``<br>``, and the ids ``links`` knows linked to their rows."""
-    parts = _BR.split(html.escape(str(text), quote=True))
-    if links is not None:
-        parts = [links(part) for part in parts]
-    return "<br>".join(parts)
+    """``text`` as HTML: its inline Markdown (code spans, emphasis, safe links) rendered and
+    everything else escaped (:func:`~okstra_git.logic.mdinline.markdown_html`), line breaks
+    (newlines and ``<br>`` written in the value) kept as ``<br>``, and the ids ``links`` knows
+    linked to their rows where the text is not code or a link already."""
+    return markdown_html(str(text), links)
