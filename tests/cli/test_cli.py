@@ -238,6 +238,7 @@ def _failing_argv(cmd: declare.Command, tmp: Path) -> list[str]:
         ("demo",): ["--dir", str(tmp)],  # not empty: refused
         ("hooks", "run", "update"): ["refs/heads/main", "0" * 40, "1" * 40],
         ("completion",): ["tcsh"],  # not a shell it knows
+        ("docs",): ["no-such-document"],  # not a document it ships (none: it lists them)
         ("mcp",): ["--print-config", "emacs"],  # not a host it knows (else it serves stdin)
         ("completion", "words"): ["ls"],  # not a git okstra command line
         ("wizard", "start"): ["--state-file", str(tmp / "no-such-folder" / "state.json")],

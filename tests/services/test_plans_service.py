@@ -108,6 +108,8 @@ def test_refusal_texts_are_exact_and_store_nothing(repo: Path) -> None:
         "or mark them obsolete before approving:\n"
         "  - C-003 (Status=open)\n"
         f"  file: {PLAN}\n"
+        # The refusal's hint is the task's next step (one engine): read the §5 rows to resolve.
+        f"hint: git -C {repo} okstra clarify status {repo / PLAN}\n"
     )
     start = okstra(repo, "run", "start", KEY, "--type", "implementation")
     assert start.returncode == 1
@@ -124,6 +126,7 @@ def test_refusal_texts_are_exact_and_store_nothing(repo: Path) -> None:
         "row(s); resolve them or mark them obsolete before approving:\n"
         "  - C-003 (Status=open)\n"
         f"  file: {PLAN}\n"
+        f"hint: git -C {repo} okstra clarify status {repo / PLAN}\n"
     )
     assert stored(repo) == before
     (repo / PLAN).write_bytes(text)
