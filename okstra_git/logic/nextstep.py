@@ -363,9 +363,10 @@ def _finish(s: Situation) -> Step:
                 "agent",
                 f"final-verification run {seq} is running: verify the task worktree's HEAD "
                 f"({okstra_line(s, 'verify', 'target', s.key)} shows the target), write the "
-                f"report data with its verdict at {s.run_report} (started by "
-                f"{okstra_line(s, 'report', 'init', s.key, '--type', task_type)}), then record "
-                "it",
+                f"report data with its verdict at {s.run_report} (started with the verdict "
+                "you reached — accepted, conditional-accept or blocked — by "
+                f"{okstra_line(s, 'report', 'init', s.key, '--verdict', 'VERDICT')}), then "
+                "record it",
                 worktree=s.task_worktree,
                 stages=tuple(st.number for st in s.stages),
                 report=s.run_report,
@@ -381,11 +382,28 @@ def _finish(s: Situation) -> Step:
         okstra_argv(*finish, "--report", s.run_report),
         s.clone_dir,
         "agent",
-        f"{task_type} run {seq} is running: do its work, write its report at {s.run_report}, "
-        "then finish it",
+        f"{task_type} run {seq} is running: {_run_work(s)}write its report "
+        f"at {s.run_report} (start its data with "
+        f"{okstra_line(s, 'report', 'init', s.key, '--type', task_type)}, fill its prompts, "
+        "then git okstra report render DATA writes it), then finish it",
         worktree=s.clone_dir,
         report=s.run_report,
     )
+
+
+def _run_work(s: Situation) -> str:
+    """The running run's work, as the start of a why: a planning run's is its plan until it is
+    approved ('' then)."""
+    if s.running is None or s.running[0] != "implementation-planning":
+        return "do its work, "
+    if not s.plan_submitted:
+        return (
+            f"write the plan ({okstra_line(s, 'plan', 'init', s.key)} starts it; then plan "
+            "validate FILE, plan submit KEY FILE, plan approve KEY), "
+        )
+    if s.approval_reasons:
+        return f"have the plan approved ({okstra_line(s, 'plan', 'approve', s.key)}), "
+    return ""
 
 
 def okstra_line(s: Situation, *args: object) -> str:

@@ -10,7 +10,9 @@ from pathlib import Path
 from conftest import git, okstra
 from plans import LINEAR_PLAN, plan_text
 from reports_data import fill_prompts
+from task_world import Task
 from team_world import KEY, Team, approve_here, run_line, run_step
+from verify_world import KEY as VKEY
 
 
 def test_run_finish_of_a_report_nobody_wrote_says_how_to_write_it(repo: Path):
@@ -147,3 +149,53 @@ def test_work_ends_with_the_next_step_and_it_runs_as_printed(tmp_path: Path):
     started = run_line(lines[-1].removeprefix("next (run, agent): "))
     assert started.returncode == 0, started.stderr
     assert f"started final-verification run 001 of {KEY}" in started.stdout
+
+
+def _named(why: str, after: str, before: str) -> str:
+    """The command a next step's why names between ``after`` and ``before``."""
+    assert after in why, why
+    return why.split(after, 1)[1].split(before, 1)[0]
+
+
+def test_a_planning_runs_next_step_names_the_plan_and_report_commands_that_run(repo: Path):
+    """The planning run's next step said only 'do its work, write its report'; it names plan
+    init and report init, each runs as printed, and once the plan is approved only the report
+    is left to name."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    start = okstra(repo, "run", "start", "p:g:i", "--type", "implementation-planning", "--json")
+    why = json.loads(start.stdout)["next"]["why"]
+    init = run_line(_named(why, "write the plan (", " starts it"))
+    assert init.returncode == 0, init.stderr
+    plan = repo / "plans" / "i.md"
+    assert "<fill in" in plan.read_text()
+    plan.write_text(LINEAR_PLAN)
+    assert okstra(repo, "plan", "submit", "p:g:i", str(plan)).returncode == 0
+    why = json.loads(okstra(repo, "task", "status", "p:g:i", "--json").stdout)["next"]["why"]
+    assert (
+        _named(why, "have the plan approved (", ")") == f"git -C {repo} okstra plan approve p:g:i"
+    )
+    assert okstra(repo, "plan", "approve", "p:g:i").returncode == 0
+    why = json.loads(okstra(repo, "task", "status", "p:g:i", "--json").stdout)["next"]["why"]
+    assert why.split(" is running: ", 1)[1].startswith("write its report at "), why
+    started = run_line(_named(why, "(start its data with ", ", fill its prompts"))
+    assert started.returncode == 0, started.stderr
+    assert "final-report-implementation-planning-001.data.json" in started.stdout
+
+
+def test_the_final_verifications_next_step_starts_the_report_with_a_verdict(repo: Path):
+    """It named `report init KEY --type final-verification`, whose starter is blocked; the
+    report init it names takes the verdict, and with VERDICT written as 'accepted' it starts an
+    accepted report."""
+    task = Task(repo)
+    task.implement(1)
+    task.implement(2)
+    assert okstra(repo, "integrate", VKEY).returncode == 0
+    step = json.loads(okstra(repo, "task", "status", VKEY, "--json").stdout)["next"]
+    assert run_step(step).returncode == 0  # run start --type final-verification
+    step = json.loads(okstra(repo, "task", "status", VKEY, "--json").stdout)["next"]
+    init = _named(step["why"], "accepted, conditional-accept or blocked — by ", "), then record")
+    assert shlex.split(init)[-2:] == ["--verdict", "VERDICT"], init
+    started = run_line(init.replace("VERDICT", "accepted"))
+    assert started.returncode == 0, started.stderr
+    data = json.loads(Path(step["report"]).read_text())
+    assert data["finalVerdict"]["verdictToken"] == "accepted"
