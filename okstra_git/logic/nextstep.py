@@ -14,7 +14,8 @@ paths, each word quoted (``core/shell.py``).
 Rules, first match wins (the phase order and the gates of docs/workflow.md):
 
 1. local records older than a remote's → ``sync`` (every other answer would be stale);
-2. a finished task → done;
+2. a finished task → done; a task on none of the remotes, while this clone shares through one
+   (``init --remote R``) → ``sync R`` publishes it first;
 3. a run still running → its work, then its finish (a final-verification run: record the
    verdict first; an implementation run: the stage rules of 5);
    then, when the latest report's §5 has rows open or answered, the clarification turn-around
@@ -117,6 +118,9 @@ class Situation(Value):
     """The running final-verification run has recorded its verdict (``verify record``)."""
     stale_remote: str | None
     """A remote this clone's records are older than."""
+    unpublished_on: str | None
+    """The remote this clone shares through (``init --remote R``) when it lacks the task:
+    the task is this clone's alone until a sync publishes it."""
     remote: str | None
     """The remote the task is shared through (it holds the task), when there is one."""
     plan_submitted: bool
@@ -162,6 +166,7 @@ class Situation(Value):
         run_report: str = "",
         verdict_recorded: bool = False,
         stale_remote: str | None = None,
+        unpublished_on: str | None = None,
         remote: str | None = None,
         plan_submitted: bool = False,
         plan_path: str = "",
@@ -190,6 +195,7 @@ class Situation(Value):
             run_report=run_report,
             verdict_recorded=verdict_recorded,
             stale_remote=stale_remote,
+            unpublished_on=unpublished_on,
             remote=remote,
             plan_submitted=plan_submitted,
             plan_path=plan_path,
@@ -309,6 +315,14 @@ def next_step(s: Situation) -> Step:
         )
     if s.status == "done" or s.next_phase == "done":
         return Step("done", None, s.clone_dir, "none", f"{s.key} is done")
+    if s.unpublished_on is not None:
+        return _run(
+            s,
+            ("sync", s.unpublished_on),
+            f"{s.key} is in this clone only, not on {s.unpublished_on} yet: publish it, so "
+            "other clones see it and every claim and run of it goes through "
+            f"{s.unpublished_on} (a claim taken here alone would conflict with theirs)",
+        )
     if s.running is not None:
         return _finish(s)
     if s.clarify_open:

@@ -146,6 +146,17 @@ def notice(what: str, lags: list[Lag]) -> str | None:
     )
 
 
+def home_remote(repo: GitRepo) -> str | None:
+    """The first remote set up to bring okstra data (``init --remote R``: its fetch refspecs
+    are okstra's), whether or not a fetch brought any yet: where this clone's team shares."""
+    from ..core.tracking import fetch_refspecs
+
+    for remote in repo.remote_names():
+        if fetch_refspecs(remote)[0] in repo.config_get_all(f"remote.{remote}.fetch"):
+            return remote
+    return None
+
+
 def shared_remote(repo: GitRepo, key: TaskKey) -> str | None:
     """The remote the task is shared through: the first whose fetched copy holds the task."""
     ref = task_ref(key)

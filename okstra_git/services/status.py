@@ -22,8 +22,8 @@ from ..logic import batch as batching
 from ..logic.nextstep import Situation, StageView, Step, next_step
 from ..logic.phases import FINAL_VERIFICATION
 from ..logic.workspace import run_paths, stage_report_path
-from ..records.claim import Claim, claim_holder, load_claims
-from ..records.task import Task, TaskState, require_task
+from ..records.claim import Claim, claim_holder, claims_prefix, load_claims
+from ..records.task import Task, TaskState, require_task, task_ref
 from . import remoteview
 from .branches import BranchState
 from .context import Context
@@ -79,6 +79,9 @@ class TaskStatus(Record):
     unpublished: list[str]
     """Records of the task this clone has and ``remote`` lacks: refs ahead of the remote's, or
     only here, and verdict notes not on the remote yet."""
+    home: str | None
+    """When the task is on no remote: the remote this clone shares through (``init --remote
+    R``), which lacks it — ``unpublished`` then lists the task's refs, all only here."""
 
     def __init__(
         self,
@@ -94,6 +97,7 @@ class TaskStatus(Record):
         remote: str | None = None,
         branch: BranchState | None = None,
         unpublished: list[str] | None = None,
+        home: str | None = None,
     ) -> None:
         self.state = state
         self.plan = plan
@@ -107,6 +111,7 @@ class TaskStatus(Record):
         self.remote = remote
         self.branch = branch
         self.unpublished = [] if unpublished is None else unpublished
+        self.home = home
 
     @property
     def open_stages(self) -> int:
@@ -179,6 +184,10 @@ def status_and_situation(
 
         status.branch = task_branch_against(repo, key, status.remote)
         status.unpublished = _unpublished(repo, status)
+    else:
+        status.home = remoteview.home_remote(repo)
+        if status.home is not None:
+            status.unpublished = [task_ref(key), *sorted(repo.list_refs(claims_prefix(key)))]
     approval_reasons: tuple[str, ...] = ()
     if state.task.latest_plan is not None:
         status.plan, approval_reasons = _plan(ctx, key)
@@ -395,6 +404,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
             and task.workflow.phase_states.get(FINAL_VERIFICATION) == "completed"
         ),
         stale_remote=stale,
+        unpublished_on=status.home,
         remote=stale or status.remote,
         plan_submitted=task.latest_plan is not None,
         plan_path=os.path.join(clone, task.latest_plan.path) if task.latest_plan else "",

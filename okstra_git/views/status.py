@@ -50,6 +50,7 @@ def data(found: TaskStatus) -> dict[str, Any]:
                 else None
             ),
             "unpublished": found.unpublished,
+            "home": found.home,
         },
         "verdict": found.verdict,
         "remoteLag": lags_data(found.lag),
@@ -145,6 +146,12 @@ def text(found: TaskStatus) -> str:
             lines.append(
                 f"not on {published['remote']} yet: " + ", ".join(published["unpublished"])
             )
+    if published["remote"] is None and published.get("home"):
+        lines.append(
+            f"not on {published['home']} yet: the task and its claims, here only ("
+            + ", ".join(published["unpublished"])
+            + ")"
+        )
     if not lags and not published["unpublished"]:
         lines.append("remotes: in step with what was last fetched")
     step = shown["next"]

@@ -70,6 +70,28 @@ def test_a_fresh_clones_first_next_is_the_sync_command(tmp_path: Path):
     assert proc.returncode == 1 and "task new" in json.loads(proc.stdout)["hint"]
 
 
+def test_a_task_made_here_is_published_before_anything_else_is_taken(tmp_path: Path):
+    """A clone of a team (`init --remote origin`) that made a task was told "remotes: in step"
+    and, after the approval, `stage claim` without --remote: a claim of this clone alone.
+    Until the task is on origin, the next step is the sync that publishes it."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    seen = status(pat)
+    assert seen["published"]["home"] == "origin" and seen["published"]["remote"] is None
+    assert seen["published"]["unpublished"] == ["refs/okstra/tasks/g/i"]
+    assert seen["next"]["argv"] == ["git", "okstra", "sync", "origin"]
+    text = okstra(pat, "task", "status", KEY).stdout
+    assert "not on origin yet: the task and its claims, here only" in text
+    assert "in step" not in text
+    assert run_step(seen["next"]).returncode == 0
+    assert team.on_remote("refs/okstra/tasks/")
+    seen = status(pat)
+    assert seen["published"]["home"] is None and seen["published"]["unpublished"] == []
+    assert seen["next"]["argv"][2:] == ["stage", "claim", KEY, "--remote", "origin"]
+    assert "remotes: in step" in okstra(pat, "task", "status", KEY).stdout
+
+
 def test_yours_means_this_clone_on_a_host_shared_by_clones(tmp_path: Path):
     team = Team.make(tmp_path)
     planned(team, TWO_FREE)
