@@ -118,9 +118,10 @@ def init(
     ctx = open_context()
     task_key = ctx.key(key)
     path, data = reports.init_report(ctx, task_key, task_type, stage, lang, out, force, verdict)
+    from ..logic.reports.rules import starter_prompts
     from ..views.report import started
 
-    return started(task_key, path, data, reports.prompts_left(data), stage, verdict, out)
+    return started(task_key, path, data, starter_prompts(data), stage, verdict, out)
 
 
 @command(

@@ -313,27 +313,6 @@ def _verified_stages(key: TaskKey, facts: TaskFacts, stage: int | None) -> list[
     return [stage] if stage is not None else list(numbers)
 
 
-def prompts_left(data: Any) -> list[str]:
-    """The JSON pointers of the starter's prompts still in ``data`` (text beginning
-    ``Replace:``), in document order."""
-    from ..logic.reports.rules import pointer
-
-    found: list[str] = []
-
-    def walk(value: Any, path: tuple[object, ...]) -> None:
-        if isinstance(value, str) and value.lstrip().startswith(PROMPT):
-            found.append(pointer(*path))
-        elif isinstance(value, dict):
-            for name, item in value.items():
-                walk(item, (*path, name))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, (*path, index))
-
-    walk(data, ())
-    return found
-
-
 def run_seq(ctx: Context, state: TaskState, task_type: str) -> str:
     """The run a report of ``task_type`` belongs to: the one running now, else the next."""
     from ..records.run import next_seq

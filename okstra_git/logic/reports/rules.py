@@ -246,57 +246,51 @@ def _text(data: dict[str, Any]) -> list[Problem]:
     """No control characters (tab and line breaks aside) and no unpaired surrogates anywhere:
     a report is a document people read, and the Markdown must be writable as UTF-8."""
     problems = []
-
-    def walk(value: Any, path: tuple[object, ...]) -> None:
-        if isinstance(value, str):
-            for ch in value:
-                code = ord(ch)
-                if (code < 0x20 and ch not in "\t\n\r") or 0x7F <= code <= 0x9F:
-                    what = f"control character U+{code:04X}"
-                elif 0xD800 <= code <= 0xDFFF:
-                    what = f"an unpaired surrogate U+{code:04X}"
-                else:
-                    continue
-                problems.append(
-                    Problem(pointer(*path), "text", f"contains {what}; write plain text")
-                )
-                return
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, (*path, key))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, (*path, index))
-
-    walk(data, ())
+    for path, value in strings(data):
+        for ch in value:
+            code = ord(ch)
+            if (code < 0x20 and ch not in "\t\n\r") or 0x7F <= code <= 0x9F:
+                what = f"control character U+{code:04X}"
+            elif 0xD800 <= code <= 0xDFFF:
+                what = f"an unpaired surrogate U+{code:04X}"
+            else:
+                continue
+            problems.append(Problem(pointer(*path), "text", f"contains {what}; write plain text"))
+            break
     return problems
+
+
+def strings(value: Any, path: tuple[object, ...] = ()) -> Iterator[tuple[tuple[object, ...], str]]:
+    """Every string in ``value`` (report data) with its path, in document order."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from strings(item, (*path, index))
+
+
+def starter_prompts(data: Any) -> list[str]:
+    """The JSON pointers of the starter's prompts still in ``data`` (text beginning
+    ``Replace:``), in document order."""
+    return [pointer(*path) for path, value in strings(data) if value.lstrip().startswith(PROMPT)]
 
 
 def _starter_prompt(data: dict[str, Any]) -> list[Problem]:
     """No text left from the starter's prompts: ``report init`` writes ``Replace: …`` where the
     writer has to say something, and a report still saying that has not said it."""
-    problems = []
-
-    def walk(value: Any, path: tuple[object, ...]) -> None:
-        if isinstance(value, str):
-            if value.lstrip().startswith(PROMPT):
-                problems.append(
-                    Problem(
-                        pointer(*path),
-                        "starter-prompt",
-                        f"{_shown(value)} is the starter's prompt, not the report's text; "
-                        f"replace it with what this run found",
-                    )
-                )
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                walk(item, (*path, key))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, (*path, index))
-
-    walk(data, ())
-    return problems
+    return [
+        Problem(
+            pointer(*path),
+            "starter-prompt",
+            f"{_shown(value)} is the starter's prompt, not the report's text; "
+            f"replace it with what this run found",
+        )
+        for path, value in strings(data)
+        if value.lstrip().startswith(PROMPT)
+    ]
 
 
 def _generated_at(data: dict[str, Any]) -> list[Problem]:
