@@ -16,6 +16,9 @@ from plans import plan_text
 
 PLAIN, WORK, MARKUP = "p:g:plain", "p:g:work", "p:g:<b>x</b>"
 HOSTILE_TITLE = '<img src=x onerror="window.__pwned = 1">'
+MD_TITLE = "Keep the `approval_state` row **open**"
+"""A stage title with inline Markdown (the plan reader drops the ``**``): the board's table shows
+the code span as code, its graph the text."""
 DEPENDS = {1: [], 2: [], 3: [1], 4: [2, 3]}
 STATES = {1: "merged", 2: "started", 3: "ready", 4: "blocked"}
 USER = "Test User <test@example.invalid>"
@@ -35,7 +38,10 @@ def in_flight(root: Path) -> Path:
     plan = plan.replace("| 3 | Part 3 |", f"| 3 | Part 3 {HOSTILE_TITLE} |")
     (repo / "plans").mkdir()
     (repo / "plans" / "work.md").write_text(plan)
-    (repo / "plans" / "markup.md").write_text(plan_text([(1, [], ["src/m.py"])]))
+    markup = plan_text([(1, [], ["src/m.py"])])
+    (repo / "plans" / "markup.md").write_text(
+        markup.replace("| 1 | Part 1 |", f"| 1 | {MD_TITLE} |")
+    )
     git(repo, "add", "plans")
     git(repo, "commit", "-q", "-m", "plans")
     for key, path in ((PLAIN, None), (WORK, "plans/work.md"), (MARKUP, "plans/markup.md")):

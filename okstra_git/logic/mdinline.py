@@ -502,3 +502,15 @@ def markdown_html(text: str, words: Callable[[str], str] | None = None) -> str:
     """``text`` as HTML: each line (split at newlines and at ``<br>`` written in it) read as
     inline Markdown (:func:`render_line`), the lines joined with ``<br>``."""
     return "<br>".join(render_line(line, words) for line in _BREAK.split(str(text)))
+
+
+def markdown_text(text: str) -> str:
+    """What :func:`markdown_html` shows of ``text``, as plain text (no tags, nothing escaped):
+    for a place that holds text only, such as an SVG label or a tooltip. Lines join with a
+    space."""
+    lines = []
+    for line in _BREAK.split(str(text)):
+        parsed = _Line(line.replace("\0", "\ufffd"))
+        parsed.tokenize()
+        lines.append("".join(t[1] for t in parsed.finish() if t[0] in ("text", "code")))
+    return " ".join(lines)

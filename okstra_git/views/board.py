@@ -226,12 +226,15 @@ class _Holders:
 
 
 def _stage(stage: dict[str, Any], holders: _Holders) -> dict[str, Any]:
+    from ..logic.mdinline import markdown_text
+
     holder = stage["holder"]
+    title = markdown_text(stage["title"])  # the graph's label: the title as the table shows it
     state = stage_state(stage)
     expired = stage["state"] == "expired"
     who = holder_label(holder) if holder else ""
     sub = state if not expired else "lease expired"
-    label = _clip(f"{stage['stage']} · {stage['title']}", TITLE_CHARS)
+    label = _clip(f"{stage['stage']} · {title}", TITLE_CHARS)
     if holder:
         sub += " · " + _short_user(holder["user"])
     return {
@@ -242,7 +245,8 @@ def _stage(stage: dict[str, Any], holders: _Holders) -> dict[str, Any]:
         "who": who,
         "label": label,
         "sub": _clip(sub, TITLE_CHARS + 3),
-        "tip": label != f"{stage['stage']} · {stage['title']}",
+        "tip": label != f"{stage['stage']} · {title}",
+        "plain_title": title,
     }
 
 
@@ -302,6 +306,7 @@ def render(board: dict[str, Any], version: str = "", live: str = "") -> str:
     shows, to reload itself when the board was rebuilt (and the one place it may connect to)."""
     from markupsafe import Markup
 
+    from ..logic.mdinline import markdown_html
     from ..logic.templates import render as render_template
 
     holders = _Holders()
@@ -326,4 +331,5 @@ def render(board: dict[str, Any], version: str = "", live: str = "") -> str:
         csp=Markup(csp(bool(live))),  # hashes and keywords only: no value of a record
         node=(NODE_W, NODE_H),
         branch_words=BRANCH_WORDS,
+        inline=lambda text: Markup(markdown_html(text)),  # a plan's text: its inline Markdown
     )

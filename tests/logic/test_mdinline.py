@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okstra_git.logic.mdinline import encode_url, escape, markdown_html, render_line, safe_href
+from okstra_git.logic.mdinline import (
+    encode_url,
+    escape,
+    markdown_html,
+    markdown_text,
+    render_line,
+    safe_href,
+)
 
 markdown_it = pytest.importorskip("markdown_it", reason="markdown-it-py is in the test extra")
 
@@ -185,3 +192,16 @@ def test_a_hostile_run_of_brackets_is_linear_enough() -> None:
     line = "[" * 20000 + "a" + "](u)" * 20000 + "*_" * 20000 + "`" * 3000
     shown = render_line(line)
     assert shown.startswith("[[[")
+
+
+def test_the_text_alone_is_what_the_html_shows() -> None:
+    line = "Keep `a<b` **open**, see [the spec](https://e.com) \\* [x](javascript:y)\nnext"
+    assert markdown_text(line) == "Keep a<b open, see the spec * [x](javascript:y) next"
+
+
+@given(line=_LINES)
+@settings(max_examples=300, deadline=None)
+def test_the_text_is_the_html_without_its_tags(line: str) -> None:
+    shown = re.sub(r"<[^>]*>", "", render_line(line))
+    unescaped = shown.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
+    assert markdown_text(line) == unescaped.replace("&amp;", "&")

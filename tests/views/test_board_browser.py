@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from board_world import HOSTILE_TITLE, MARKUP, PLAIN, WORK, in_flight
 from conftest import isolate_git, okstra
+from pagewords import SPLIT_WORDS
 from team_world import FOUR_STAGES, KEY, Team
 
 from okstra_git.logic.stagemap import parse_plan
@@ -199,6 +200,17 @@ def _host() -> str:
     return socket.gethostname()
 
 
+@pytest.mark.parametrize("width", [1280, 900])
+def test_no_word_on_the_board_is_split_across_lines(browser: Any, demo: Path, width: int):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    view = context.new_page()
+    view.goto(demo.as_uri())
+    words = view.evaluate(SPLIT_WORDS)
+    context.close()
+    assert len(words["seen"]) > 200
+    assert words["split"] == []
+
+
 def test_the_demo_board_reads_without_javascript(browser: Any, demo: Path):
     page = Page(browser, demo.as_uri(), java_script_enabled=False)
     try:
@@ -236,6 +248,12 @@ def test_values_stay_inert_an_expired_lease_says_so_and_a_holder_filter_hides(
         assert "expired" in work.locator('tr[data-stage="2"]').inner_text()
         assert work.locator('g.node[data-stage="2"]').get_attribute("class").endswith("expired")
         assert HOSTILE_TITLE in work.locator('tr[data-stage="3"]').inner_text()
+        titled = page.article(MARKUP).locator('table.stages tr[data-stage="1"] td').nth(1)
+        assert titled.locator("code").all_inner_texts() == ["approval_state"]
+        assert "`" not in titled.inner_text() and "**" not in titled.inner_text()
+        node = page.article(MARKUP).locator('g.node[data-stage="1"]')
+        assert node.locator("title").text_content() == "Keep the approval_state row open"
+        assert node.locator("text").first.text_content() == "1 · Keep the approval_…"
         assert _shown(page) == [MARKUP, PLAIN, WORK]
         view.select_option("#f-holder", index=1)  # the one holder: only the task it holds
         assert _shown(page) == [WORK]

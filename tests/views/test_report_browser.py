@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pagewords import SPLIT_WORDS
 from reports_data import full_report
 
 from okstra_git.core.mdtable import cell_value, encode_cell
@@ -177,27 +178,6 @@ def test_inline_markdown_shows_as_code_bold_and_safe_links(page: tuple[Any, list
     assert errors == []
 
 
-# Every word of visible text, and where its letters lie: a word on more than one line is split.
-_SPLIT_WORDS = """() => {
-  const seen = [], split = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node; (node = walker.nextNode()); ) {
-    const el = node.parentElement;
-    if (el.closest("script, style, textarea, title") || !el.getClientRects().length) continue;
-    for (const m of node.data.matchAll(/[\\p{L}\\p{N}_]+/gu)) {
-      const range = document.createRange();
-      range.setStart(node, m.index);
-      range.setEnd(node, m.index + m[0].length);
-      const rects = [...range.getClientRects()].filter(r => r.width > 0);
-      const tops = new Set(rects.map(r => Math.round(r.top)));
-      seen.push(m[0]);
-      if (tops.size > 1) split.push(m[0] + " in <" + el.tagName.toLowerCase() + ">");
-    }
-  }
-  return {seen, split};
-}"""
-
-
 @pytest.mark.parametrize("width", [1280, 1024, 760])
 def test_no_word_is_split_across_lines(browser: Any, tmp_path: Path, width: int) -> None:
     view_file = tmp_path / "view.html"
@@ -205,7 +185,7 @@ def test_no_word_is_split_across_lines(browser: Any, tmp_path: Path, width: int)
     context = browser.new_context(viewport={"width": width, "height": 900})
     view = context.new_page()
     view.goto(view_file.as_uri())
-    words = view.evaluate(_SPLIT_WORDS)
+    words = view.evaluate(SPLIT_WORDS)
     context.close()
     assert len(words["seen"]) > 500 and "approval" in words["seen"]
     assert words["split"] == []
@@ -222,7 +202,7 @@ def test_tables_scroll_rather_than_squeeze(browser: Any, tmp_path: Path) -> None
         "[...document.querySelectorAll('.scroll')].filter(s => s.scrollWidth > s.clientWidth)"
         ".length"
     )
-    words = view.evaluate(_SPLIT_WORDS)
+    words = view.evaluate(SPLIT_WORDS)
     context.close()
     assert page_width <= 0  # the page itself never scrolls sideways
     assert scrolled >= 1  # a table wider than the window scrolls in its own box
