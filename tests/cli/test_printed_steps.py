@@ -60,7 +60,11 @@ def test_init_then_task_new_each_print_the_step_after_them(tmp_path: Path):
     assert made.returncode == 0, made.stderr
     printed = made.stdout.splitlines()[-1]
     assert printed.startswith("next (run, agent): "), made.stdout
-    started = run_line(printed.removeprefix("next (run, agent): "))
+    # A clone that shares through origin publishes the new task first (485cccf), then runs it.
+    published = run_line(printed.removeprefix("next (run, agent): "))
+    assert published.returncode == 0 and "1 pushed" in published.stdout, published.stderr
+    step = json.loads(okstra(pat, "task", "status", KEY, "--json").stdout)["next"]
+    started = run_line(step["command"])
     assert started.returncode == 0, started.stderr
     assert "started error-analysis run 001 of p:g:i" in started.stdout
     assert okstra(pat, "sync", "origin").returncode == 0
