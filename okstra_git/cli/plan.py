@@ -39,10 +39,12 @@ def validate(file: str) -> Output:
 def submit(key: str, file: str) -> Output:
     from ..services import plans
     from ..services.context import open_context
+    from ..services.status import next_for
     from ..views.plan import submitted
 
     ctx = open_context()
-    return submitted(plans.submit_plan(ctx, ctx.key(key), file))
+    done = plans.submit_plan(ctx, ctx.key(key), file)
+    return submitted(done, next_for(ctx, ctx.key(key)))
 
 
 @command(

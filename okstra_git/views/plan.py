@@ -82,9 +82,9 @@ def validated(file: str, result: Validation) -> Output:
     )
 
 
-def submitted(done: Submitted) -> Output:
-    """``plan submit``: the snapshot made (or the plan already there), and the approval step."""
-    from ..core.shell import okstra
+def submitted(done: Submitted, step: Step) -> Output:
+    """``plan submit``: the snapshot made (or the plan already there), and the task's next step
+    (its approval, while it awaits one)."""
     from ..services.snapshots import snapshot_path
 
     plan = done.plan
@@ -95,8 +95,6 @@ def submitted(done: Submitted) -> Output:
         if done.created
         else f"{plan.path} is already the plan of {task_key} ({snapshot})"
     )
-    if done.created and done.state.task.workflow.awaiting_approval:
-        text += f"\nawaiting approval: {okstra('plan', 'approve', task_key)}"
     return Output(
         {
             "taskKey": task_key,
@@ -105,8 +103,9 @@ def submitted(done: Submitted) -> Output:
             "created": done.created,
             "workflow": to_data(done.state.task.workflow),
             "commit": done.state.head,
+            "next": step.to_data(),
         },
-        text,
+        f"{text}\nnext ({step.kind}, {step.who}): {step.command or step.why}",
     )
 
 

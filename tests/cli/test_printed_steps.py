@@ -90,8 +90,12 @@ def test_plan_approve_prints_the_next_step_and_it_runs_as_printed(repo: Path):
     plan = repo / "plans" / "i.md"
     plan.parent.mkdir()
     plan.write_text(LINEAR_PLAN)
-    assert okstra(repo, "plan", "submit", "p:g:i", str(plan)).returncode == 0
-    approved = okstra(repo, "plan", "approve", "p:g:i")
+    submitted = okstra(repo, "plan", "submit", "p:g:i", str(plan))
+    assert submitted.returncode == 0, submitted.stderr
+    # plan submit's step is the engine's: the approval, with -C, run as printed from anywhere.
+    printed = submitted.stdout.splitlines()[-1]
+    assert printed == f"next (human, human): git -C {repo} okstra plan approve p:g:i", printed
+    approved = run_line(printed.removeprefix("next (human, human): "))
     assert approved.returncode == 0, approved.stderr
     printed = approved.stdout.splitlines()[-1]
     assert printed.startswith("next (run, agent): "), approved.stdout
