@@ -205,10 +205,11 @@ def run_directive(
             f"{_code(show)} (each stage's part of it is below)"
         )
     lines.append(f"- Implementation base: {_code(implementation_base)}")
+    integrate = _code(okstra("integrate", key))
     if task_worktree:
         lines.append(
-            f"- Task worktree: {_code(task_worktree)} (branch {_code(task_branch)}) — merge each "
-            "finished stage here."
+            f"- Task worktree: {_code(task_worktree)} (branch {_code(task_branch)}) — done stages "
+            f"are merged here by {integrate} (it also publishes the task branch), not by hand."
         )
     lines += _concurrent_lines(concurrent)
     for s in stages:
@@ -222,8 +223,8 @@ def run_directive(
         lines.append(
             f"- Base: {_code(s['baseCommit'])}"
             + (
-                f" (stacked on stage {stacked}'s done head: merge stage {stacked} into the "
-                "task worktree before this one)"
+                f" (stacked on stage {stacked}'s done head: {integrate} merges stage "
+                f"{stacked} into the task branch before this one)"
                 if stacked
                 else ""
             )
