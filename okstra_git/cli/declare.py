@@ -274,9 +274,7 @@ def load(word: str) -> bool:
 
     if word not in GROUP_MODULES:
         return False
-    import importlib
-
-    importlib.import_module(f"{__package__}.{word}")
+    __import__(f"{__package__}.{word}")  # importlib would load warnings too, on every push
     return True
 
 

@@ -12,13 +12,14 @@ through both this and jsonschema and compare).
 
 from __future__ import annotations
 
-import functools
-import json
 import os
-import re
 
-TYPE_CHECKING = False  # the pre-push hook checks verdict lines here: no typing import
+# The pre-push hook checks verdict lines here: no typing, json, re or functools import (json and
+# re load enum and functools, ~5 ms under the hook's python -S). The verdict schema's patterns
+# are checked without re (:func:`_plain_search`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
     from typing import Any
 
@@ -46,13 +47,20 @@ _TYPES: dict[str, Any] = {
 }
 
 
-@functools.cache
+_SCHEMAS: dict[str, dict[str, Any]] = {}
+
+
 def schema(name: str) -> dict[str, Any]:
     """``schemas/<name>.schema.json``, parsed once per process."""
-    from .resources import data_path
+    found = _SCHEMAS.get(name)
+    if found is None:
+        from .jsontext import loads
+        from .resources import data_path
 
-    with open(os.path.join(data_path("schemas"), f"{name}.schema.json"), encoding="utf-8") as fh:
-        return json.load(fh)
+        path = os.path.join(data_path("schemas"), f"{name}.schema.json")
+        with open(path, encoding="utf-8") as fh:
+            found = _SCHEMAS[name] = loads(fh.read())
+    return found
 
 
 def problems(data: Any, name: str) -> list[str]:
@@ -75,13 +83,53 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-@functools.cache
 def _pattern(text: str) -> re.Pattern[str]:
     """The schema's pattern, its final ``$`` made ``\\Z``: Python's ``$`` also matches before a
     trailing newline, which would let ``"<sha>\\n"`` pass as a sha (jsonschema lets it)."""
+    import re
+
     if text.endswith("$") and not text.endswith("\\$"):
         text = text[:-1] + "\\Z"
     return re.compile(text)
+
+
+def _re_search(text: str) -> Callable[[str], bool]:
+    find = _pattern(text).search
+    return lambda value: find(value) is not None
+
+
+_HEX = "0123456789abcdef"
+_HEX_RUN = "[0-9a-f]{"
+_LITERAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 :-")
+
+
+def _plain_search(text: str) -> Callable[[str], bool] | None:
+    """``_pattern(text).search(value) is not None`` without re, for the one shape of pattern the
+    verdict schema uses: ``^``, plain characters (letters, digits, space, ``:``, ``-``, the
+    escape ``\\n``), then at most one ``[0-9a-f]{N}``, then at most a final ``$``. None for
+    any other pattern (re decides those)."""
+    if not text.startswith("^"):
+        return None
+    body = text[1:]
+    whole = body.endswith("$")
+    body = body[:-1] if whole else body
+    hex_digits = 0
+    if body.endswith("}") and _HEX_RUN in body:
+        body, _, count = body[:-1].rpartition(_HEX_RUN)
+        if not (count.isascii() and count.isdigit()):
+            return None
+        hex_digits = int(count)
+    prefix = body.replace("\\n", "\n")
+    if not set(prefix) <= _LITERAL | {"\n"} or prefix.count("\n") != body.count("\\n"):
+        return None  # another escape or a special character: re's to read
+    size = len(prefix) + hex_digits
+
+    def search(value: str) -> bool:
+        if not value.startswith(prefix) or len(value) < size or (whole and len(value) != size):
+            return False
+        return not value[len(prefix) : size].strip(_HEX)  # every one of them a hex digit
+
+    return search
 
 
 _COMPILED: dict[int, tuple[dict[str, Any], Check]] = {}
@@ -139,15 +187,13 @@ def _keyword(keyword: str, rule: Any, rules: dict[str, Any], root: dict[str, Any
 
         return type_
     if keyword == "const":
-        said = json.dumps(rule)
 
         def const(value: Any, at: str, out: list[str]) -> None:
             if not _same(value, rule):
-                out.append(f"{at or '(top)'}: must be {said}")
+                out.append(f"{at or '(top)'}: must be {_dumps(rule)}")
 
         return const
     if keyword == "enum":
-        options = json.dumps(rule)
         plain = frozenset(o for o in rule if type(o) is str)
         every_text = len(plain) == len(rule)
 
@@ -157,14 +203,14 @@ def _keyword(keyword: str, rule: Any, rules: dict[str, Any], root: dict[str, Any
                     return
             elif any(_same(value, option) for option in rule):
                 return
-            out.append(f"{at or '(top)'}: {_shown(value)} is not one of {options}")
+            out.append(f"{at or '(top)'}: {_shown(value)} is not one of {_dumps(rule)}")
 
         return enum
     if keyword == "pattern":
-        search = _pattern(rule).search
+        search = _plain_search(rule) or _re_search(rule)
 
         def pattern(value: Any, at: str, out: list[str]) -> None:
-            if isinstance(value, str) and search(value) is None:
+            if isinstance(value, str) and not search(value):
                 out.append(f"{at or '(top)'}: {_shown(value)} does not match {rule!r}")
 
         return pattern
@@ -314,6 +360,22 @@ def _json_type(value: Any) -> str:
     )
 
 
+def _dumps(value: Any) -> str:
+    """``json.dumps(value)``. A ``const`` fails all the time inside an ``if`` (the verdict
+    schema's), so a plain string, whole number, boolean or null is spelled here, as json
+    would (it escapes ``"``, ``\\`` and all outside space to ``~``); json does the rest."""
+    if value is None or type(value) is bool:
+        return {None: "null", True: "true", False: "false"}[value]
+    if type(value) is int:
+        return str(value)
+    plain = type(value) is str and value.isascii() and value.isprintable()
+    if plain and '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    import json
+
+    return json.dumps(value, ensure_ascii=True)
+
+
 def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True)
+    text = _dumps(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -14,16 +14,15 @@ anything is written — never a traceback, an overflow, or a value no later read
 
 from __future__ import annotations
 
-import functools
-import math
 import os
-import re
 
 from .errors import BadInput
 
-TYPE_CHECKING = False  # the gate reads verdicts through here: no typing, pathlib or datetime
+# The gate reads verdicts through here on every push: no typing, pathlib, datetime, json, re
+# or functools (re and json load enum and functools, ~5 ms under the hook's python -S); the
+# patterns below are compiled by re's own cache where they are used.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import json
     from collections.abc import Callable
     from datetime import timedelta
     from pathlib import Path
@@ -41,13 +40,12 @@ MAX_JSON_DEPTH = 64
 MAX_DURATION_DAYS = 366
 """The longest duration (claim leases): a lease is hours; a year is plainly a mistake."""
 
-_DIGITS = re.compile(r"[0-9]{1,19}")
-_DURATION = re.compile(r"([0-9]{1,12})([smhd])")
+_DURATION = r"([0-9]{1,12})([smhd])"
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_LINE_BREAKS = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_LINE_BREAKS = "[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]"
 """Every character ``str.splitlines`` breaks at: none may enter a one-line value."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = "[\ud800-\udfff]"
+_SURROGATE_ESCAPE = r"\\u[dD][89a-fA-F]"
 
 
 def parsed(parse: Callable[[str], T], text: str, what: str) -> T:
@@ -62,7 +60,8 @@ def parsed(parse: Callable[[str], T], text: str, what: str) -> T:
 def is_digits(text: str) -> bool:
     """ASCII digits only (``str.isdigit`` also takes ``²`` and ``٣``, which ``int`` refuses or
     reads as another number): for names read from trees and refs, which a remote may forge."""
-    return _DIGITS.fullmatch(text) is not None
+    # [0-9]{1,19} without re: an ASCII string's digits are exactly 0-9.
+    return 0 < len(text) <= 19 and text.isascii() and text.isdigit()
 
 
 def whole_number(text: str, low: int = 0, high: int = MAX_INT) -> int:
@@ -91,6 +90,8 @@ def stage_choice(text: str) -> int | None:
 
 def run_seq(text: str) -> str:
     """A run number as written (``001``): three to nine ASCII digits, kept as text."""
+    import re
+
     if re.fullmatch(r"[0-9]{3,9}", text) is None:
         raise ValueError("expected a 3-digit run number such as 001 (ASCII digits)")
     return text
@@ -99,7 +100,9 @@ def run_seq(text: str) -> str:
 def duration(text: str) -> timedelta:
     """``90s``, ``30m``, ``2h``, ``1d``: one positive number and one unit, at most
     MAX_DURATION_DAYS."""
-    match = _DURATION.fullmatch(text)
+    import re
+
+    match = re.fullmatch(_DURATION, text)
     if match is not None:
         from datetime import timedelta
 
@@ -127,7 +130,9 @@ def lease(text: str) -> timedelta | None:
 
 def line_break(text: str) -> str | None:
     """The first character of ``text`` that ``str.splitlines`` breaks at, or None."""
-    found = _LINE_BREAKS.search(text)
+    import re
+
+    found = re.search(_LINE_BREAKS, text)
     return found.group() if found is not None else None
 
 
@@ -180,6 +185,8 @@ def _bounded_int(text: str) -> int:
 
 
 def _finite_float(text: str) -> float:
+    import math
+
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"the number {text[:40]} is beyond a double")
@@ -197,22 +204,26 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
-@functools.cache
-def _decoder() -> json.JSONDecoder:
-    import json
+_DECODE: Callable[[str], Any] | None = None
 
-    return json.JSONDecoder(
-        parse_constant=_no_constant,
-        parse_int=_bounded_int,
-        parse_float=_finite_float,
-        object_pairs_hook=_unique_keys,
-    )
+
+def _decode(text: str) -> Any:
+    """``json.JSONDecoder(...).decode(text)`` with the strict hooks above."""
+    global _DECODE
+    if _DECODE is None:
+        from .jsontext import decoder
+
+        _DECODE = decoder(
+            parse_constant=_no_constant,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
+            object_pairs_hook=_unique_keys,
+        )
+    return _DECODE(text)
 
 
 def json_value(raw: bytes | str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """One JSON document, strictly (see the module docstring), or BadInput naming ``where``."""
-    import json
-
     if isinstance(raw, bytes):
         try:
             text = raw.decode("utf-8")
@@ -223,19 +234,25 @@ def json_value(raw: bytes | str, where: str, max_depth: int = MAX_JSON_DEPTH) ->
             ) from exc
     else:
         text = raw
-    strings = _SURROGATE_ESCAPE.search(text) is not None or (
-        not isinstance(raw, bytes) and _SURROGATE.search(text) is not None
+    # Without a "\\u" escape (or, in a str, a character beyond ASCII) there is no surrogate
+    # to look for: the common record is judged without re.
+    strings = ("\\u" in text and _has(_SURROGATE_ESCAPE, text)) or (
+        not isinstance(raw, bytes) and not text.isascii() and _has(_SURROGATE, text)
     )
     try:
         if text.startswith("\ufeff"):  # as json.loads says it (the decoder alone does not)
-            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-        data = _decoder().decode(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(
-            f"{where}: not UTF-8 JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
-        ) from exc
-    except ValueError as exc:  # from the hooks above
-        raise BadInput(f"{where}: not accepted JSON: {exc}") from exc
+            from json import JSONDecodeError
+
+            raise JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        data = _decode(text)
+    except ValueError as exc:
+        from json import JSONDecodeError  # a failure: only now is json worth loading
+
+        if isinstance(exc, JSONDecodeError):
+            raise BadInput(
+                f"{where}: not UTF-8 JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
+            ) from exc
+        raise BadInput(f"{where}: not accepted JSON: {exc}") from exc  # from the hooks above
     except RecursionError:
         raise BadInput(f"{where}: JSON nested deeper than {max_depth} levels") from None
     # Every array and object opens with a bracket: a text with few cannot nest deep (the count
@@ -243,6 +260,12 @@ def json_value(raw: bytes | str, where: str, max_depth: int = MAX_JSON_DEPTH) ->
     if strings or text.count("{") + text.count("[") > max_depth:
         _check_tree(data, where, max_depth, strings)
     return data
+
+
+def _has(pattern: str, text: str) -> bool:
+    import re
+
+    return re.search(pattern, text) is not None
 
 
 def _check_tree(data: Any, where: str, max_depth: int, strings: bool) -> None:
@@ -268,11 +291,13 @@ def not_text(data: Any) -> tuple[str, str] | None:
     surrogate — what Python makes of bytes that are not UTF-8 (a file name, a command-line
     argument) and what no UTF-8 record can hold; None when every string is text."""
     import json
+    import re
 
+    surrogate = re.compile(_SURROGATE)
     # One pass in C for the common case (every string is text): the encoder copies a lone
     # surrogate through as it is, so it shows in its output. Only then is the record walked.
     try:
-        if _SURROGATE.search(json.dumps(data, ensure_ascii=False)) is None:
+        if surrogate.search(json.dumps(data, ensure_ascii=False)) is None:
             return None
     except (TypeError, ValueError):  # not JSON-ready data: the walk below judges it
         pass
@@ -281,12 +306,12 @@ def not_text(data: Any) -> tuple[str, str] | None:
         value, path = pending.pop()
         if isinstance(value, dict):
             for key, item in value.items():
-                if _SURROGATE.search(key):
+                if surrogate.search(key):
                     return f"{path}/{key}", key
                 pending.append((item, f"{path}/{key}"))
         elif isinstance(value, list):
             pending.extend((item, f"{path}/{n}") for n, item in enumerate(value))
-        elif isinstance(value, str) and _SURROGATE.search(value):
+        elif isinstance(value, str) and surrogate.search(value):
             return path, value
     return None
 

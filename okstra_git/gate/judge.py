@@ -18,11 +18,12 @@ if TYPE_CHECKING:
 
 
 def _identity(verdict: Verdict) -> str:
-    """The canonical line: the same verdict read from two notes (commit and tree) is one."""
-    from ..core.jsontext import dumps_line
+    """One text for the same verdict read from two notes (commit and tree): its JSON data
+    spelled by ``repr``, equal exactly when the canonical lines are (the verdict was parsed from
+    JSON: strings, whole numbers, lists), and no json import on every push."""
     from ..records.base import to_data
 
-    return dumps_line(to_data(verdict))
+    return repr(to_data(verdict))
 
 
 class Gate:

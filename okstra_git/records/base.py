@@ -14,11 +14,8 @@ okstra builds is valid by construction, and jsonschema costs a claim ~30 ms (:fu
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import sys
-import types
 
 from ..core.errors import BadInput, OkstraError
 from ..core.jsontext import camel, dumps_line
@@ -87,6 +84,8 @@ def _declared(cls: type) -> list[tuple[str, str, Any, bool]]:
 
 
 _SCALARS = (str, int, bool)
+_UNION = type(int | None)
+"""``types.UnionType`` (``X | None``), without the import on the pre-push hook's path."""
 
 
 def _exact(hint: Any) -> type | None:
@@ -101,7 +100,7 @@ def _exact(hint: Any) -> type | None:
 def _union_args(hint: Any) -> tuple[Any, ...]:
     """The members of a union type hint (``X | None``, ``Optional[X]``), or ``()``."""
     typing = sys.modules.get("typing")  # its objects exist only once it is loaded
-    if isinstance(hint, types.UnionType) or (
+    if isinstance(hint, _UNION) or (
         typing is not None and getattr(hint, "__origin__", None) is typing.Union
     ):
         return hint.__args__
@@ -206,15 +205,22 @@ def loads(raw: bytes, where: str) -> Any:
     return json_value(raw, where)
 
 
-@functools.cache
+_VALIDATORS: dict[str, Any] = {}
+
+
 def _validator(schema_name: str) -> Any:
-    import jsonschema  # deferred: ~55 ms, needed only when writing
+    found = _VALIDATORS.get(schema_name)
+    if found is None:
+        import json
 
-    from ..core.resources import data_dir
+        import jsonschema  # deferred: ~55 ms, needed only when writing
 
-    path = data_dir("schemas") / f"{schema_name}.schema.json"
-    schema = json.loads(path.read_text("utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+        from ..core.resources import data_dir
+
+        path = data_dir("schemas") / f"{schema_name}.schema.json"
+        schema = json.loads(path.read_text("utf-8"))
+        found = _VALIDATORS[schema_name] = jsonschema.Draft202012Validator(schema)
+    return found
 
 
 CHECK_OWN_RECORDS = "OKSTRA_CHECK_OWN_RECORDS"

@@ -153,6 +153,40 @@ def test_problems_name_the_field():
     assert "(top): missing 'headCommit'" in found  # status done requires it
 
 
+def patterns(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+        return found.union(*(patterns(value) for value in node.values()))
+    if isinstance(node, list):
+        return set().union(*(patterns(item) for item in node))
+    return set()
+
+
+PATTERNS = sorted(set().union(*(patterns(schemacheck.schema(name)) for name in SAMPLES)))
+
+
+def test_the_verdict_schema_is_checked_without_re():
+    """The pre-push hook checks verdict lines: none of their patterns may need re."""
+    for pattern in patterns(schemacheck.schema("verdict")):
+        assert schemacheck._plain_search(pattern) is not None, pattern
+
+
+@given(
+    st.sampled_from(PATTERNS),
+    st.text("0123456789abcdefABC-: sha256BEGIN\n\r\\$", max_size=70),
+    st.booleans(),
+)
+def test_patterns_checked_without_re_answer_as_re(pattern: str, text: str, grown: bool):
+    plain = schemacheck._plain_search(pattern)
+    if plain is None:
+        return
+    value = text
+    if grown:  # a value of the pattern's own shape, then edited: the edges are tried too
+        prefix = pattern.lstrip("^").split("[")[0].replace("\\n", "\n").rstrip("$")
+        value = prefix + "0123456789abcdef" * 4 + text
+    assert plain(value) == (schemacheck._pattern(pattern).search(value) is not None)
+
+
 def test_a_sha_with_a_trailing_newline_is_not_a_sha():
     bad = {**SAMPLES["approval"], "blob": SHA + "\n"}
     assert jsonschema_valid(bad, "approval")  # Python's $ matches before a final newline

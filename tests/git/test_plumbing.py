@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
+import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -63,6 +65,70 @@ def test_many_objects_are_read_in_one_batch_in_order(repo: Path):
         plumbing.read_objects(["HEAD\nHEAD"], str(repo / ".git"))
     with pytest.raises(BadInput, match="git cat-file failed"):
         plumbing.read_objects(["HEAD"], str(repo / "no-such-dir"))
+
+
+def problem_by_patterns(body: bytes) -> str | None:
+    """What ``commit_problem`` decides, as the regular expressions say it."""
+    headers = body.partition(b"\n\n")[0].split(b"\n")
+    if not re.fullmatch(rb"tree [0-9a-f]{40,64}", headers[0]):
+        return "no tree line"
+    for name in (b"author", b"committer"):
+        lines = [h for h in headers if h.startswith(name + b" ")]
+        if len(lines) != 1 or not re.fullmatch(
+            rb"[^<>\n]*<[^<>\n]*> [0-9]+ [+-][0-9]{4}", lines[0][len(name) + 1 :]
+        ):
+            return f"malformed {name.decode()} line"
+    return None
+
+
+_IDENT_PARTS = (  # "<name> <<email>> <time> <zone>": each part, and what may stand for it
+    ("A U ", ["", "A<", "A>", "\xe9 ", "A\rU "]),
+    ("<", ["", "<<", ">"]),
+    ("a@b", ["", "a<b", "a>b"]),
+    (">", ["", ">>", "<"]),
+    (" ", ["", "  ", "\r"]),
+    ("1700000000", ["", "1x", "\xb2", "-1"]),
+    (" ", ["", "  ", "\r"]),
+    ("+0000", ["-0130", "0000", "+000", "+00000", "x0000", "+00a0", "+0000 "]),
+)
+SOUND = "".join(sound for sound, _ in _IDENT_PARTS)
+
+
+def near_idents() -> list[str]:
+    """The sound line with every one or two of its parts replaced in every way."""
+    found = []
+    for i, j in itertools.combinations(range(len(_IDENT_PARTS)), 2):
+        for a in [_IDENT_PARTS[i][0], *_IDENT_PARTS[i][1]]:
+            for b in [_IDENT_PARTS[j][0], *_IDENT_PARTS[j][1]]:
+                parts = [sound for sound, _ in _IDENT_PARTS]
+                parts[i], parts[j] = a, b
+                found.append("".join(parts))
+    return found
+
+
+def body_of(sha: str, authors: list[str], committers: list[str]) -> bytes:
+    lines = [f"tree {sha}", *(f"author {a}" for a in authors)]
+    lines += [f"committer {c}" for c in committers]
+    return ("\n".join(lines) + "\n\nmessage\n").encode()
+
+
+def test_signatures_are_judged_as_the_pattern_says():
+    for ident in near_idents():
+        for body in (body_of("a" * 40, [ident], [SOUND]), body_of("a" * 40, [SOUND], [ident])):
+            assert plumbing.commit_problem(body) == problem_by_patterns(body), body
+
+
+@given(
+    st.text("0123456789abcdef", min_size=39, max_size=65)
+    | st.text("0123456789abcdefA g", min_size=38, max_size=66),
+    st.lists(st.sampled_from([SOUND, "x"]) | st.text("Ab <>@ 0123456789+-\r\xe9"), max_size=2),
+    st.lists(st.sampled_from([SOUND, "x"]), max_size=2),
+)
+def test_commit_headers_are_judged_as_the_patterns_say(
+    sha: str, authors: list[str], committers: list[str]
+):
+    body = body_of(sha, authors, committers)
+    assert plumbing.commit_problem(body) == problem_by_patterns(body)
 
 
 def test_outside_a_repository_it_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

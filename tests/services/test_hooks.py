@@ -500,6 +500,28 @@ def loaded_modules(repo: Path, *args: str, stdin: str | None = None) -> set[str]
     return {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if "|" in ln}
 
 
+def test_a_protected_push_loads_neither_json_nor_re(repo: Path):
+    """The hook reads and checks a verdict (JSON Lines, a schema with patterns, the notes
+    commit's headers) on every protected push without json or re, which would load enum and
+    functools with them; run as the installed hook runs it, without site (-S)."""
+    head = git(repo, "rev-parse", "HEAD")
+    add_verdict(repo)
+    root = str(Path(okstra_git.__file__).resolve().parent.parent)
+    code = f"import sys; sys.path.insert(0, {root!r}); from okstra_git.entry import main; main()"
+    hook = ("hooks", "run", "pre-push", "o", "u")
+    proc = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", code, *hook],
+        cwd=repo,
+        input=f"refs/heads/main {head} refs/heads/main {'0' * 40}\n",
+        text=True,
+        capture_output=True,
+    )
+    assert proc.returncode == 0 and "gate open" in proc.stderr, proc.stderr[-2000:]
+    names = {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if "|" in ln}
+    assert "okstra_git.records.verdict" in names and "okstra_git.core.schemacheck" in names
+    assert not {"json", "re", "enum", "functools"} & names
+
+
 def test_the_hook_and_ci_check_stay_lean(repo: Path):
     """They run on every push and build: they read through git's plumbing, never pygit2,
     jsonschema or jinja2; and a push of unprotected refs alone loads no more of the stdlib
