@@ -4,6 +4,10 @@ Everything okstra stores goes through here: compare-and-swap ref updates (one re
 libgit2 transaction), commit chains whose trees hold JSON records, notes with a fanned-out
 tree, ancestry questions and the clean-tree check that ignores ``.okstra/``.
 Network work (fetch/push) is not here: it uses the ``git`` CLI for the user's credentials.
+
+pygit2 is loaded on its first use, not with this module: importing it costs a command ~60 ms
+of CPU, and :class:`~okstra_git.git.plumbed.PlumbedRepo` (this interface served by git's
+plumbing, for the claims through a remote) never needs it.
 """
 
 from __future__ import annotations
@@ -16,8 +20,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-import pygit2
-
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict
 from ..core.values import Value
@@ -25,7 +27,11 @@ from .packedrefs import _clashing, _loose_names, _packed_entries, _packed_refs_u
 from .plumbing import not_a_commit, note_paths, unreadable
 
 if TYPE_CHECKING:
+    import pygit2
+
     from .reflocks import LockReport
+else:
+    from .lazy import pygit2
 
 BULK_REFS = 1000
 """From this many refs written at once on, those ``packed-refs`` can take go there in one write
@@ -34,12 +40,12 @@ brought or sent them, and libgit2 keeps every ref of a transaction open (a file 
 OLD_LOCK_SECONDS = 10.0
 """A live writer holds a ref lock for milliseconds; one this old was very likely left behind."""
 _FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
-_FILEMODE_BLOB = pygit2.enums.FileMode.BLOB
-_FILEMODE_TREE = pygit2.enums.FileMode.TREE
+_FILEMODE_BLOB = 0o100644  # git's tree entry modes (pygit2.enums.FileMode)
+_FILEMODE_TREE = 0o040000
 _ENTRY_KINDS = {
-    pygit2.enums.FileMode.COMMIT: "a submodule (gitlink), not a file",
-    pygit2.enums.FileMode.LINK: "a symbolic link, not a file",
-    pygit2.enums.FileMode.BLOB_EXECUTABLE: "an executable file, which okstra never writes",
+    0o160000: "a submodule (gitlink), not a file",
+    0o120000: "a symbolic link, not a file",
+    0o100755: "an executable file, which okstra never writes",
 }
 _PLAIN_COMMIT = re.compile(
     rb"tree ([0-9a-f]{40,64})\n(?:parent [0-9a-f]{40,64}\n)*"
@@ -71,6 +77,17 @@ class RefUpdate(Value):
     """Target commit id (hex); ``None`` deletes the ref."""
     expected: str | None
     """The value read before deciding (hex); ``None`` means the ref must not exist yet."""
+
+
+class Ident(Value):
+    """Who writes a commit, and when (what a commit's author and committer lines hold)."""
+
+    name: str
+    email: str
+    time: int
+    """Seconds since the epoch."""
+    offset: int
+    """The local time zone's offset from UTC, in minutes."""
 
 
 class DiffStatEntry(Value):
@@ -133,12 +150,15 @@ class GitRepo:
     """A repository opened from any folder inside it, including a linked worktree."""
 
     def __init__(self, repo: pygit2.Repository) -> None:
-        self._pygit2 = repo
-        """pygit2's Repository: the git layer's own (``git/``), never handed out."""
-        self.git_dir = Path(repo.path)
+        self._setup(Path(repo.path), Path(repo.workdir) if repo.workdir else None, repo)
+
+    def _setup(self, git_dir: Path, workdir: Path | None, repo: pygit2.Repository | None) -> None:
+        self._opened = repo
+        """pygit2's Repository, once opened (:attr:`_pygit2`)."""
+        self.git_dir = git_dir
         self.common_dir = common_dir_of(self.git_dir)
-        self.workdir = Path(repo.workdir) if repo.workdir else None
-        self._pinned_signature: pygit2.Signature | None = None
+        self.workdir = workdir
+        self._pinned_signature: Ident | None = None
         self._config: dict[str, list[str | None]] | None = None
         """Config as ``git config --list`` gave it (see :meth:`_git_config`), until a write."""
         self._reads: dict[tuple[str, str], Any] | None = None
@@ -154,6 +174,18 @@ class GitRepo:
         before it locks and again under the lock, and an agent claims in one process task after
         task; parsing and checking them once each is a third of a claim. See :meth:`memoized`."""
 
+    @property
+    def _pygit2(self) -> pygit2.Repository:
+        """pygit2's Repository: the git layer's own (``git/``), never handed out."""
+        found = self._opened
+        if found is None:
+            found = self._opened = self._open_pygit2()
+        return found
+
+    def _open_pygit2(self) -> pygit2.Repository:
+        """The pygit2 Repository of a backend that opens it only when asked."""
+        raise AssertionError("a GitRepo is made with its pygit2 Repository")
+
     def main_repository(self) -> pygit2.Repository:
         """The repository of the main worktree (this one, when opened there), opened once: a
         claim asks for its HEAD under the task ref's lock, and opening a repository cost more
@@ -162,6 +194,16 @@ class GitRepo:
             same = self.git_dir.resolve() == self.common_dir.resolve()
             self._main = self._pygit2 if same else pygit2.Repository(str(self.common_dir))
         return self._main
+
+    def main_checkout(self) -> tuple[Path | None, str | None]:
+        """The main worktree's folder (None: a bare repository) and the commit its HEAD
+        names (None: no commit yet)."""
+        main = self.main_repository()
+        if main.is_bare or main.workdir is None:
+            return None, None
+        if main.head_is_unborn:
+            return Path(main.workdir), None
+        return Path(main.workdir), str(main.head.peel(pygit2.Commit).id)
 
     @contextlib.contextmanager
     def reading_once(self) -> Iterator[None]:
@@ -310,18 +352,19 @@ class GitRepo:
         self._config = None
         self._pygit2.config.delete_multivar(name, ".*")
 
-    def signature(self) -> pygit2.Signature:
+    def signature(self) -> Ident:
         """The user's git identity (``user.name``/``user.email``) cleaned as ``git commit``
         cleans it, so no config value can write a broken author line; a neutral fallback for a
-        part that is missing or empty, so metadata writes never fail on it. Inside
-        :meth:`one_signature`, the one read when the block began."""
+        part that is missing or empty, so metadata writes never fail on it; the time now.
+        Inside :meth:`one_signature`, the one read when the block began."""
         if self._pinned_signature is not None:
             return self._pinned_signature
         name, email = (
             ident_text(self.config_get(key) or "") or fallback
             for key, fallback in zip(("user.name", "user.email"), _FALLBACK_IDENTITY, strict=True)
         )
-        return pygit2.Signature(name, email)
+        now = time.time()
+        return Ident(name, email, int(now), time.localtime(now).tm_gmtoff // 60)
 
     @contextlib.contextmanager
     def one_signature(self) -> Iterator[None]:
@@ -609,7 +652,8 @@ class GitRepo:
     ) -> str:
         """Write a commit; ``author_of`` keeps another commit's author and date (a replayed
         event, as a rebase keeps them), the committer being this user now."""
-        sig = self.signature()
+        who = self.signature()
+        sig = pygit2.Signature(who.name, who.email, who.time, who.offset)
         author = self._pygit2[author_of].author if author_of is not None else sig
         oid = self._pygit2.create_commit(
             None,

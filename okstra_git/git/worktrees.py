@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict, OkstraError, Refused, system_problem
@@ -22,6 +21,11 @@ from .repo import (
     same_path,
 )
 
+if TYPE_CHECKING:
+    import pygit2
+else:
+    from .lazy import pygit2
+
 
 def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -> str | None:
     """The commit checked out in a work tree; None when the folder is gone or not a work tree
@@ -31,6 +35,8 @@ def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -
     BadInput naming the repair: treating it as gone would record the branch head instead of
     the files in it, and its uncommitted work could be thrown away as "missing".
     """
+    if not os.path.isdir(worktree):
+        return None  # gone: nothing there to repair (a claim without a worktree has none)
     try:
         repo = pygit2.Repository(str(worktree))
     except pygit2.GitError:
@@ -203,14 +209,14 @@ def _name_taken(repo: GitRepo, name: str) -> bool:
 
 def main_worktree(repo: GitRepo) -> tuple[Path, str]:
     """The main worktree's folder and HEAD commit (the task worktree starts from it)."""
-    main = repo.main_repository()
-    if main.is_bare or main.workdir is None:
+    workdir, head = repo.main_checkout()
+    if workdir is None:
         raise BadInput(f"{repo.common_dir} is a bare repository; stage worktrees need a work tree")
-    if main.head_is_unborn:
+    if head is None:
         raise BadInput(
-            f"the main worktree {main.workdir} has no commit yet; commit something first"
+            f"the main worktree {workdir}{os.sep} has no commit yet; commit something first"
         )
-    return Path(main.workdir), str(main.head.peel(pygit2.Commit).id)
+    return workdir, head
 
 
 WORKTREE_LOCK_TIMEOUT = 300.0
