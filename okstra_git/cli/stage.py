@@ -87,7 +87,8 @@ def claim(
     from ..services.claims.leases import claim_lease
     from ..services.context import open_context
 
-    ctx = open_context()
+    # Without worktrees a claim is refs and objects: git's plumbing serves it (no pygit2).
+    ctx = open_context(plumbed=no_worktree and resume is None)
     task_key = ctx.key(key)
     if resume is not None:
         result = claims.resume(ctx, task_key, resume)
@@ -215,7 +216,7 @@ def done(
     from ..services.context import open_context
     from ..views.stage import marked_done
 
-    ctx = open_context()
+    ctx = open_context(plumbed=True)  # a done is refs and objects (its worktree read as git does)
     result = done_via_remote(ctx, remote, ctx.key(key), stage, report, carry, head)
     return marked_done(result, report)
 

@@ -98,6 +98,21 @@ class GitProcess:
     def failed(self, code: int, err: bytes) -> BadInput:
         return _failed(self.what, code, err)
 
+    def kill(self) -> None:
+        """SIGKILL git at once: it leaves what it holds (lock files) as a killed git does."""
+        import signal
+
+        if not _SPAWN:
+            self._popen.kill()
+        else:
+            os.kill(self._pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        """Close the pipes and reap git, whatever state it is in (after :meth:`wait`, a
+        no-op)."""
+        if not self.stdin.closed:
+            self.wait()
+
 
 def _failed(what: str, code: int, err: bytes) -> BadInput:
     """``what`` exited ``code``, in git's own words when it said any."""
@@ -526,8 +541,9 @@ class ObjectReader:
     from one ``git cat-file --batch`` asked one object at a time: the plumbing backend of
     ``objects.ObjectSource``."""
 
-    def __init__(self) -> None:
-        self._git = GitProcess(["cat-file", "--batch"])
+    def __init__(self, git_dir: str | None = None) -> None:
+        at = ["--git-dir", git_dir] if git_dir is not None else []
+        self._git = GitProcess([*at, "cat-file", "--batch"])
         self._closed = False
 
     def read(self, rev: str) -> tuple[str, str, bytes] | None:

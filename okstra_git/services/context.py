@@ -70,8 +70,16 @@ _WHERE: ContextVar[str] = ContextVar("okstra_where", default=".")
 for the CLI, the ``repository`` a tool call names in ``git okstra mcp`` (cli/mcp.py)."""
 
 
-def open_context(start: str | os.PathLike[str] | None = None) -> Context:
-    return Context(GitRepo.open(_WHERE.get() if start is None else start))
+def open_context(start: str | os.PathLike[str] | None = None, plumbed: bool = False) -> Context:
+    """The repository at ``start`` (default: where commands work). ``plumbed``: served by
+    git's plumbing where it can be (``git.plumbed``), for a command whose whole run must cost
+    little more than the git it starts; every service works on either."""
+    where = _WHERE.get() if start is None else start
+    if plumbed:
+        from ..git.plumbed import open_plumbed
+
+        return Context(open_plumbed(where))
+    return Context(GitRepo.open(where))
 
 
 @contextmanager

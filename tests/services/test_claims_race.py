@@ -31,20 +31,24 @@ TESTS = str(Path(__file__).resolve().parents[1])  # the racers import the test w
 TASKS = 20
 
 
-def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None:
-    """One racer (runs in its own process)."""
+def race(
+    repo: str, keys: list[str], go: str, out: str, worktrees: bool, plumbed: bool = False
+) -> None:
+    """One racer (runs in its own process); ``plumbed``: through git's plumbing backend."""
     from okstra_git.core.errors import Conflict, Refused
     from okstra_git.git.repo import GitRepo, RefMoved
     from okstra_git.services import claims
     from okstra_git.services.context import open_context
 
-    ctx = open_context(repo)
+    ctx = open_context(repo, plumbed=plumbed)
+    backend = type(ctx.repo)
+    assert issubclass(backend, GitRepo) and (backend is not GitRepo) == plumbed
     parsed = [ctx.key(k) for k in keys]
     wins: list[dict[str, object]] = []
     conflicts = 0
     refusals: list[str] = []  # other than "nothing ready": a racer tripped over another
     lost = [0]  # claim transactions that collided with another (counted below)
-    guarded = GitRepo.update_refs_guarded
+    guarded = backend.update_refs_guarded
 
     def counting(self: GitRepo, *args: Any) -> Any:
         try:
@@ -53,7 +57,7 @@ def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None
             lost[0] += 1
             raise
 
-    GitRepo.update_refs_guarded = counting  # type: ignore[method-assign]
+    backend.update_refs_guarded = counting  # type: ignore[method-assign]
     while not os.path.exists(go):
         time.sleep(0.001)
     for key in parsed:
@@ -79,7 +83,7 @@ def race(repo: str, keys: list[str], go: str, out: str, worktrees: bool) -> None
 
 
 def run_racers(
-    repo: Path, tmp_path: Path, keys: list[str], racers: int, worktrees: bool
+    repo: Path, tmp_path: Path, keys: list[str], racers: int, worktrees: bool, plumbed: bool = False
 ) -> list[dict[str, Any]]:
     """Approve a five-stage plan on every task, start the racers at once, collect outcomes."""
     from claims_world import approved_task
@@ -91,7 +95,8 @@ def run_racers(
     procs = [
         subprocess.Popen(
             [sys.executable, __file__, str(repo), json.dumps(keys), str(go), str(out)]
-            + (["--worktrees"] if worktrees else []),
+            + (["--worktrees"] if worktrees else [])
+            + (["--plumbed"] if plumbed else []),
             stderr=subprocess.PIPE,
             env={**os.environ, "PYTHONPATH": os.pathsep.join([TESTS, *sys.path])},
             text=True,
@@ -110,13 +115,14 @@ def run_racers(
 
 
 @pytest.mark.slow
-def test_eight_racers_never_share_a_stage(repo: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("plumbed", [False, True], ids=["pygit2", "plumbed"])
+def test_eight_racers_never_share_a_stage(repo: Path, tmp_path: Path, plumbed: bool) -> None:
     from okstra_git.records.claim import load_claims
     from okstra_git.records.task import require_task
     from okstra_git.services.context import open_context
 
     keys = [f"p:race:t{n:02d}" for n in range(TASKS)]
-    outcomes = run_racers(repo, tmp_path, keys, RACERS, worktrees=False)
+    outcomes = run_racers(repo, tmp_path, keys, RACERS, worktrees=False, plumbed=plumbed)
 
     ctx = open_context(repo)
     won_by: dict[tuple[str, int], str] = {}
@@ -174,7 +180,14 @@ def test_racers_making_one_task_worktree_queue_for_it(repo: Path, tmp_path: Path
 
 
 if __name__ == "__main__":
-    race(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4], "--worktrees" in sys.argv)
+    race(
+        sys.argv[1],
+        json.loads(sys.argv[2]),
+        sys.argv[3],
+        sys.argv[4],
+        "--worktrees" in sys.argv,
+        "--plumbed" in sys.argv,
+    )
 
 
 def test_a_task_s_writers_share_one_queue_and_other_tasks_mostly_another(tmp_path: Path):

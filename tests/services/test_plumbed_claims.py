@@ -1,0 +1,69 @@
+"""The commands served by git's plumbing (git/plumbed.py) — ``stage claim --remote``, ``stage
+done``, ``stage claim --no-worktree`` — in real processes: they do their work (the remote
+holds the claim, then the done) and never import pygit2, whose loading alone would cost them
+their speed goal (issue 25)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import git
+from team_world import Team
+from test_remote_claim_race import claims, publish_task
+
+PROBE = """
+import runpy, sys
+sys.argv = ["git-okstra", *sys.argv[1:]]
+try:
+    runpy.run_module("okstra_git", run_name="__main__")
+finally:
+    sys.stderr.write("pygit2 loaded\\n" if "pygit2" in sys.modules else "no pygit2\\n")
+"""
+
+
+def probed(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``git okstra ARGS`` in a process of its own, its stderr ending in whether it loaded
+    pygit2."""
+    return subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+
+def test_remote_claims_and_dones_and_lone_claims_load_no_pygit2(tmp_path: Path) -> None:
+    world = Team.make(tmp_path)
+    planner = world.clone("planner", "Pat")
+    ann = world.clone("ann", "Ann")
+    key = "p:g:plumbed"
+    publish_task(planner, key)
+    assert probed(ann, "sync", "origin").returncode == 0
+
+    claimed = probed(ann, "stage", "claim", key, "--stage", "1", "--remote", "origin",
+                     "--no-worktree", "--json")  # fmt: skip
+    assert claimed.returncode == 0, claimed.stderr
+    assert claimed.stderr.endswith("no pygit2\n"), claimed.stderr
+    run = json.loads(claimed.stdout)["runId"]
+    assert claims(world.remote, key)[1]["runId"] == run == "implementation-001"
+    assert claims(ann, key)[1] == claims(world.remote, key)[1]
+
+    work = git(ann, "commit-tree", git(ann, "rev-parse", "HEAD^{tree}"), "-p", "HEAD", "-m", "w")
+    done = probed(ann, "stage", "done", key, "--stage", "1", "--head", work, "--remote", "origin")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.endswith("no pygit2\n"), done.stderr
+    on_remote = claims(world.remote, key)[1]
+    assert on_remote["status"] == "done" and on_remote["headCommit"] == work
+    assert git(world.remote, "rev-parse", "refs/okstra/branches/g/plumbed/stage-1") == work
+
+    lone = probed(ann, "stage", "claim", key, "--stage", "2", "--no-worktree")
+    assert lone.returncode == 0, lone.stderr
+    assert lone.stderr.endswith("no pygit2\n"), lone.stderr
+    assert claims(ann, key)[2]["runId"] == "implementation-002"
+    assert 2 not in claims(world.remote, key)  # claimed here alone
+    assert git(ann, "fsck", "--strict", "--no-dangling") == ""
