@@ -132,9 +132,9 @@ def slug(part: str) -> str:
         text = text[: -len(".lock")] + "-lock"
     if text and len(text) <= _SLUG_MAX:
         return text
-    import hashlib  # only for a part that leaves no slug, or too long a one
+    from .machine import sha1_hex  # only for a part that leaves no slug, or too long a one
 
-    digest = hashlib.sha1(part.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = sha1_hex(part.encode("utf-8", "surrogatepass"))
     if not text:
         return f"u-{digest[:10]}"
     return text[: _SLUG_MAX - 11].rstrip("-.") + "-" + digest[:10]

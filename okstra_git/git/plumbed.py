@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput
+from ..core.machine import sha1_hex
 from .packedrefs import _packed_refs_under
 from .plumbing import (
     GitProcess,
@@ -515,11 +516,10 @@ class PlumbedRepo(GitRepo):
     def _write(self, kind: str, data: bytes) -> str:
         """Store one object as git and libgit2 store a loose object (zlib-compressed, read
         only, renamed into place; one already there is kept): its id."""
-        import hashlib
         import zlib
 
         header = f"{kind} {len(data)}\0".encode("ascii")
-        oid = hashlib.sha1(header + data).hexdigest()
+        oid = sha1_hex(header + data)
         folder = os.path.join(self._objects, oid[:2])
         path = os.path.join(folder, oid[2:])
         if os.path.exists(path):

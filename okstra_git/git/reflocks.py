@@ -18,16 +18,15 @@ Plain files and ``fcntl``; no git.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import json
 import os
-import socket
 import time
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..core.machine import hostname, sha1_hex
 from ..core.shell import command
 from ..core.values import Value
 
@@ -36,11 +35,11 @@ _count = itertools.count()
 
 
 def _host() -> str:
-    return socket.gethostname()
+    return hostname()
 
 
 def _host_tag() -> str:
-    return hashlib.sha1(_host().encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return sha1_hex(_host().encode("utf-8", "surrogateescape"))[:8]
 
 
 def _identity(st: os.stat_result) -> list[int]:

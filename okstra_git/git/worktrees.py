@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict, OkstraError, Refused, system_problem
+from ..core.machine import sha1_hex
 from ..core.shell import command
 from ..core.values import Value
 from ..logic.workspace import OKSTRA_DIR
@@ -285,9 +286,7 @@ def _add_worktree_locked(
     if path.exists() and any(path.iterdir()):
         raise Refused(occupied(path, f"a worktree of branch {branch}", "run the command"))
     if _name_taken(repo, name) or (repo.common_dir / "worktrees" / name).exists():
-        import hashlib
-
-        name = f"{name}-{hashlib.sha1(str(path).encode()).hexdigest()[:8]}"
+        name = f"{name}-{sha1_hex(str(path).encode())[:8]}"
     refname = f"refs/heads/{branch}"
     made_branch = False
     if repo.read_ref(refname) is None:

@@ -31,9 +31,9 @@ class PlanFile(Value):
 
 def blob_id(raw: bytes) -> str:
     """The id git gives ``raw`` as a blob (``git hash-object``), without writing it."""
-    import hashlib
+    from ..core.machine import sha1_hex
 
-    return hashlib.sha1(b"blob %d\0" % len(raw) + raw).hexdigest()
+    return sha1_hex(b"blob %d\0" % len(raw) + raw)
 
 
 def decode_plan(raw: bytes, path: str, what: str = "plan") -> PlanFile:

@@ -11,8 +11,6 @@ config is anyone's to edit: a malformed one is refused, naming the fix, never gu
 
 from __future__ import annotations
 
-import secrets
-
 from ..core.errors import BadInput
 from ..git.reflocks import queue
 from ..git.repo import GitRepo
@@ -57,6 +55,8 @@ def ensure_clone_id(repo: GitRepo) -> str:
     with queue(repo.common_dir, CLONE_KEY):
         found = clone_id(repo)  # another writer may have made it while this one waited
         if found is None:
+            import secrets  # only for a clone's first id
+
             found = secrets.token_hex(CLONE_HEX // 2)
             repo.local_config_set(CLONE_KEY, found)
     return found

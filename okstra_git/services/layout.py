@@ -79,9 +79,11 @@ def default_root(ctx: Context) -> Path:
     folders, and each clone's claims would run into the other's worktrees."""
     common = ctx.repo.common_dir.resolve()
     folder = common.parent if common.name == ".git" else common
-    import hashlib  # not at import: a read that finds the task branch checked out needs no root
+    from ..core.machine import (
+        sha1_hex,  # not at import: a read that finds the task branch checked out needs no root
+    )
 
-    tag = hashlib.sha1(os.fsencode(common)).hexdigest()[:8]
+    tag = sha1_hex(os.fsencode(common))[:8]
     return Path.home() / ".okstra" / "worktrees" / f"{slug(folder.name)}-{tag}"
 
 

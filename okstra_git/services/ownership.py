@@ -7,10 +7,10 @@ package's whole claim, done and release machinery (runs, worktrees, …) on ever
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 from ..core.keys import parse_task_key
+from ..core.machine import hostname
 from ..git.worktrees import worktree_at
 from ..records.claim import Claim
 from .context import Context
@@ -30,7 +30,7 @@ def is_ours(ctx: Context, lay: Layout | None, claim: Claim) -> bool:
     path = Path(claim.worktree_path) if claim.worktree_path else None
     if path is not None and worktree_at(ctx.repo, path) is not None:
         return True
-    if claim.host != socket.gethostname():
+    if claim.host != hostname():
         return False
     if lay is None:
         from .layout import layout

@@ -15,11 +15,11 @@ worktree with uncommitted changes or a branch with commits the task worktree HEA
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from ..core.errors import BadInput, Conflict, Refused, brief
 from ..core.keys import TaskKey
+from ..core.machine import sha1_hex
 from ..core.shell import command
 from ..core.shell import okstra as shell_okstra
 from ..core.userfiles import write_atomic
@@ -457,7 +457,7 @@ def _move_report(ctx: Context, plan: _Teardown) -> str:
     data = plan.report.read_bytes()
     relative = plan.report.resolve().relative_to(plan.path.resolve())
     target = main_worktree(ctx.repo)[0] / relative
-    digest = hashlib.sha1(data).hexdigest()[:8]
+    digest = sha1_hex(data)[:8]
     for candidate in (
         target,
         target.with_name(f"{target.stem}.stage-{plan.stage}{target.suffix}"),

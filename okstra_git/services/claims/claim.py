@@ -27,7 +27,6 @@ How a claim is ordered, and why:
 from __future__ import annotations
 
 import contextlib
-import socket
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any
 
 from ...core.errors import Refused
 from ...core.keys import TaskKey
+from ...core.machine import hostname
 from ...core.shell import okstra as shell_okstra
 from ...core.values import Value
 from ...git.repo import RefMoved, RefUpdate, cas_retry, crash_point
@@ -409,7 +409,7 @@ def claim(
         raise _nothing_ready(ctx, lay, stages, preview, first)
     _integrate_dependencies(ctx, lay, stages, list(preview.batch), first, remote)
     task_path = wt.ensure_task_worktree(ctx, lay) if worktrees else None
-    host, user, clone = socket.gethostname(), ctx.repo.identity(), ensure_clone_id(ctx.repo)
+    host, user, clone = hostname(), ctx.repo.identity(), ensure_clone_id(ctx.repo)
     tref = task_ref(key)
 
     def build() -> tuple[list[RefUpdate], _Landed]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from ...core.errors import BadInput, Refused
 from ...core.keys import TaskKey
+from ...core.machine import hostname
 from ...core.shell import okstra as shell_okstra
 from ...core.values import Value
 from ...git.repo import RefUpdate, cas_retry
@@ -46,7 +46,7 @@ def release(
     if not reason.strip():
         raise BadInput("--reason must say why the claim is released (it is kept for audit)")
     ref = claim_ref(key, stage)
-    who = f"{ctx.repo.identity()} on {socket.gethostname()} (clone {ensure_clone_id(ctx.repo)})"
+    who = f"{ctx.repo.identity()} on {hostname()} (clone {ensure_clone_id(ctx.repo)})"
     run = run or _only_run_here(ctx, key)
 
     def attempt() -> tuple[Claim, RefUpdate]:

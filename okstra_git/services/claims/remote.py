@@ -4,7 +4,6 @@ claim, each one atomic leased push; a lost race is undone here and chosen again.
 from __future__ import annotations
 
 import os
-import random
 import sys
 import time
 import zlib
@@ -178,7 +177,7 @@ def claim_via_remote(
         except RemoteRaceLost:
             # A progress note, like git's own: the command goes on and may still succeed.
             sys.stderr.write(f"okstra: another clone claimed first on {remote}; choosing again\n")
-            time.sleep(0.05 + random.random() * 0.2)  # let the winner's push settle
+            _settle()
     found = remote_locks(ctx.repo, remote, [task_ref(key)], under=claims_prefix(key))
     if found is not None:
         raise Conflict(found.text, hint=found.command)
@@ -276,7 +275,7 @@ def done_via_remote(
                     )
                 result = done(ctx, key, stage, report, carry, head, publish=publish)
         except RemoteRaceLost:
-            time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
+            _settle()
             continue
         return result.replace(published=remote)
     raise Conflict(
@@ -326,7 +325,7 @@ def release_via_remote(
                     )
                 return release(ctx, key, stage, reason, run, force, publish=publish)
         except RemoteRaceLost:
-            time.sleep(0.05 + random.random() * 0.2)  # let the other clone's push settle
+            _settle()
     raise Conflict(
         f"the claim of stage {stage} of {key} kept moving on {remote} during {CLAIM_ATTEMPTS} "
         f"tries to release it; see {okstra('stage', 'list', key)}"
@@ -337,3 +336,11 @@ def _descends(ctx: Context, update: RefUpdate) -> bool:
     """Whether pushing ``update`` moves the remote's ref forward (or creates it)."""
     assert update.new is not None
     return update.expected is None or ctx.repo.contains(update.new, update.expected)
+
+
+def _settle() -> None:
+    """Wait a moment after a lost race: the winner's push settles (jittered, so the losers
+    do not all come back at once)."""
+    import random  # only after a lost race: a claim that wins never loads it
+
+    time.sleep(0.05 + random.random() * 0.2)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -231,6 +230,8 @@ def push_all(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> PushOutcom
     present = [local for local in kinds if any(u.name.startswith(local) for u in updates)]
     if _exactly_what_differs(repo, remote, updates):
         return _push(repo, remote, updates, [f"{local}*:{local}*" for local in present])
+    import secrets  # only when refs are staged for a push
+
     staging = f"{STAGING}{os.getpid()}-{secrets.token_hex(4)}/"
     staged = []
     for update in updates:
