@@ -53,6 +53,8 @@ T = TypeVar("T")
 
 _ZERO = "0" * 40
 _HEX40 = re.compile(r"[0-9a-f]{40}")
+_REFNAME_BAD = re.compile(r"[\x00-\x20~^:?*\[\\\x7f]")
+"""A character no ref name holds (git-check-ref-format(1))."""
 _ENV = (
     "GIT_DIR",
     "GIT_COMMON_DIR",
@@ -135,7 +137,7 @@ def _valid_refname(name: str) -> bool:
     level allowed for names like ``HEAD``); it answers no ref for any other."""
     if not name or name.endswith(("/", ".")) or "@{" in name or name == "@":
         return False
-    if any(ord(ch) < 0o40 or ch in " ~^:?*[\\\x7f" for ch in name):
+    if _REFNAME_BAD.search(name):
         return False
     parts = name.split("/")
     if len(parts) == 1 and not re.fullmatch(r"[A-Z_]+", name):
@@ -558,7 +560,15 @@ class PlumbedRepo(GitRepo):
         """Why a commit reachable from ``heads`` but not from ``known`` (those of them here)
         would not parse — GitRepo's walk, as ``git rev-list`` lists it and libgit2 reads each
         commit (``commit_problem``) — or None when every one does."""
-        hidden = [f"^{sha}" for sha in known if self.has_object(sha)]
+        heads, known = list(heads), [sha for sha in known if self.has_object(sha)]
+        for sha in known:  # libgit2 parses the commits it hides too
+            found = self._reader.read(sha)
+            problem = commit_problem(found[2]) if found and found[1] == "commit" else None
+            if problem is not None:
+                return f"commit {sha[:12]}: {problem}"
+        if self._walked_parse(heads, set(known)):
+            return None
+        hidden = [f"^{sha}" for sha in known]
         asked = "".join(f"{line}\n" for line in [*heads, *hidden]).encode("ascii")
         code, out, err = git_output(
             "--git-dir", str(self.git_dir), "rev-list", "--stdin", input=asked
@@ -573,6 +583,31 @@ class PlumbedRepo(GitRepo):
             if problem is not None:
                 return f"commit {sha[:12]}: {problem}"
         return None
+
+    def _walked_parse(self, heads: list[str], known: set[str], most: int = 16) -> bool:
+        """Whether the commits reached from ``heads`` without passing a ``known`` one — at
+        most ``most`` of them — all parse: then so do those ``git rev-list`` would list,
+        which are among them, and no process is started. False: ask rev-list (a longer
+        history, or one that does not parse, where only its exact list can tell)."""
+        pending, seen = [h for h in heads if h not in known], set()
+        while pending:
+            sha = pending.pop()
+            if sha in seen:
+                continue
+            seen.add(sha)
+            found = self._reader.read(sha)
+            if len(seen) > most or found is None or found[1] != "commit":
+                return False
+            if commit_problem(found[2]) is not None:
+                return False
+            body = found[2].partition(b"\n\n")[0]
+            for line in body.split(b"\n")[1:]:
+                if not line.startswith(b"parent "):
+                    break
+                parent = line[len(b"parent ") :].decode("ascii")
+                if parent not in known:
+                    pending.append(parent)
+        return True
 
     def check_history(self, head: str, known: Iterable[str], where: str) -> None:
         problem = self._unparsed([head], known)

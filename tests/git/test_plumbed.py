@@ -3,11 +3,13 @@ the same paths, refs, config, objects written byte for byte, and the same transa
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import git
 
+from okstra_git.core.errors import BadInput
 from okstra_git.git.plumbed import PlumbedRepo, open_plumbed
 from okstra_git.git.repo import GitRepo, Ident, RefMoved, RefUpdate
 
@@ -148,3 +150,29 @@ def test_a_transaction_is_all_or_nothing_and_compared_and_swapped(repo: Path) ->
     )
     assert plumbed.list_refs("refs/okstra/t/") == {}
     assert list((repo / ".git" / "okstra-locks" / "writers").iterdir()) == []
+
+
+def test_a_history_that_does_not_parse_is_told_as_libgit2_tells_it(repo: Path) -> None:
+    pygit2_repo, plumbed = both(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    tree = git(repo, "rev-parse", "HEAD^{tree}")
+    body = f"tree {tree}\nparent {head}\nauthor no email here 1 +0000\n"
+    body += "committer C <c@x> 1 +0000\n\nbroken\n"
+    bad = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
+        cwd=repo, input=body, capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    on_top = git(repo, "commit-tree", tree, "-p", bad, "-m", "on top")
+    fine = git(repo, "commit-tree", tree, "-p", head, "-m", "fine")
+    for backend in (pygit2_repo, plumbed):
+        assert backend.history_readable([fine], [head])
+        assert not backend.history_readable([fine, on_top], [head])
+        assert not backend.history_readable([on_top], [bad])  # libgit2 parses what it hides
+        with pytest.raises(BadInput, match="refs/x holds a commit"):
+            backend.check_history(on_top, [head], "refs/x")
+    # Past the few commits walked here, git rev-list lists them: the same answers.
+    long = fine
+    for n in range(20):
+        long = git(repo, "commit-tree", tree, "-p", long, "-m", f"c{n}")
+    assert plumbed.history_readable([long], [head])
+    assert not plumbed.history_readable([long, on_top], [head])
