@@ -23,14 +23,16 @@ _DOT_RUNS = re.compile(r"\.{2,}")
 _SLUG_MAX = 64
 
 
-# Line separators str.splitlines breaks at, and the surrogates of undecodable bytes: a key
-# holding one could not be printed on one line or stored as UTF-8.
-_NOT_TEXT = frozenset("\u2028\u2029") | frozenset(map(chr, range(0xD800, 0xE000)))
-
-
 def _is_control(ch: str) -> bool:
     code = ord(ch)
     return code < 0x20 or 0x7F <= code <= 0x9F
+
+
+def _not_text(ch: str) -> bool:
+    """A line separator str.splitlines breaks at, or a surrogate of undecodable bytes: a key
+    holding one could not be printed on one line or stored as UTF-8."""
+    code = ord(ch)
+    return code in (0x2028, 0x2029) or 0xD800 <= code <= 0xDFFF
 
 
 class TaskKey(Value):
@@ -70,7 +72,12 @@ def part_problem(part: str) -> str | None:
         return "is empty"
     if ":" in part:
         return "contains ':', the separator of the key's parts"
-    bad = next((ch for ch in part if _is_control(ch) or ch in _NOT_TEXT), None)
+    # Every such character is unprintable: a printable part (nearly all) needs no walk.
+    bad = (
+        None
+        if part.isprintable()
+        else next((ch for ch in part if _is_control(ch) or _not_text(ch)), None)
+    )
     if bad is not None:
         kind = (
             "a lone surrogate (not UTF-8 text)"

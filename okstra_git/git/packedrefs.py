@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import bisect
-import mmap
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    pass
+    import mmap
 
 
 def _packed_refs_under(path: Path, prefix: str, first: bool = False) -> dict[str, str]:
@@ -24,6 +23,8 @@ def _packed_refs_under(path: Path, prefix: str, first: bool = False) -> dict[str
         with open(path, "rb") as packed:
             if os.fstat(packed.fileno()).st_size == 0:
                 return {}
+            import mmap  # not for a clone whose refs are all loose
+
             # Mapped, not read: a prefix of a few refs touches a few pages of the 7 MB file of
             # 100k refs (a concurrent rewrite renames a new file in: this one stays whole).
             data = mmap.mmap(packed.fileno(), 0, access=mmap.ACCESS_READ)

@@ -12,7 +12,6 @@ config is anyone's to edit: a malformed one is refused, naming the fix, never gu
 from __future__ import annotations
 
 from ..core.errors import BadInput
-from ..git.reflocks import queue
 from ..git.repo import GitRepo
 
 CLONE_KEY = "okstra.cloneId"
@@ -52,6 +51,10 @@ def ensure_clone_id(repo: GitRepo) -> str:
     found = clone_id(repo)
     if found is not None:
         return found
+    import secrets  # with reflocks, ~2 ms that a read of the id (every task status) never needs
+
+    from ..git.reflocks import queue
+
     with queue(repo.common_dir, CLONE_KEY):
         found = clone_id(repo)  # another writer may have made it while this one waited
         if found is None:

@@ -9,7 +9,6 @@ version, edited by hand) is shown as indented JSON. Pure.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 DATA_NAME = "report.json"
@@ -22,7 +21,9 @@ def report_data(name: str, text: str) -> dict[str, Any] | None:
     data all the same (stored before the two had names of their own). None for Markdown, or
     text that is not a JSON object."""
     if name != DATA_NAME and not text.lstrip().startswith("{"):
-        return None
+        return None  # Markdown, the usual stored report: read without loading json
+    import json
+
     try:
         data = json.loads(text)
     except ValueError:
@@ -53,6 +54,8 @@ def readable_report(name: str, text: str) -> str:
             from .render import render_markdown
 
             return render_markdown(data).rstrip() + "\n"
+    import json
+
     try:
         shown = json.dumps(json.loads(text), ensure_ascii=False, indent=2)
     except ValueError:
