@@ -294,8 +294,11 @@ def _track_pushed(repo: GitRepo, remote: str, updates: list[RefUpdate]) -> None:
     the remote's value it was leased or fast-forwarded on (``expected``). Many at once go
     into ``packed-refs`` in one write (a loose file each costs as much as the push did);
     the rest in ref transactions of a bounded size (libgit2 keeps each locked ref's file
-    open). Tracking refs only mirror the remote: one a concurrent fetch moved is as good."""
+    open). Tracking refs only mirror the remote: one a concurrent fetch moved is as good,
+    and one the push moved itself (okstra's fetch refspecs are the remote's, which ``git
+    push`` follows) is left as it is."""
     moves = [RefUpdate(tracking_name(remote, u.name), u.new, u.expected) for u in updates]
+    moves = [m for m in moves if repo.read_ref(m.name) != m.new]
     if len(moves) >= BULK_REFS:
         bulk = tracking_refs(remote)
         with contextlib.suppress(RefMoved):
