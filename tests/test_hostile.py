@@ -590,7 +590,7 @@ def test_a_printed_hint_run_by_a_shell_runs_okstra_and_nothing_else(repo: Path, 
     [hint] = [
         ln.removeprefix("hint: ") for ln in proc.stderr.splitlines() if ln.startswith("hint: ")
     ]
-    assert shlex.split(hint) == ["git", "okstra", "task", "show", HOSTILE_KEY]
+    assert shlex.split(hint) == ["git", "-C", str(repo), "okstra", "task", "show", HOSTILE_KEY]
     shown = subprocess.run(["sh", "-c", hint], cwd=repo, capture_output=True, text=True)
     assert shown.returncode == 0, shown.stderr
     assert HOSTILE_KEY in shown.stdout

@@ -125,4 +125,4 @@ def init(key: str, file: str | None) -> Output:
 
     ctx = open_context()
     task_key = ctx.key(key)
-    return initialized(task_key, init_plan(ctx, task_key, file))
+    return initialized(task_key, init_plan(ctx, task_key, file), ctx.clone_dir)

@@ -420,6 +420,14 @@ def _run_work(s: Situation) -> str:
     return ""
 
 
+def plan_steps(key: str, plan: str, clone_dir: str) -> tuple[str, ...]:
+    """The commands that take a written plan (``plan``, absolute) to its approval, each one
+    line that runs from any folder: validate, submit, approve (``plan init`` prints them; the
+    submit then prints the task's step, its approval while it awaits one)."""
+    steps = (("plan", "validate", plan), ("plan", "submit", key, plan), ("plan", "approve", key))
+    return tuple(line(okstra_argv(*args), clone_dir) for args in steps)
+
+
 def okstra_line(s: Situation, *args: object) -> str:
     return line(okstra_argv(*args), s.clone_dir)
 
@@ -692,7 +700,11 @@ def refusal_hint(
     only be refused again for a reason the state does not show (a merge that would
     conflict, a file that fails its checks): then the refusal's own fix, ``own``. A refusal
     of a command about a file (``report …``, ``plan submit``: the file exists, fails its
-    checks) keeps its own fix too, which names the file; ``next`` still carries the step."""
+    checks) keeps its own fix too, which names the file; ``next`` still carries the step.
+    An own fix is made :func:`absolute` in the step's clone (``cwd``)."""
+    cwd = step.get("cwd") if step is not None else None
+    if own is not None and isinstance(cwd, str):
+        own = absolute(own, cwd)
     if own is not None and not any(refused[: len(c)] == c for c in STATE_COMMANDS):
         return own
     said = step.get("command") if step is not None else None
@@ -702,3 +714,24 @@ def refusal_hint(
     if own is not None and tuple(argv[2 : 2 + len(refused)]) == refused:
         return own
     return said
+
+
+def absolute(hint: str, cwd: str) -> str:
+    """A refusal's own one-line ``git okstra …`` fix, made to run from any folder as every
+    step does (``git -C cwd okstra …``). Anything else stays as it is: a line with ``-C``
+    already, several lines, another program — and a fix naming a relative path (a file the
+    user gave, relative to where they are, which ``-C`` would read from elsewhere)."""
+    if not hint.startswith("git okstra ") or "\n" in hint:
+        return hint
+    import shlex
+
+    argv = shlex.split(hint)
+    if any(_relative_path(word) for word in argv[2:]):
+        return hint
+    return line(argv, cwd)
+
+
+def _relative_path(word: str) -> bool:
+    if word.startswith(("/", "-")) or "://" in word:
+        return False
+    return "/" in word or word.endswith((".md", ".json", ".txt"))

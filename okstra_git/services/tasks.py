@@ -46,7 +46,7 @@ def new_task(
     def change(old: Task | None, head: str | None) -> tuple[Task, dict[str, bytes | None]]:
         if old is not None:
             show = okstra("task", "show", key)
-            raise Refused(f"task {key} already exists ({head}); see: {show}", hint=show)
+            raise Refused(f"task {key} already exists ({head})", hint=show)
         now = now_iso()
         task = Task(
             task_key=str(key),

@@ -168,23 +168,19 @@ def plan_status(result: Assessment) -> Output:
     return Output(data, text, code=1, error=text)
 
 
-def initialized(task_key: TaskKey, path: Path) -> Output:
+def initialized(task_key: TaskKey, path: Path, clone_dir: str) -> Output:
     """``plan init``: where the skeleton is, how many placeholders it has, and the commands
-    that follow."""
+    that follow (``nextstep.plan_steps``: each runs from any folder)."""
     import os
 
-    from ..core.shell import okstra
+    from ..logic.nextstep import plan_steps
     from ..logic.planskeleton import unfilled
 
     shown = os.path.relpath(path)
     if shown.startswith(".."):
         shown = str(path.resolve())
     left = len(unfilled(path.read_text("utf-8")))
-    then = [
-        okstra("plan", "validate", shown),
-        okstra("plan", "submit", task_key, shown),
-        okstra("plan", "approve", task_key),
-    ]
+    then = list(plan_steps(str(task_key), str(path.resolve()), clone_dir))
     text = (
         f"wrote a plan skeleton for {task_key} to {shown}: replace its {left} `<fill in: …>` "
         "(the format: git okstra docs plan-format), then:\n" + "".join(f"  {c}\n" for c in then)

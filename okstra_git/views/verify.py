@@ -162,7 +162,7 @@ def _signature_text(s: verify.ShownVerdict) -> str:
 def recorded(done: verify.Recorded, step: Step) -> Output:
     """``verify record``: the verdict recorded (or already there), its routing, how to see it,
     and the task's next step."""
-    from ..core.shell import okstra
+    from ..logic.nextstep import line, okstra_argv
 
     v = done.verdict
     what = "recorded" if done.added else "already recorded"
@@ -170,7 +170,7 @@ def recorded(done: verify.Recorded, step: Step) -> Output:
         f"{what}: {v.verdict} ({v.scope}, stages {', '.join(map(str, v.stages))}) on "
         f"{v.head[:12]} (tree {v.head_tree[:12]}){' — signed' if v.signature else ''}\n"
         f"routing: {v.routing}; next phase: {done.next_phase}\n"
-        f"see: {okstra('verify', 'show', v.head[:12])}\n"
+        f"see: {line(okstra_argv('verify', 'show', v.head[:12]), step.cwd)}\n"
         f"next ({step.kind}, {step.who}): {step.command or step.why}"
     )
     return Output(

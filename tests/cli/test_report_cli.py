@@ -72,7 +72,7 @@ def test_init_validate_render_a_final_verification_of_a_real_task(repo: Path) ->
     assert proc.stdout.endswith(f"checked against the records of {KEY}\n")
     again = okstra(repo, "report", "init", KEY, "--type", "final-verification")
     assert again.returncode == 1 and "already exists" in again.stderr
-    assert okstra_line("report", "validate", path) in again.stderr  # the hint
+    assert f"hint: git -C {repo} okstra report validate {path}" in again.stderr
     # The claims moved on: stage 2 is not in the report any more.
     data = json.loads(path.read_text())
     data["finalVerification"]["stages"] = [1]

@@ -28,10 +28,18 @@ def test_the_refused_command_itself_is_never_the_hint():
 
 
 def test_a_refusal_about_a_file_keeps_its_fix_and_a_step_with_nothing_to_run_too():
+    """...made to run from anywhere (in the step's clone), unless it names a relative path,
+    which is the user's, relative to where they ran the command."""
     own = "git okstra report validate /clone/data.json"
-    assert refusal_hint(step("integrate", "p:g:i"), ("report", "init"), own) == own
+    absolute = "git -C /clone okstra report validate /clone/data.json"
+    assert refusal_hint(step("integrate", "p:g:i"), ("report", "init"), own) == absolute
+    relative = "git okstra report validate plans/data.json"
+    assert refusal_hint(step("integrate", "p:g:i"), ("report", "init"), relative) == relative
     human = Step("human", None, "/clone", "human", "write the plan").to_data()
     assert refusal_hint(human, ("stage", "claim"), "git okstra plan submit p:g:i F") == (
-        "git okstra plan submit p:g:i F"
+        "git -C /clone okstra plan submit p:g:i F"
+    )
+    assert refusal_hint(human, ("stage", "claim"), "git okstra plan submit p:g:i F.md") == (
+        "git okstra plan submit p:g:i F.md"
     )
     assert refusal_hint(None, ("stage", "claim"), None) is None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import okstra
 from plans import LINEAR_PLAN, plan_text
-from team_world import KEY, Team, approve_here, follow, run_json, stage_report, work_on
+from team_world import KEY, Team, approve_here, run_json, run_line, stage_report, work_on
 
 from okstra_git.logic.batch import RUN_STEP_BUDGET
 from okstra_git.logic.planskeleton import PLACEHOLDER
@@ -189,15 +189,16 @@ def test_a_plan_from_plan_init_validates_once_filled_then_submits_and_approves(t
     found = json.loads(proc.stdout)["findings"]
     assert {f["check"] for f in found} == {"unfilled"} and len(found) == made["placeholders"]
     assert okstra(pat, "plan", "submit", KEY, "plans/i.md").returncode == 1
-    # The commands it printed are the ones that follow.
+    # The commands it printed are the ones that follow, each run from anywhere (the trial's
+    # polish: they were relative to the folder plan init ran in).
     assert made["then"] == [
-        "git okstra plan validate plans/i.md",
-        "git okstra plan submit p:g:i plans/i.md",
-        "git okstra plan approve p:g:i",
+        f"git -C {pat} okstra plan validate {path}",
+        f"git -C {pat} okstra plan submit p:g:i {path}",
+        f"git -C {pat} okstra plan approve p:g:i",
     ]
     path.write_text(fill_in(skeleton))
     for printed in made["then"]:
-        proc = follow(pat, printed)
+        proc = run_line(printed)
         assert proc.returncode == 0, (printed, proc.stdout, proc.stderr)
     shown = run_json(pat, "plan", "show", KEY, "--stage", "2")
     assert shown["approved"] and shown["stages"][0]["dependsOn"] == [1]

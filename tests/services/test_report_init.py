@@ -209,7 +209,7 @@ def test_report_init_refuses_where_no_valid_starter_exists(task: Task, tmp_path:
     whole = okstra(task.repo, "report", "init", KEY, "--type", "final-verification")
     assert whole.returncode == 1 and "stage(s) 2 (unclaimed) are not done" in whole.stderr
     hint = okstra_line("report", "init", KEY, "--type", "final-verification", "--stage", "1")
-    assert f"hint: {hint}" in whole.stderr
+    assert f"hint: {hint.replace('git okstra', f'git -C {task.repo} okstra', 1)}" in whole.stderr
     assert okstra(task.repo, "report", "init", KEY, "--type", "final-verification",
                   "--stage", "1").returncode == 0  # fmt: skip
 

@@ -22,8 +22,8 @@ from team_world import (
     TWO_FREE,
     Team,
     approve_here,
-    follow,
     run_json,
+    run_line,
     work_on,
 )
 
@@ -213,8 +213,8 @@ def test_a_local_claim_missing_a_commit_says_which_sync_fetches_it(tmp_path: Pat
     assert proc.returncode == 1
     failure = json.loads(proc.stdout)
     assert f"commit {head[:12]} of stage 1 is missing here" in failure["error"]
-    assert failure["hint"] == "git okstra sync origin"
-    assert follow(alice, failure["hint"]).returncode == 0
+    assert failure["hint"] == f"git -C {alice} okstra sync origin"
+    assert run_line(failure["hint"]).returncode == 0
     run_json(alice, "stage", "claim", KEY, "--stage", "3")
     # A plain fetch after init --remote brings the code into the tracking namespace only.
     git(alice, "fetch", "-q", "origin")

@@ -581,7 +581,7 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
     ]
     if not mine:
         listing = shell_okstra("stage", "list", key)
-        raise Refused(f"run {run_id} holds no started claim of {key}; see: {listing}", hint=listing)
+        raise Refused(f"run {run_id} holds no started claim of {key}", hint=listing)
     lay = layout(ctx, key)
     theirs = [c for c in mine if c.worktree_path and not is_ours(ctx, lay, c)]
     if theirs:

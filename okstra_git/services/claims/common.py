@@ -33,12 +33,12 @@ def not_started(key: TaskKey, c: Claim) -> Refused:
         return Refused(
             f"stage {c.stage} of {key} was released ({c.run_id}, by {c.released_by}: "
             f"{c.release_reason}), so it cannot be marked done; claim it again to continue its "
-            f"work: {claim_again}",
+            "work",
             hint=claim_again,
         )
     listing = shell_okstra("stage", "list", key)
     return Refused(
-        f"stage {c.stage} of {key} was marked done meanwhile ({c.run_id}); see: {listing}",
+        f"stage {c.stage} of {key} was marked done meanwhile ({c.run_id})",
         hint=listing,
     )
 

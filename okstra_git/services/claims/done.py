@@ -123,7 +123,7 @@ def done(
         listing = shell_okstra("stage", "list", key)
         raise Refused(
             f"stage {stage} of {key} is {what}, not by this clone, so this clone cannot mark "
-            f"it done; see: {listing}",
+            "it done",
             hint=listing,
         )
     if first.claim.status != "started":

@@ -88,13 +88,13 @@ def renewable(ctx: Context, key: TaskKey, stage: int | None) -> list[Claim]:
         if c.status != "started":
             raise Refused(
                 f"stage {stage} of {key} is {c.status} ({c.run_id}); only a started claim has a "
-                f"lease to renew; see: {listing}",
+                "lease to renew",
                 hint=listing,
             )
         if not is_ours(ctx, lay, c):
             raise Refused(
                 f"stage {stage} of {key} is held by run {c.run_id} ({c.who}), not by this "
-                f"clone: only the clone holding a claim renews it; see: {listing}",
+                "clone: only the clone holding a claim renews it",
                 hint=listing,
             )
         return [c]
@@ -105,8 +105,7 @@ def renewable(ctx: Context, key: TaskKey, stage: int | None) -> list[Claim]:
     ]
     if not mine:
         raise Refused(
-            f"this clone holds no started claim of {key}, so there is no lease to renew; see: "
-            f"{listing}",
+            f"this clone holds no started claim of {key}, so there is no lease to renew",
             hint=listing,
         )
     return mine
@@ -183,7 +182,7 @@ def _changed_hands(ctx: Context, key: TaskKey, stage: int, run: str) -> Refused:
     listing = okstra("stage", "list", key)
     return Refused(
         f"stage {stage} of {key} changed hands before its lease was renewed: the claim of run "
-        f"{run} is now {now_is}; see: {listing}",
+        f"{run} is now {now_is}",
         hint=listing,
     )
 
