@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..core.errors import BadInput, Refused
 from ..core.jsontext import dumps_pretty
-from ..core.keys import TaskKey
+from ..core.keys import TASK_TYPES, TaskKey
 from ..core.shell import okstra
 from ..core.tracking import TASKS_PREFIX, tracking_name
 from ..core.values import Record, Value
@@ -248,7 +248,11 @@ def require_task(repo: GitRepo, key: TaskKey) -> TaskState:
             hint=fix,
         )
     fix = okstra("task", "new", str(key), "--type", "TYPE")
-    raise Refused(f"no task {key} (looked for {ref}); create it with: {fix}", hint=fix)
+    raise Refused(
+        f"no task {key} (looked for {ref}); create it with task new, its --type TYPE the phase "
+        f"it starts in, one of: {', '.join(TASK_TYPES)}",
+        hint=fix,
+    )
 
 
 def _remote_holds(repo: GitRepo, remote: str, ref: str) -> str | None:

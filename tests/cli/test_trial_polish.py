@@ -60,3 +60,16 @@ def test_plan_init_in_a_subfolder_prints_steps_that_run_from_anywhere(tmp_path: 
         ran = run_line(line)
         assert ran.returncode == 0, (line, ran.stdout, ran.stderr)
     assert "- [x] Approved" in plan.read_text()
+
+
+def test_no_task_names_the_types_a_task_can_start_with(repo: Path):
+    """`no task …; create it with: git okstra task new KEY --type TYPE` left the agent to guess
+    TYPE: the refusal lists them, and the hint made with one of them creates the task."""
+    from okstra_git.core.keys import TASK_TYPES
+
+    message, hint = _refusal(okstra(repo, "task", "status", "p:g:new"))
+    assert f"one of: {', '.join(TASK_TYPES)}" in message, message
+    argv = shlex.split(hint)
+    assert argv[-2:] == ["--type", "TYPE"], hint
+    made = run_line(shlex.join([*argv[:-1], TASK_TYPES[0]]))
+    assert made.returncode == 0, made.stderr
