@@ -52,12 +52,15 @@ def okstra_remotes(repo: GitRepo) -> list[str]:
 
 def task_lag(repo: GitRepo, key: TaskKey) -> list[Lag]:
     """Every ref of the task (its task ref and claim refs) that differs from a remote's."""
+    remotes = okstra_remotes(repo)
+    if not remotes:  # nothing fetched to differ from: the task's refs need no listing
+        return []
     here = {**repo.list_refs(claims_prefix(key))}
     local_task = repo.read_ref(task_ref(key))
     if local_task is not None:
         here[task_ref(key)] = local_task
     found: list[Lag] = []
-    for remote in okstra_remotes(repo):
+    for remote in remotes:
         there = _tracked(repo, remote, claims_prefix(key))
         remote_task = repo.read_ref(tracking_name(remote, task_ref(key)))
         if remote_task is not None:
