@@ -34,13 +34,6 @@ group("ci", "Checks for CI jobs.")
 )
 def check(rev: str, fmt: str, fetch: str | None, task: str | None, output: str | None) -> Output:
     from ..services import gatecheck
-    from ..views.ci import ci_write
+    from ..views.ci import checked
 
-    report = gatecheck.ci_report(rev, fetch, task)
-    passed = report["passed"]
-    return Output(
-        report,
-        lambda: ci_write(report, fmt, output),
-        code=0 if passed else 1,
-        error=None if passed else report["message"],
-    )
+    return checked(gatecheck.ci_report(rev, fetch, task), fmt, output)

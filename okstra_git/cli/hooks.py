@@ -145,14 +145,6 @@ def update(ref: str, old: str, new: str) -> Output:
 
 
 def _hook(outcome: Outcome) -> Output:
-    decisions = [
-        {
-            "ref": d.ref,
-            "commit": d.commit,
-            "allowed": d.allowed,
-            "reason": d.reason,
-            "message": d.message,
-        }
-        for d in outcome.decisions
-    ]
-    return Output({"decisions": decisions}, code=outcome.code, error=outcome.error)
+    from ..views.gate import hook_ran
+
+    return hook_ran(outcome)

@@ -19,9 +19,8 @@ from ..gate.decision import VERDICTS_REF, Decision, is_zero, okstra_data, only_c
 TYPE_CHECKING = False  # no typing import on every push
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
-    from ..gate.decision import Finding
+    from ..gate.decision import Finding, Rejected
     from ..gate.judge import Gate
     from ..git.plumbing import ObjectReader
     from ..git.repo import GitRepo
@@ -31,25 +30,27 @@ ZERO = "0" * 40
 _GITLAB_ENV = ("GL_ID", "GL_REPOSITORY", "GL_PROJECT_PATH")
 _PUSH_LINE = "<local ref> <local sha> <remote ref> <remote sha>"
 _RECEIVE_LINE = "<old> <new> <ref>"
-# What a refusal leaves on the remote. git runs pre-push and pre-receive once for the whole push
-# and a refusal stops all of it; `update` runs once per ref, and refusing one ref does not stop
-# the others (a verdict notes ref pushed beside the branch may well have landed).
-_WHOLE_PUSH = "nothing was pushed"
-_UPDATE_ONE_REF = (
-    "this ref was not updated; any other ref of the same push was decided on its own and may "
-    "have been updated"
-)
 
 
 class Outcome(Value):
-    """What a hook run decided and said."""
+    """What a hook run decided, and what it has to say besides its decisions (which
+    ``views/gate.py`` words)."""
 
+    hook: str
+    """``pre-push``, ``pre-receive`` or ``update``: the hook whose lines these are."""
     code: int
     """The hook's exit code (0 lets the push through)."""
     decisions: list[Decision]
     """The gate's answer for every ref update (empty when the input was unusable)."""
-    error: str | None = None
-    """Why the push was refused, as stderr says last."""
+    gitlab: bool = False
+    """Said as GitLab shows a server hook's lines (``GL-HOOK-ERR:``)."""
+    notes: tuple[str, ...] = ()
+    """Said before the decisions: why nothing was checked, or how every ref was."""
+    stopped: str | None = None
+    """Why the push is stopped besides a refused decision (an unusable stdin, a push that
+    cannot be checked whole); said last."""
+    failed: str | None = None
+    """The error that stopped a server hook before it decided anything."""
 
 
 # -- client side ------------------------------------------------------------------------------
@@ -65,8 +66,7 @@ def pre_push(from_env: bool, require_refs: bool = False) -> Outcome:
         for _local_ref, local_sha, remote_ref, remote_sha in _stdin_lines("pre-push", _PUSH_LINE)
     ]
     if require_refs and not updates and _stdin_was_ours():
-        _say("okstra pre-push", "nothing to push, so nothing to check", False)
-        return Outcome(0, [])
+        return Outcome("pre-push", 0, [], notes=("nothing to push, so nothing to check",))
     if require_refs and not updates:
         error = (
             "no pushed ref on stdin, so nothing could be checked; the push is stopped. Under "
@@ -74,9 +74,9 @@ def pre_push(from_env: bool, require_refs: bool = False) -> Outcome:
             "with it (lefthook hands stdin to one job); then a push with nothing to send "
             "passes too."
         )
-        _say("okstra pre-push", error, False)
-        return Outcome(1, [], error)
-    return _report_hook("okstra pre-push", _decide(updates, "client"), gitlab=False)
+        return Outcome("pre-push", 1, [], stopped=error)
+    decisions = _decide(updates, "client")
+    return Outcome("pre-push", _exit_code(decisions), decisions)
 
 
 def _stdin_was_ours() -> bool:
@@ -109,9 +109,11 @@ def _pre_commit_stage() -> Outcome:
 
     runs = hookinstall.runs_gate(hookinstall.layout(Path.cwd()))
     if runs.runs:
-        _say("okstra pre-push", f"every ref of this push was checked: {runs.why}", False)
-        return Outcome(0, [])
-    checked = _report_hook("okstra pre-push", _decide(_pre_commit_update(), "client"), False)
+        return Outcome(
+            "pre-push", 0, [], notes=(f"every ref of this push was checked: {runs.why}",)
+        )
+    updates = _pre_commit_update()
+    checked = _decide(updates, "client")
     error = (
         "pre-commit hands this hook one ref of a push at most, so a multi-ref push, a deletion "
         "and a protected ref made of commits the remote has would pass unchecked; the push is "
@@ -119,8 +121,8 @@ def _pre_commit_stage() -> Outcome:
         "pre-push.legacy, which pre-commit runs first with every ref): git okstra hooks install"
         f" ({runs.why})"
     )
-    _say("okstra pre-push", error, False)
-    return Outcome(1, checked.decisions, error)
+    notes = () if updates else ("no PRE_COMMIT_TO_REF (not run from a push); nothing to check",)
+    return Outcome("pre-push", 1, checked, notes=notes, stopped=error)
 
 
 def _stdin_lines(hook: str, shape: str) -> list[list[str]]:
@@ -223,11 +225,7 @@ def _pre_commit_update() -> list[tuple[str, str, str]]:
     ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH")
     local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
     new = os.environ.get("PRE_COMMIT_TO_REF") or (_rev_parse(local) if local else None)
-    if not new:
-        print(
-            "okstra pre-push: no PRE_COMMIT_TO_REF (not run from a push); nothing to check",
-            file=sys.stderr,
-        )
+    if not new:  # nothing to check (said by the caller)
         return []
     if not ref:
         raise BadInput(
@@ -260,81 +258,60 @@ def pre_receive() -> Outcome:
     def updates() -> list[tuple[str, str, str]]:
         return [(ref, old, new) for old, new, ref in _stdin_lines("pre-receive", _RECEIVE_LINE)]
 
-    return _server_hook("pre-receive", updates, _WHOLE_PUSH)
+    return _server_hook("pre-receive", updates)
 
 
 def update(ref: str, old: str, new: str) -> Outcome:
-    return _server_hook("update", lambda: [(ref, old, new)], _UPDATE_ONE_REF)
+    return _server_hook("update", lambda: [(ref, old, new)])
 
 
-def _server_hook(
-    kind: str, read: Callable[[], list[tuple[str, str, str]]], outcome: str
-) -> Outcome:
+def _server_hook(kind: str, read: Callable[[], list[tuple[str, str, str]]]) -> Outcome:
     """Server side, every error is reported as the hook's own output (GitLab shows only
     ``GL-HOOK-ERR:`` lines), not only the gate's refusals."""
     gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
-    prefix = f"okstra {kind}"
     try:
         decisions = _decide(read(), "server")
     except OkstraError as exc:
-        _say(prefix, f"git okstra: {exc}", gitlab)
-        return Outcome(exc.exit_code, [], str(exc))
-    return _report_hook(prefix, decisions, gitlab, outcome)
+        return Outcome(kind, exc.exit_code, [], gitlab, failed=str(exc))
+    return Outcome(kind, _exit_code(decisions), decisions, gitlab)
 
 
-# -- hook output ------------------------------------------------------------------------------
-
-
-def _report_hook(
-    prefix: str, decisions: list[Decision], gitlab: bool, outcome: str = _WHOLE_PUSH
-) -> Outcome:
-    refused = [d for d in decisions if not d.allowed]
-    for decision in decisions:
-        if decision.allowed and decision.reason == "verdict":
-            _say(prefix, f"{decision.ref} → {decision.commit[:12]}: {_passed(decision)}", False)
-    for decision in refused:
-        _say(prefix, decision.message, gitlab)
-    if refused:
-        error = (
-            f"push refused: {len(refused)} of {len(decisions)} ref update(s) failed the "
-            f"verification gate; {outcome}."
-        )
-        _say(prefix, error, gitlab)
-        return Outcome(1, decisions, error)
-    return Outcome(0, decisions)
-
-
-def _passed(decision: Decision) -> str:
-    assert decision.finding is not None and decision.finding.opening is not None
-    return "gate open — " + _verdict_words(decision.finding.opening, decision.commit)
-
-
-def _verdict_words(verdict: Verdict, commit: str) -> str:
-    where = (
-        "on this commit"
-        if verdict.head == commit
-        else f"on {verdict.head[:12]} (identical tree {verdict.head_tree[:12]})"
-    )
-    return (
-        f"accepted whole-task verdict for {verdict.task_key} {where}, recorded by "
-        f"{verdict.recorded_by} at {verdict.recorded_at}"
-    )
-
-
-def _say(prefix: str, text: str, gitlab: bool) -> None:
-    """Print to stderr (git relays a server hook's stderr as ``remote:`` lines).
-
-    GitLab shows hook output in its UI only for lines starting ``GL-HOOK-ERR:``.
-    """
-    lead = "GL-HOOK-ERR: " if gitlab else f"{prefix}: "
-    for line in text.splitlines() or [""]:
-        sys.stderr.write(f"{lead}{line}\n")
+def _exit_code(decisions: list[Decision]) -> int:
+    return 0 if all(decision.allowed for decision in decisions) else 1
 
 
 # -- ci check ---------------------------------------------------------------------------------
 
 
-def ci_report(rev: str, fetch: str | None, task_text: str | None) -> dict[str, Any]:
+class CiReport(Value):
+    """What ``ci check`` found for a revision: the verdict that opens the gate, or why none
+    does, and what it read (``views/ci.py`` writes it in each format)."""
+
+    rev: str
+    """The revision as given."""
+    commit: str
+    tree: str
+    match: str
+    """The gate's match mode (``okstra.gate.match``)."""
+    task: str | None
+    """The task a verdict had to be for (``--task``), else None."""
+    opening: Verdict | None
+    """The accepted whole-task verdict that opens the gate (None: the check failed)."""
+    rejected: list[Rejected]
+    """Verdicts found that do not open it, each with why."""
+    problems: list[str]
+    """Note lines that could not be read."""
+    notes: list[str]
+    """The verdict notes refs read."""
+    refusal: str | None
+    """The gate's refusal, with what to do, when no verdict opens it."""
+
+    @property
+    def passed(self) -> bool:
+        return self.opening is not None
+
+
+def ci_report(rev: str, fetch: str | None, task_text: str | None) -> CiReport:
     """Whether ``rev`` carries an accepted whole-task verdict (``passed``), and why.
 
     Fetching and a task key need the git layer (pygit2); the check itself reads through git's
@@ -389,25 +366,16 @@ def _task_filter(repo: GitRepo, text: str) -> str:
     return str(Context(repo).key(text))
 
 
-def _ci_report(gate: Gate, rev: str, finding: Finding, task: str | None) -> dict[str, Any]:
-    from ..records.base import to_data
-
-    passed = finding.opening is not None
-    message = (
-        f"{finding.commit[:12]} carries an {_verdict_words(finding.opening, finding.commit)}"
-        if finding.opening is not None
-        else gate.refusal(None, finding)
+def _ci_report(gate: Gate, rev: str, finding: Finding, task: str | None) -> CiReport:
+    return CiReport(
+        rev=rev,
+        commit=finding.commit,
+        tree=finding.tree,
+        match=gate.config.match,
+        task=task,
+        opening=finding.opening,
+        rejected=finding.rejected,
+        problems=finding.problems + gate.notes.problems,
+        notes=[name for name, _ in gate.notes.sources],
+        refusal=gate.refusal(None, finding) if finding.opening is None else None,
     )
-    return {
-        "rev": rev,
-        "commit": finding.commit,
-        "tree": finding.tree,
-        "passed": passed,
-        "match": gate.config.match,
-        "task": task,
-        "verdict": to_data(finding.opening) if finding.opening is not None else None,
-        "rejected": [{"verdict": to_data(r.verdict), "why": r.why} for r in finding.rejected],
-        "problems": finding.problems + gate.notes.problems,
-        "notes": [name for name, _ in gate.notes.sources],
-        "message": message,
-    }

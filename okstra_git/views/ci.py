@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from ..core.errors import BadInput
+from . import Output
 
 TYPE_CHECKING = False  # no typing import on every push
 if TYPE_CHECKING:
@@ -13,8 +14,48 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from ..services.gatecheck import CiReport
+
 
 CI_FORMATS = ("text", "json", "junit", "github")
+
+
+def checked(report: CiReport, fmt: str, output: str | None) -> Output:
+    """``ci check``: the report in ``fmt`` (to ``output``, a file, when given); ``--json``: the
+    report itself. Exit 1 when no verdict opens the gate."""
+    data = ci_data(report)
+    return Output(
+        data,
+        lambda: ci_write(data, fmt, output),
+        code=0 if report.passed else 1,
+        error=None if report.passed else data["message"],
+    )
+
+
+def ci_data(report: CiReport) -> dict[str, Any]:
+    """The report as ``--json`` and ``--format json`` give it, every format's fields."""
+    from ..records.base import to_data
+    from .gate import verdict_words
+
+    opening = report.opening
+    message = (
+        f"{report.commit[:12]} carries an {verdict_words(opening, report.commit)}"
+        if opening is not None
+        else report.refusal
+    )
+    return {
+        "rev": report.rev,
+        "commit": report.commit,
+        "tree": report.tree,
+        "passed": report.passed,
+        "match": report.match,
+        "task": report.task,
+        "verdict": to_data(opening) if opening is not None else None,
+        "rejected": [{"verdict": to_data(r.verdict), "why": r.why} for r in report.rejected],
+        "problems": report.problems,
+        "notes": report.notes,
+        "message": message,
+    }
 
 
 def ci_write(report: dict[str, Any], fmt: str, output: str | None) -> str:

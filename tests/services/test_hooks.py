@@ -23,6 +23,8 @@ from okstra_git.logic.hooklayout import MARKER, TEAM_LINE
 from okstra_git.records.verdict import VERDICTS_REF
 from okstra_git.services import gatecheck as gate_cli
 from okstra_git.services import hooks as hookinstall
+from okstra_git.views import Output
+from okstra_git.views.gate import hook_ran
 
 
 def test_push_refused_before_the_verdict_and_accepted_after_verify_record(tmp_path: Path):
@@ -437,33 +439,42 @@ def test_the_hook_runs_the_recorded_python_and_nothing_in_the_pushed_repository(
     assert proc.returncode != 0 and "refusing to update refs/heads/main" in proc.stderr
 
 
-def test_pre_commit_stage_passes_only_with_the_full_gate_installed(repo: Path, monkeypatch, capsys):
+def test_pre_commit_stage_passes_only_with_the_full_gate_installed(repo: Path, monkeypatch):
     """pre-commit's okstra-gate hook sees one ref at most: without okstra's full gate it checks
     that one and refuses anyway; with it, every ref was already checked."""
     head = git(repo, "rev-parse", "HEAD")
     monkeypatch.chdir(repo)
+    ran: list[Output] = []
+
+    def pre_commit_hook() -> Output:  # what the hook decided, as its view says it
+        ran.append(hook_ran(gate_cli.pre_push(from_env=True)))
+        return ran[-1]
+
+    def said() -> str:
+        return ran[-1].err
+
     monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", "0" * 40)
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/main")
-    assert gate_cli.pre_push(from_env=True).code == 1
-    err = capsys.readouterr().err
+    assert pre_commit_hook().code == 1
+    err = said()
     assert "refusing to update refs/heads/main" in err and "git okstra hooks install" in err
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/topic")
-    assert gate_cli.pre_push(from_env=True).code == 1
-    assert "refusing" not in (err := capsys.readouterr().err) and "hooks install" in err
+    assert pre_commit_hook().code == 1
+    assert "refusing" not in (err := said()) and "hooks install" in err
     # A push carrying the root commit: pre-commit names only the local ref, no range.
     monkeypatch.delenv("PRE_COMMIT_TO_REF")
     monkeypatch.delenv("PRE_COMMIT_FROM_REF")
     monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "HEAD")
     monkeypatch.setenv("PRE_COMMIT_REMOTE_BRANCH", "refs/heads/main")
-    assert gate_cli.pre_push(from_env=True).code == 1
-    assert f"refusing to update refs/heads/main to {head[:12]}" in capsys.readouterr().err
+    assert pre_commit_hook().code == 1
+    assert f"refusing to update refs/heads/main to {head[:12]}" in said()
     monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "no-such-branch")
     with pytest.raises(BadInput, match="PRE_COMMIT_LOCAL_BRANCH 'no-such-branch'"):
         gate_cli.pre_push(from_env=True)
     install(repo)
-    assert gate_cli.pre_push(from_env=True).code == 0
-    assert "every ref of this push was checked" in capsys.readouterr().err
+    assert pre_commit_hook().code == 0
+    assert "every ref of this push was checked" in said()
 
 
 def test_bad_stdin_and_bad_config_are_exit_2(repo: Path):
