@@ -96,7 +96,7 @@ def test_a_fresh_clone_with_fetched_refs_says_sync_not_task_new(tmp_path: Path, 
     assert f"task {KEY} is not here yet, but origin has it" in out["error"]
     # Without anything fetched, the fix is still to create it.
     c, _ = pair(tmp_path, "c")
-    assert "git okstra task new" in okstra(c, *args).stderr
+    assert "okstra task new p:g:i --type TYPE" in okstra(c, *args).stderr
 
 
 def test_every_reader_says_sync_the_same_way_when_local_records_lag(tmp_path: Path):
