@@ -70,6 +70,10 @@ class TaskStatus(Record):
     task_head: str | None
     task_worktree: str
     verdict: dict[str, Any] | None
+    published_verdict: dict[str, Any] | None
+    """The newest verdict on the task branch ``remote`` published, when this clone's task
+    branch is not that one (behind it, diverged, or none here): what an accepted task shows in
+    a clone that has not integrated it yet."""
     lag: list[remoteview.Lag]
     next: Step | None
     remote: str | None
@@ -92,6 +96,7 @@ class TaskStatus(Record):
         task_head: str | None = None,
         task_worktree: str = "",
         verdict: dict[str, Any] | None = None,
+        published_verdict: dict[str, Any] | None = None,
         lag: list[remoteview.Lag] | None = None,
         next: Step | None = None,
         remote: str | None = None,
@@ -106,6 +111,7 @@ class TaskStatus(Record):
         self.task_head = task_head
         self.task_worktree = task_worktree
         self.verdict = verdict
+        self.published_verdict = published_verdict
         self.lag = [] if lag is None else lag
         self.next = next
         self.remote = remote
@@ -194,6 +200,7 @@ def status_and_situation(
         newer = remoteview.fetched_claims(repo, key, status.lag) if fetched else {}
         status.stages = _stages(ctx, state, status, newer)
     status.verdict = _verdict(ctx, key, status.task_head)
+    status.published_verdict = _published_verdict(ctx, key, status)
     situation = _situation(ctx, status, approval_reasons)
     status.next = next_step(situation)
     return status, situation
@@ -334,6 +341,18 @@ def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | N
         "opensGate": finding.opening is not None,
         "why": why,
     }
+
+
+def _published_verdict(ctx: Context, key: TaskKey, status: TaskStatus) -> dict[str, Any] | None:
+    """:attr:`TaskStatus.published_verdict`, judged as the HEAD's is. A fetch that brought
+    the published ref brought its commit (and ``sync`` the notes with it)."""
+    branch = status.branch
+    if branch is None or branch.remote is None or branch.remote == status.task_head:
+        return None
+    if not ctx.repo.has_commit(branch.remote):
+        return None  # a damaged or shallow clone: nothing to judge it against
+    found = _verdict(ctx, key, branch.remote)
+    return {**found, "remote": status.remote} if found else None
 
 
 def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Situation:

@@ -53,6 +53,7 @@ def data(found: TaskStatus) -> dict[str, Any]:
             "home": found.home,
         },
         "verdict": found.verdict,
+        "publishedVerdict": found.published_verdict,
         "remoteLag": lags_data(found.lag),
         "next": found.next.to_data(),
     }
@@ -121,7 +122,10 @@ def text(found: TaskStatus) -> str:
     if tw["head"]:
         lines.append(f"task worktree: {tw['path'] or '(not checked out)'} at {tw['head'][:12]}")
     verdict = shown["verdict"]
-    if verdict is None:
+    published = shown["publishedVerdict"]
+    if verdict is None and published is not None:
+        lines.append("verdict: none on this clone's task branch; " + _published(published))
+    elif verdict is None:
         lines.append("verdict: none on the task's HEAD")
     elif "error" in verdict:
         lines.append(f"verdict: cannot be judged: {verdict['error']}")
@@ -135,6 +139,8 @@ def text(found: TaskStatus) -> str:
             f"verdict: {verdict['verdict']} ({verdict['scope']}) recorded on "
             f"{verdict['recordedOn'][:12]} at {verdict['recordedAt']} — {gate}"
         )
+    if verdict is not None and published is not None:
+        lines.append("published verdict: " + _published(published))
     lags = shown["remoteLag"]
     for lag in lags:
         lines.append(f"remote {lag['remote']}: {lag['ref']} {lag['state'].replace('-', ' ')}")
@@ -204,3 +210,14 @@ def _stage(stage: dict) -> str:
         said = merged[stage["integrated"] if stage["merged"] is not None else None]
         parts.append(f"done {stage['doneCommit'][:12]}, {said}")
     return f"{head} — " + "; ".join(parts)
+
+
+def _published(v: dict[str, Any]) -> str:
+    """The verdict on the published task branch, for a clone whose own is not that one (its
+    next step brings that branch here)."""
+    gate = "opens the gate there" if v["opensGate"] else f"does not open the gate: {v['why']}"
+    return (
+        f"{v['verdict']} ({v['scope']}) recorded on {v['recordedOn'][:12]} at "
+        f"{v['recordedAt']}, on {v['remote']}'s task branch ({v['head'][:12]}), which this "
+        f"clone's has not taken in — {gate}"
+    )

@@ -3,11 +3,14 @@ clone of a local bare remote, following only what the tool prints)."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
-from conftest import okstra
-from team_world import KEY, TWO_FREE, Team, approve_here, run_json, run_line
+from conftest import git, okstra
+from plans import plan_text
+from reports_data import fill_prompts
+from team_world import KEY, TWO_FREE, Team, approve_here, run_json, run_line, run_step
 
 from okstra_git.logic.planskeleton import PLACEHOLDER
 
@@ -73,3 +76,83 @@ def test_no_task_names_the_types_a_task_can_start_with(repo: Path):
     assert argv[-2:] == ["--type", "TYPE"], hint
     made = run_line(shlex.join([*argv[:-1], TASK_TYPES[0]]))
     assert made.returncode == 0, made.stderr
+
+
+FREE = plan_text([(1, [], ["src/s1.py"]), (2, [], ["src/s2.py"])], steps=5)
+
+
+def commit_stage(worktree: Path, stage: int) -> None:
+    (worktree / "src").mkdir(exist_ok=True)
+    (worktree / "src" / f"s{stage}.py").write_text(f"STAGE = {stage}\n")
+    git(worktree, "add", "-A")
+    git(worktree, "commit", "-q", "-m", f"stage {stage}")
+
+
+def _follow_until(clone: Path, stop: str) -> None:
+    """``clone`` does what its ``next`` says (the work too: a verification's accepted report,
+    a stage's commit and report) until it says to run ``stop``."""
+    for _ in range(30):
+        step = run_json(clone, "task", "status", KEY)["next"]
+        if " ".join(step["argv"] or []).startswith(stop):
+            return
+        if step["kind"] == "work":
+            report = Path(step["report"])
+            report.parent.mkdir(parents=True, exist_ok=True)
+            if step["argv"][2:4] == ["verify", "record"]:
+                started = run_json(clone, "report", "init", KEY, "--verdict", "accepted")
+                report.write_text(
+                    json.dumps(fill_prompts(json.loads(Path(started["path"]).read_text())))
+                )
+            else:
+                report.write_text("# report\n\ndone\n")
+        proc = run_step(step)
+        assert proc.returncode == 0, (step, proc.stderr)
+    raise AssertionError(f"next never said {stop!r}")
+
+
+def _accepted_while_a_clone_lags(tmp_path: Path) -> tuple[Team, Path, Path]:
+    """Ann does stage 1 and integrates it; Ben does stage 2 (his task branch at the published
+    head of then); Ann integrates stage 2, verifies the task and publishes the accepted verdict.
+    Ben's task branch is then behind the published one."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, FREE)
+    run_json(pat, "sync", "origin")
+    ann, ben = team.clone("ann", "Ann"), team.clone("ben", "Ben")
+    run_json(ann, "sync", "origin")
+    one = run_json(ann, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
+    commit_stage(Path(one["placements"][0]["worktreePath"]), 1)
+    run_json(ann, "stage", "done", KEY, "--stage", "1", "--remote", "origin")
+    run_json(ann, "integrate", KEY, "--remote", "origin")
+    run_json(ben, "sync", "origin")
+    two = run_json(ben, "stage", "claim", KEY, "--remote", "origin", "--stage", "2")
+    commit_stage(Path(two["placements"][0]["worktreePath"]), 2)
+    run_json(ben, "stage", "done", KEY, "--stage", "2", "--remote", "origin")
+    _follow_until(ann, f"git okstra run start {KEY} --type release-handoff")
+    return team, ann, ben
+
+
+def test_a_clone_whose_task_branch_is_behind_shows_the_published_verdict(tmp_path: Path):
+    """Trial T14: Ben's task branch is behind the published one, which carries the accepted
+    verdict; task status and the board said 'verdict: none'. They show it, on origin's task
+    branch, and Ben's next step brings that branch here, where it then opens the gate."""
+    *_, ben = _accepted_while_a_clone_lags(tmp_path)
+    assert okstra(ben, "sync", "origin").returncode == 0
+    shown = run_json(ben, "task", "status", KEY)
+    assert shown["published"]["taskBranch"]["state"] == "behind"
+    assert shown["verdict"] is None  # the task's HEAD here has none: the gate judges that one
+    published = shown["publishedVerdict"]
+    assert published["verdict"] == "accepted" and published["opensGate"], published
+    assert published["head"] == shown["published"]["taskBranch"]["published"]
+    text = okstra(ben, "task", "status", KEY).stdout
+    assert "verdict: none on this clone's task branch; accepted (whole-task) recorded on " in text
+    assert "on origin's task branch" in text and "opens the gate there" in text
+    page = tmp_path / "board.html"
+    assert okstra(ben, "board", "--out", str(page)).returncode == 0
+    html = page.read_text()
+    assert "none on this clone&#39;s task branch" in html or "none on this clone's task" in html
+    assert "on origin&#39;s task branch" in html or "on origin's task branch" in html
+    assert run_line(shown["next"]["command"]).returncode == 0  # integrate: brings it here
+    after = run_json(ben, "task", "status", KEY)
+    assert after["verdict"]["opensGate"] and after["publishedVerdict"] is None
+    assert after["next"]["argv"][:2] == ["git", "push"]  # landing it, as on Ann's clone
