@@ -28,7 +28,6 @@ from okstra_git.core.errors import BadInput
 from okstra_git.core.keys import parse_task_key, part_problem
 from okstra_git.core.resources import installed_executable
 from okstra_git.core.shell import command
-from okstra_git.core.shell import okstra as okstra_command
 from okstra_git.gate import signing
 from okstra_git.gate.config import GateConfig, _glob_literal, protect_glob
 from okstra_git.git.repo import GitRepo
@@ -525,6 +524,13 @@ _KEY_PART = (
 hostile_keys = st.tuples(_KEY_PART, _KEY_PART, _KEY_PART).map(":".join)
 
 
+ONE_STAGE = {
+    "stage": 1, "title": "t", "worktreePath": "", "baseCommit": "abc", "startedHeadCommit": "abc",
+    "report": "/c/r.md",
+}  # fmt: skip
+"""One claimed stage as a directive gets it (``--no-worktree``), its report at ``/c/r.md``."""
+
+
 @settings(max_examples=300, deadline=None)
 @given(hostile_keys)
 def test_every_printed_command_splits_back_to_its_argv(key: str):
@@ -538,15 +544,30 @@ def test_every_printed_command_splits_back_to_its_argv(key: str):
         ("git", "okstra", "worktree", "task", key): task_worktree_missing(
             "/wt", command("git", "okstra", "worktree", "task", key)
         ),
-        ("git", "okstra", "stage", "done", key, "--stage", "N", "--report", "PATH"): run_directive(
-            key=key,
-            run_id="implementation-001",
-            stages=[],
-            task_worktree="",
-            task_branch="",
-            implementation_base="abc",
-            plan_path="p.md",
-            plan_blob="",
+        (
+            "git",
+            "-C",
+            "/c",
+            "okstra",
+            "stage",
+            "done",
+            key,
+            "--stage",
+            "1",
+            "--report",
+            "/c/r.md",
+        ): (
+            run_directive(
+                key=key,
+                run_id="implementation-001",
+                stages=[ONE_STAGE],
+                task_worktree="",
+                task_branch="",
+                implementation_base="abc",
+                plan_path="p.md",
+                plan_blob="",
+                clone_dir="/c",
+            )
         ),
         ("git", "okstra", "run", "start", key, "--type", "implementation"): task_index(
             {"taskKey": key, "taskType": "implementation", "workflow": {}},
@@ -601,11 +622,20 @@ def test_the_directive_command_reaches_okstra_intact(repo: Path, on_path):
     approved_task(repo, key=HOSTILE_KEY, name="hostile")
     proc = okstra(repo, "stage", "claim", HOSTILE_KEY, "--no-worktree")
     assert proc.returncode == 0, proc.stderr
-    done = okstra_command("stage", "done", HOSTILE_KEY, "--stage", "N", "--report", "PATH")
+    done = _printed_done(repo, HOSTILE_KEY)
     assert done in proc.stdout
     ran = subprocess.run(["sh", "-c", done], cwd=repo, capture_output=True, text=True)
-    assert ran.returncode == 2 and "--stage 'N'" in ran.stderr  # okstra parsed the argv
+    # okstra parsed the argv: what stops it is the report nobody has written yet.
+    assert ran.returncode == 2 and "no such file" in ran.stderr, ran.stderr
     assert not list(repo.parent.rglob("PWNED*"))
+
+
+def _printed_done(repo: Path, key: str) -> str:
+    """The directive's ``stage done`` of stage 1 (the engine's report file, ``-C`` the clone)."""
+    report = json.loads(okstra(repo, "task", "status", key, "--json").stdout)["next"]["report"]
+    return command(
+        "git", "-C", repo, "okstra", "stage", "done", key, "--stage", 1, "--report", report
+    )
 
 
 @pytest.mark.parametrize("key", ["-p:g:i", "--stage:g:i", "--json:g:i", "-h:g:j"])
@@ -616,10 +646,11 @@ def test_a_key_starting_with_a_dash_is_never_taken_for_an_option(repo: Path, on_
     proc = okstra(repo, "stage", "claim", key, "--no-worktree", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["taskKey"] == key
-    done = okstra_command("stage", "done", key, "--stage", "N", "--report", "PATH")
+    done = _printed_done(repo, key)
     assert done in json.loads(proc.stdout)["directive"]
     ran = subprocess.run(["sh", "-c", done], cwd=repo, capture_output=True, text=True)
-    assert ran.returncode == 2 and "--stage 'N'" in ran.stderr, ran.stderr  # the key parsed
+    assert ran.returncode == 2 and "no such file" in ran.stderr, ran.stderr  # the key parsed
+    assert "required: KEY" not in ran.stderr, ran.stderr
     status = okstra(repo, "--json", "task", "status", key)
     assert status.returncode == 0, status.stderr
     line = json.loads(status.stdout)["next"]["command"]  # stage done KEY … --report PATH
@@ -636,9 +667,9 @@ def test_a_code_span_in_the_directive_holds_any_key(key: str):
     """Read by a CommonMark parser, the directive's code spans give back the key exactly, and
     the shell lines in them stay whole: a backtick in a key must not end a span early."""
     reader = pytest.importorskip("markdown_it").MarkdownIt("commonmark")
-    text = run_directive(key=key, run_id="implementation-001", stages=[], task_worktree="",
-                         task_branch="", implementation_base="abc", plan_path="p.md",
-                         plan_blob="")  # fmt: skip
+    text = run_directive(key=key, run_id="implementation-001", stages=[ONE_STAGE],
+                         task_worktree="", task_branch="", implementation_base="abc",
+                         plan_path="p.md", plan_blob="", clone_dir="/c")  # fmt: skip
     spans = [
         child.content
         for token in reader.parse(text)
@@ -647,7 +678,8 @@ def test_a_code_span_in_the_directive_holds_any_key(key: str):
         if child.type == "code_inline"
     ]
     assert spans[0] == key, (key, spans)
-    done = command("git", "okstra", "stage", "done", key, "--stage", "N", "--report", "PATH")
+    done = command("git", "-C", "/c", "okstra", "stage", "done", key, "--stage", 1, "--report",
+                   "/c/r.md")  # fmt: skip
     assert done in spans, (done, spans)
 
 

@@ -188,10 +188,12 @@ def run_directive(
     plan_path: str | None,
     plan_blob: str | None,
     concurrent: list[dict[str, Any]] | None = None,
+    clone_dir: str = "",
 ) -> str:
     """What a claim prints: the run's authoritative scope; the stages other runs hold now; and,
-    per stage, where to work, its section of the approved plan (steps and Stage Exit Contract)
-    and its done dependencies' hand-over (done commit, carry, report)."""
+    per stage, where to work, its section of the approved plan (steps and Stage Exit Contract),
+    its done dependencies' hand-over (done commit, carry, report) and the ``stage done`` that
+    finishes it, with its report file (``report``) — run in ``clone_dir`` when given."""
     csv = ",".join(str(s["stage"]) for s in stages)
     scope = "this Stage Map stage" if len(stages) == 1 else "these Stage Map stages"
     lines = [
@@ -253,25 +255,48 @@ def run_directive(
         lines += _plan_lines(key, s)
         for dep in s.get("dependencies") or []:
             lines += _handover_lines(dep)
-    done = okstra("stage", "done", key, "--stage", "N", "--report", "PATH")
     lines += [
         "",
         "Work stage by stage in number order. When a stage is finished, commit in its worktree, "
-        "then:",
-        f"{_code(done)} (add `--carry carry/stage-N.json` to hand the next stage a summary)",
-        "The report is Markdown, or report data started from the task's records with "
-        f"{_code(okstra('report', 'init', key, '--type', 'implementation', '--stage', 'N'))} "
+        "write its report, then mark it done:",
+    ]
+    for s in stages:
+        report = s.get("report") or "PATH"
+        done = _here(clone_dir, "stage", "done", key, "--stage", s["stage"], "--report", report)
+        lines.append(f"- stage {s['stage']}: {_code(done)}")
+    first = stages[0]["stage"] if stages else "N"
+    carry = command("--carry", _carry(stages[0].get("report", "") if stages else "", first))
+    start = _here(clone_dir, "report", "init", key, "--type", "implementation", "--stage", first)
+    lines += [
+        f"(add {_code(carry)} to hand the next stage a summary). The report is Markdown, or "
+        f"report data started from the task's records with {_code(start)} "
         "— write its `Replace:` prompts, nothing else; `stage done` checks it "
         f"({_code(okstra('docs', 'report-format'))} says every field).",
     ]
     if any(s.get("leaseExpiresAt") for s in stages):
-        renew = okstra("stage", "renew", key)
+        renew = _here(clone_dir, "stage", "renew", key)
         lines.append(
             f"Renew the lease while you work — once it runs out another run may take the stage "
             f"over: {_code(renew)}"
         )
     # Each line's values are escaped as one: its literal text holds no line break.
     return "".join(_v(line) + "\n" for line in lines)
+
+
+def _here(clone_dir: str, *args: object) -> str:
+    """``git okstra ARGS``, run in ``clone_dir`` (``git -C``) when it is known."""
+    return command("git", "-C", clone_dir, "okstra", *args) if clone_dir else okstra(*args)
+
+
+def _carry(report: str, stage: object) -> str:
+    """A carry file for ``stage``: in the run's ``carry/`` folder beside its ``reports/``,
+    when the report's path is known."""
+    import posixpath
+
+    if not report:
+        return f"carry/stage-{stage}.json"
+    runs = posixpath.dirname(posixpath.dirname(report))
+    return posixpath.join(runs, "carry", f"stage-{stage}.json")
 
 
 def _block(text: str, info: str) -> list[str]:

@@ -156,3 +156,31 @@ def test_a_clone_whose_task_branch_is_behind_shows_the_published_verdict(tmp_pat
     after = run_json(ben, "task", "status", KEY)
     assert after["verdict"]["opensGate"] and after["publishedVerdict"] is None
     assert after["next"]["argv"][:2] == ["git", "push"]  # landing it, as on Ann's clone
+
+
+def test_the_directive_names_each_stages_done_with_its_report_and_it_runs_as_printed(
+    tmp_path: Path,
+):
+    """The claim directive said `stage done KEY --stage N --report PATH`: it names each
+    claimed stage's own line — the engine's, with the report file task status names — and
+    that line, after the work, marks the stage done from any folder."""
+    import re
+
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    run_json(pat, "sync", "origin")
+    ann = team.clone("ann", "Ann")
+    run_json(ann, "sync", "origin")
+    claimed = run_json(ann, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
+    directive = claimed["directive"]
+    assert "--stage N" not in directive and "PATH" not in directive, directive
+    step = run_json(ann, "task", "status", KEY)["next"]
+    assert f"- stage 1: `{step['command']}`" in directive, directive
+    spans = re.findall(r"`([^`]*okstra report init[^`]*)`", directive)
+    assert spans and shlex.split(spans[0])[-2:] == ["--stage", "1"], spans
+    commit_stage(Path(claimed["placements"][0]["worktreePath"]), 1)
+    Path(step["report"]).write_text("# Stage 1\n\ndone\n")
+    done = run_line(step["command"])
+    assert done.returncode == 0, done.stderr
+    assert run_json(ann, "task", "status", KEY)["stages"][0]["state"] == "done"

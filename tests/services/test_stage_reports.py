@@ -149,9 +149,11 @@ def test_report_data_an_older_okstra_stored_as_report_md_still_reads_rendered():
 
 
 def test_the_directive_says_how_to_start_the_stage_report(task: Task):
-    from okstra_git.core.shell import okstra as okstra_line
+    from okstra_git.core.shell import command
 
     claimed = okstra(task.repo, "stage", "claim", KEY, "--stage", "1")
     assert claimed.returncode == 0, claimed.stderr
-    start = okstra_line("report", "init", KEY, "--type", "implementation", "--stage", "N")
+    # The claimed stage's own (since the trial's polish: it said --stage N), from any folder.
+    start = command("git", "-C", task.repo, "okstra", "report", "init", KEY, "--type",
+                    "implementation", "--stage", "1")  # fmt: skip
     assert f"report data started from the task's records with `{start}`" in claimed.stdout

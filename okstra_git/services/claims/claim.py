@@ -27,6 +27,7 @@ How a claim is ordered, and why:
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -160,10 +161,23 @@ class ClaimResult(Value):
     """Things the claimer should know that did not stop the claim (a stale plan checkout)."""
     concurrent: tuple[dict[str, Any], ...] = ()
     """The stages other runs hold now (the seed's ``CONCURRENT_RUN_STAGES``)."""
+    clone_dir: str = ""
+    """This clone's main worktree (absolute), where the directive's commands run and its
+    stage reports are written."""
 
     @property
     def csv(self) -> str:
         return ",".join(str(p.stage) for p in self.stages)
+
+    def report_path(self, stage: int) -> str:
+        """Where this clone writes ``stage``'s report (absolute; ``task status`` names the
+        same file), empty when the clone is not known."""
+        if not self.clone_dir:
+            return ""
+        from ...logic.workspace import stage_report_path
+
+        seq = self.run_id.removeprefix(f"{RUN_TYPE}-")
+        return os.path.join(self.clone_dir, stage_report_path(self.key, seq, stage))
 
     def directive(self) -> str:
         from ...logic.documents import run_directive
@@ -171,13 +185,14 @@ class ClaimResult(Value):
         return run_directive(
             key=str(self.key),
             run_id=self.run_id,
-            stages=[p.to_data() for p in self.stages],
+            stages=[{**p.to_data(), "report": self.report_path(p.stage)} for p in self.stages],
             task_worktree=self.task_worktree,
             task_branch=self.task_branch,
             implementation_base=self.implementation_base,
             plan_path=self.plan_path,
             plan_blob=self.plan_blob,
             concurrent=list(self.concurrent),
+            clone_dir=self.clone_dir,
         )
 
     def with_handover(self, ctx: Context, claims: dict[int, ClaimState]) -> ClaimResult:
@@ -502,6 +517,7 @@ def claim(
             plan_path=plan.path,
             plan_blob=plan.blob,
             notices=tuple(n for n in (plan.stale_checkout,) if n),
+            clone_dir=ctx.clone_dir,
         )
         return updates, _Landed(result, seq, updates, claims)
 
@@ -614,6 +630,7 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
         plan_path=state.task.latest_plan.path if state.task.latest_plan else None,
         plan_blob=mine[0].plan_blob,
         resumed=True,
+        clone_dir=ctx.clone_dir,
     )
     return found.with_handover(ctx, load_claims(ctx.repo, key))
 
