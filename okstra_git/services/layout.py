@@ -97,7 +97,8 @@ def checked_root(ctx: Context, value: str, where: str) -> Path:
         raise BadInput(f"{where} = {value!r}: {why}. {fix}")
     root = Path(os.path.expanduser(value))
     if not root.is_absolute():
-        root = main_worktree(ctx.repo)[0] / root
+        # The folder alone (main_worktree refuses a bare repository): it may have no commit.
+        root = (ctx.repo.main_checkout()[0] or main_worktree(ctx.repo)[0]) / root
     try:
         existing = next((p for p in (root, *root.parents) if p.exists()), None)
     except OSError as exc:  # a name too long for the file system (ENAMETOOLONG)

@@ -61,8 +61,8 @@ def _exclude_task_folder(ctx: Context, lay: Layout) -> None:
     worktrees there: untracked (``?? wt/``), and ``git add -A`` would add each one as an
     embedded repository. So the task's folder goes into the common ``info/exclude`` (every
     worktree reads it), once, as an exact path."""
-    main = ctx.repo.workdir and main_worktree(ctx.repo)[0]
-    if not main:
+    main = ctx.repo.main_checkout()[0]  # the folder alone: it may have no commit yet
+    if main is None:
         return
     try:
         relative = lay.folder.resolve().relative_to(Path(main).resolve())
@@ -117,7 +117,43 @@ def task_start(ctx: Context, lay: Layout) -> tuple[str, str]:
     base = state.task.implementation_base_commit if state is not None else None
     if base is not None and ctx.repo.has_object(base):
         return base, "the task's implementation base"
+    workdir, head = ctx.repo.main_checkout()
+    if workdir is not None and head is None:
+        raise _nothing_to_start_from(ctx, lay.key, base)
     return main_worktree(ctx.repo)[1], "the main worktree HEAD"
+
+
+def _nothing_to_start_from(ctx: Context, key: TaskKey, base: str | None) -> Refused:
+    """A clone with no commit yet (``git init`` + ``init --remote``: only okstra's records
+    fetched) and not the commit the task's worktrees start from: fetch it, or (the task's
+    first claim, which starts from the main worktree's HEAD) bring the remote's branch here."""
+    from ..logic.nextstep import line
+    from .remoteview import home_remote, shared_remote
+
+    remote = shared_remote(ctx.repo, key) or home_remote(ctx.repo)
+    remotes = ctx.repo.remote_names()
+    remote = remote or (remotes[0] if remotes else None)
+    if remote is None:
+        return Refused(
+            f"this clone has no commit yet and no remote to fetch one from, and the stages of "
+            f"{key} start from a commit: commit something first, then claim again"
+        )
+    empty = "this clone has no commit yet (only okstra's records were fetched)"
+    if base is not None:
+        fetch = line(("git", "fetch", remote), ctx.clone_dir)
+        return Refused(
+            f"the stages of {key} start from its implementation base {base[:12]}, which is not "
+            f"in this clone: {empty}. Fetch the project's branches from {remote} ({fetch}), "
+            "then claim again",
+            hint=fetch,
+        )
+    branch = (ctx.repo.head_branch() or "refs/heads/main").removeprefix("refs/heads/")
+    pull = line(("git", "pull", remote, branch), ctx.clone_dir)
+    return Refused(
+        f"{empty}, and the first claim of {key} starts the task from the main worktree's "
+        f"HEAD: bring {remote}'s {branch} here ({pull}) or commit something, then claim again",
+        hint=pull,
+    )
 
 
 def ensure_task_worktree(ctx: Context, lay: Layout) -> Path:

@@ -184,3 +184,43 @@ def test_the_directive_names_each_stages_done_with_its_report_and_it_runs_as_pri
     done = run_line(step["command"])
     assert done.returncode == 0, done.stderr
     assert run_json(ann, "task", "status", KEY)["stages"][0]["state"] == "done"
+
+
+def _empty_clone(team: Team, name: str) -> Path:
+    """A clone made with `git init` and the remote added: okstra's records synced, no commit."""
+    where = team.root / name
+    git(team.root, "init", "-q", "-b", "main", str(where))
+    git(where, "remote", "add", "origin", str(team.remote))
+    root = team.root / f"wt-{name}"
+    assert okstra(where, "init", "--remote", "origin", "--worktree-root", str(root)).returncode == 0
+    assert okstra(where, "sync", "origin").returncode == 0
+    return where
+
+
+def test_a_clone_with_no_commit_is_told_how_to_get_the_commit_its_stages_start_from(
+    tmp_path: Path,
+):
+    """`git init` + `init --remote` + sync has the records but no commit: claim said 'commit
+    something first'. It names the fetch that brings the task's implementation base (or, for
+    the first claim, the pull of the remote's branch), which run as printed let the claim go
+    through."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    run_json(pat, "sync", "origin")
+    first = _empty_clone(team, "first")
+    message, hint = _refusal(okstra(first, "stage", "claim", KEY, "--remote", "origin"))
+    assert "has no commit yet" in message and "first claim" in message, message
+    assert shlex.split(hint) == ["git", "-C", str(first), "pull", "origin", "main"], hint
+    assert run_line(hint).returncode == 0
+    run_json(first, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
+
+    later = _empty_clone(team, "later")
+    proc = okstra(later, "stage", "claim", KEY, "--remote", "origin", "--stage", "2")
+    assert proc.returncode == 1, proc.stderr
+    message, hint = _refusal(proc)
+    assert "implementation base" in message and "is not in this clone" in message, message
+    assert shlex.split(hint) == ["git", "-C", str(later), "fetch", "origin"], hint
+    assert run_line(hint).returncode == 0
+    claimed = run_json(later, "stage", "claim", KEY, "--remote", "origin", "--stage", "2")
+    assert Path(claimed["placements"][0]["worktreePath"]).is_dir()
