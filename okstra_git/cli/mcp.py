@@ -14,7 +14,6 @@ imports this module with every other group.
 
 from __future__ import annotations
 
-from ..core.values import Value
 from ..views import Output
 from .declare import Arg, command
 
@@ -22,6 +21,7 @@ TYPE_CHECKING = False  # typing is for the type checker: it costs every command 
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..views.mcp import ToolCall, ToolResult
     from .declare import Command
 
 TOOLS = {
@@ -74,28 +74,11 @@ INSTRUCTIONS = (
 )
 def mcp(print_config: str | None) -> Output:
     if print_config is not None:
-        where, snippet = host_config(print_config)
-        return Output({"host": print_config, "file": where, "snippet": snippet}, snippet)
+        from ..views.mcp import host_config
+
+        return host_config(print_config, SERVER_NAME)
     serve()
     return Output({})
-
-
-def host_config(host: str) -> tuple[str, str]:
-    """Where ``host`` reads its MCP servers, and the snippet that adds this one there."""
-    import json
-
-    argv = ["okstra", "mcp"]  # run as `git okstra mcp`: whatever git-okstra is on PATH
-    if host == "codex":
-        words = ", ".join(json.dumps(word) for word in argv)
-        snippet = f'[mcp_servers.{SERVER_NAME}]\ncommand = "git"\nargs = [{words}]\n'
-        return "~/.codex/config.toml (or .codex/config.toml in a trusted project)", snippet
-    server: dict[str, Any] = {"command": "git", "args": argv}
-    if host == "claude":
-        server = {"type": "stdio", **server, "env": {}}
-        where = ".mcp.json in the project (what `claude mcp add --scope project` writes)"
-    else:
-        where = ".cursor/mcp.json in the project (or ~/.cursor/mcp.json)"
-    return where, json.dumps({"mcpServers": {SERVER_NAME: server}}, indent=2) + "\n"
 
 
 # -- the tools ---------------------------------------------------------------------------------
@@ -187,24 +170,13 @@ def output_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-class ToolResult(Value):
-    """What a tool call returns: the ``--json`` object, and whether it is a tool error."""
-
-    data: dict[str, Any]
-    """The object ``--json`` prints (``ok`` and, on failure, ``error``, ``exitCode``,
-    ``hint``)."""
-    is_error: bool
-    text: str
-    """For the agent to read: the JSON itself, or the CLI's refusal as stderr shows it."""
-
-
 def call_tool(name: str, arguments: dict[str, Any]) -> ToolResult:
     """Run tool ``name`` as its command would run with ``--json``; never raises for a refusal
     or a bad argument (those are tool errors, as the CLI's exit codes are)."""
     from ..core.errors import BadInput, OkstraError
     from ..git.process import no_prompts
     from ..services.context import working_in
-    from ..views import dump
+    from ..views.mcp import tool_done
     from .dispatch import describe_failure, json_data, run_handler
 
     cmd = tool_command(name)
@@ -231,37 +203,22 @@ def call_tool(name: str, arguments: dict[str, Any]) -> ToolResult:
     data = json_data(out)
     if out.code:
         return _failure(data["error"], out.code, data["hint"], data, out.err)
-    notes = f"\n{out.err.rstrip()}" if out.err.strip() else ""
-    return ToolResult(data, False, dump(data) + notes + _next_call(data.get("next")))
+    return tool_done(data, out.err, tool_call(data.get("next")))
 
 
 def _failure(
     message: str, code: int, hint: str | None, data: dict[str, Any], err: str = ""
 ) -> ToolResult:
-    """A tool error worded as the CLI words it on stderr, with its ``--json`` object."""
-    data = {**data, "ok": False, "error": message, "exitCode": code, "hint": hint}
-    text = err or f"git okstra: {message}\n" + (f"hint: {hint}\n" if hint else "")
-    said = f"{text.rstrip()}\nexit status {code}" + _next_call(data.get("next"))
-    return ToolResult(data, True, said)
+    """A tool error, with the tool call of the task's next step (``data``'s ``next``)."""
+    from ..views.mcp import tool_failed
+
+    return tool_failed(message, code, hint, data, err, tool_call(data.get("next")))
 
 
-def _next_call(step: object) -> str:
-    """The line that gives a ``next`` step (the command ``task status`` and refusals name) as
-    the call of the tool that runs it, for the agent to make as it is; nothing when the step
-    is no tool's (a ``git merge``, a person's approval)."""
-    import json
-
-    call = tool_call(step)
-    if call is None:
-        return ""
-    name, arguments = call
-    return f"\nnext, as a tool call: {name} {json.dumps(arguments, ensure_ascii=False)}"
-
-
-def tool_call(step: object) -> tuple[str, dict[str, Any]] | None:
-    """``(tool, arguments)`` running the ``argv`` of ``step`` (a ``next`` object) in its
-    ``cwd``, when that command is one of the tools and its line is plain (see
-    :func:`~.dispatch.quick_parse`)."""
+def tool_call(step: object) -> ToolCall | None:
+    """``(tool, arguments)`` running the ``argv`` of ``step`` (a ``next`` object: the command
+    ``task status`` and refusals name) in its ``cwd``, when that command is one of the tools
+    and its line is plain (see :func:`~.dispatch.quick_parse`)."""
     from .declare import COMMANDS, auto_or_number, load, number
     from .dispatch import quick_parse
 
