@@ -23,6 +23,6 @@ def demo(directory: str | None) -> Output:
     from pathlib import Path
 
     from ..services.demo import run_demo
+    from ..views.demo import Narration, finished
 
-    code = run_demo(Path(directory) if directory else None)
-    return Output({"exitCode": code}, code=code, error="the demo did not finish")
+    return finished(run_demo(Path(directory) if directory else None, Narration()))

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .world import Demo, make_world
+from .world import Demo, Narrator, make_world
 
 
 def _steps() -> list[Callable[[Demo], None]]:
@@ -22,17 +22,18 @@ def _steps() -> list[Callable[[Demo], None]]:
     ]  # fmt: skip
 
 
-def run_demo(directory: Path | None) -> int:
-    """Run every step; returns 0 only when every command behaved as expected."""
+def run_demo(directory: Path | None, narration: Narrator) -> int:
+    """Run every step, told as it goes by ``narration``; returns 0 only when every command
+    behaved as expected."""
     root = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="okstra-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     if any(root.iterdir()):
         from ...core.errors import BadInput
 
         raise BadInput(f"demo folder {root} is not empty; give --dir an empty or new folder")
-    demo = make_world(root.resolve())
-    print(f"okstra demo in {demo.root}")
+    demo = make_world(root.resolve(), narration)
+    narration.started(demo.root)
     for step in _steps():
         step(demo)
-    print(f"\nThe demo finished: every step behaved as expected. Files are in {demo.root}")
+    narration.finished(demo.root)
     return 0

@@ -31,4 +31,4 @@ def step(demo: Demo) -> None:
     page = Path(demo.repo / ".okstra" / "board.html")
     if "Demo Agent" not in page.read_text("utf-8"):
         raise Refused(f"demo step failed: the board does not show the agent's claim: {page}")
-    print(f"\nopen {page.as_uri()} in a browser to see it", flush=True)
+    demo.narration.page(page, "see it")

@@ -77,7 +77,7 @@ def step(demo: Demo) -> None:
     )
     batch = json.loads(claimed.stdout)
     assert batch["stages"] == [2, 3], batch["stages"]
-    print(batch["directive"].rstrip())
+    demo.narration.output(batch["directive"])
     for stage in (2, 3):
         _work(demo, folder, stage)
     _done(demo, workspace, 2, "002", report=False)
@@ -92,7 +92,7 @@ def step(demo: Demo) -> None:
 
 def _work(demo: Demo, folder: Path, stage: int) -> None:
     worktree = folder / f"stage-{stage}"
-    print(f"\n# the executor writes stage {stage} in {worktree}")
+    demo.narration.note(f"the executor writes stage {stage} in {worktree}")
     for path, text in STAGE_CODE[stage].items():
         demo.write(path, text, cwd=worktree)
     demo.run("git", "add", "-A", cwd=worktree, quiet=True)

@@ -67,7 +67,9 @@ def step(demo: Demo) -> None:
         demo.run("git", "okstra", "incremental", "scope", KEY, "--impacted", "3", "--json",
                  quiet=True).stdout
     )  # fmt: skip
-    print(json.dumps({k: v for k, v in scope.items() if k != "carry_command"}, indent=2))
+    demo.narration.line(
+        json.dumps({k: v for k, v in scope.items() if k != "carry_command"}, indent=2)
+    )
     if (scope["mode"], scope["reverify_stages"]) != ("incremental", [3, 4]):
         raise Refused(f"demo step failed: expected an incremental scope of 3, 4: {scope}")
     second = _planning_data(demo, "002", {3: "AGREE", 4: "AGREE"})
@@ -85,7 +87,7 @@ def step(demo: Demo) -> None:
     merged = json.loads(second.read_text("utf-8"))
     items = merged["implementationPlanning"]["planBodyVerification"]["planItems"]
     carried = [i["id"] for i in items if i.get("carriedForwardFromSeq") == "001"]
-    print(f"carried forward from run 001: {', '.join(carried)}")
+    demo.narration.line(f"carried forward from run 001: {', '.join(carried)}")
     if carried != ["P-1", "P-2"]:
         raise Refused(f"demo step failed: expected P-1 and P-2 carried, found {carried}")
     _finish(demo, "002", second)
@@ -96,5 +98,5 @@ def step(demo: Demo) -> None:
     if start < 0:
         raise Refused(f"demo step failed: {markdown} has no incremental scope section")
     end = text.find("\n#", start + 1)
-    print(f"\n{text[start : end if end > 0 else None].rstrip()}", flush=True)
+    demo.narration.line(f"\n{text[start : end if end > 0 else None].rstrip()}")
     demo.run("git", "show", f"refs/okstra/tasks/calc/div:runs/{IP}/002.json", quiet=True)

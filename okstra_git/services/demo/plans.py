@@ -101,7 +101,7 @@ def step(demo: Demo) -> None:
     demo.run("git", "okstra", "plan", "approve", demo.key, expect=1)
     demo.run("git", "okstra", "run", "start", demo.key, "--type", "implementation", expect=1)
 
-    print("\n# the user answers C-001 in the plan and marks it resolved")
+    demo.narration.note("the user answers C-001 in the plan and marks it resolved")
     text = (demo.repo / PLAN_PATH).read_text("utf-8")
     demo.write(PLAN_PATH, text.replace(OPEN_ROW, RESOLVED_ROW, 1))
     demo.run("git", "okstra", "plan", "approve", demo.key)

@@ -21,4 +21,4 @@ def step(demo: Demo) -> None:
     for heading in ("## Reader Summary", "## 2. Final Verdict", "### 2.1 Verification Scope"):
         if heading not in text:
             raise Refused(f"demo step failed: the rendered report has no {heading!r}: {markdown}")
-    print(f"\nopen {page.as_uri()} in a browser to review it", flush=True)
+    demo.narration.page(page, "review it")

@@ -35,7 +35,7 @@ def second_clone(demo: Demo) -> None:
     claim = ("git", "okstra", "stage", "claim", demo.key, "--remote", "origin", "--json")
     claimed = json.loads(demo.run(*claim, cwd=agent, quiet=True).stdout)
     assert claimed["stages"] == [4], claimed["stages"]
-    print(claimed["directive"].rstrip())
+    demo.narration.output(claimed["directive"])
     (place,) = claimed["placements"]
     stage_wt = Path(place["worktreePath"])
     demo.write("README.md", README, cwd=stage_wt)
@@ -53,7 +53,7 @@ def second_clone(demo: Demo) -> None:
     refused = json.loads(
         demo.run("git", "okstra", "verify", "target", demo.key, "--json", expect=1).stdout
     )
-    print(f"\n# the gate's hint: {refused['hint']}")
+    demo.narration.note(f"the gate's hint: {refused['hint']}")
     task_wt = Path(demo.facts["task_worktree"])
     demo.run(*shlex.split(refused["hint"]), cwd=task_wt)
     demo.run("git", "okstra", "stage", "list", demo.key)

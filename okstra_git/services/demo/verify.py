@@ -44,7 +44,7 @@ def step(demo: Demo) -> None:
         "Every stage is done and merged; the tests of add, mul and the CLI pass on the task "
         "worktree HEAD."
     )
-    print(f"\n# the run fills in {data.name} and decides: accepted", flush=True)
+    demo.narration.note(f"the run fills in {data.name} and decides: accepted")
     demo.write(str(data.relative_to(task_wt)), json.dumps(filled, indent=2) + "\n", task_wt)
     critic.merge(demo, data, task_wt)
     demo.run("git", "okstra", "report", "validate", str(data), cwd=task_wt)

@@ -1,9 +1,10 @@
-"""The demo's throw-away world: a sample project, a local bare remote, and a runner that prints
-each command as a user types it."""
+"""The demo's throw-away world: a sample project, a local bare remote, and a runner that has
+each command told as a user types it."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 from ...core.errors import Refused
 from ...core.resources import okstra_command
@@ -21,8 +22,23 @@ SAMPLE_FILES = {
 }
 
 
+class Narrator(Protocol):
+    """Tells the demo as it runs (``views/demo.py``'s ``Narration``: a service never imports a
+    view, so the command hands it in)."""
+
+    def started(self, root: Path) -> None: ...
+    def command(self, shown: str, where: Path | None) -> None: ...
+    def output(self, text: str) -> None: ...
+    def line(self, text: str) -> None: ...
+    def part(self, title: str) -> None: ...
+    def note(self, text: str) -> None: ...
+    def page(self, page: Path, what: str) -> None: ...
+    def finished(self, root: Path) -> None: ...
+
+
 class Demo(Record):
-    """The demo's throw-away world and a runner that prints commands as a user types them."""
+    """The demo's throw-away world and a runner that has each command told as a user types
+    it."""
 
     root: Path
     """Folder holding everything the demo makes."""
@@ -30,6 +46,8 @@ class Demo(Record):
     """The sample project's main worktree."""
     remote: Path
     """A local bare repository standing in for the shared server."""
+    narration: Narrator
+    """Tells each command, its output and each part as the demo goes."""
     key: str = "demo:calc:add-mul"
     """The task the demo drives."""
     facts: dict[str, str] = field(default_factory=dict)
@@ -41,7 +59,7 @@ class Demo(Record):
         """Run a command; ``git okstra …`` goes to this installation's executable."""
         shown = command(*args)
         where = cwd or self.repo
-        print(f"\n$ {shown}" + (f"    # in {where}" if where != self.repo else ""), flush=True)
+        self.narration.command(shown, where if where != self.repo else None)
         argv = list(args)
         if argv[:2] == ["git", "okstra"]:
             argv = [*okstra_command(), *argv[2:]]
@@ -49,7 +67,7 @@ class Demo(Record):
         if not quiet:
             for stream in (proc.stdout, proc.stderr):
                 if stream.strip():
-                    print(stream.rstrip(), flush=True)
+                    self.narration.output(stream)
         if proc.returncode != expect:
             raise Refused(
                 f"demo step failed: `{shown}` exited {proc.returncode}, expected {expect}"
@@ -62,14 +80,14 @@ class Demo(Record):
         path.write_text(text, "utf-8")
 
     def step(self, title: str) -> None:
-        print(f"\n=== {title} ===", flush=True)
+        self.narration.part(title)
 
 
-def make_world(root: Path) -> Demo:
+def make_world(root: Path, narration: Narrator) -> Demo:
     repo, remote = root / "calc", root / "remote.git"
     process.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
     process.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    demo = Demo(root=root, repo=repo, remote=remote)
+    demo = Demo(root=root, repo=repo, remote=remote, narration=narration)
     for path, text in SAMPLE_FILES.items():
         demo.write(path, text)
     for cmd in (
