@@ -223,14 +223,6 @@ def test_comments_cite_the_docs_the_project_ships():
     assert not missing, f"pages that docs/ does not have: {missing}"
 
 
-SHAPED_IN_SERVICES = {
-    # The stage fields the run directive is built from: the work loop (services/worker.py)
-    # writes that directive into the stage worktree, and a service never imports a view.
-    ("okstra_git.services.claims.claim", "Placement"),
-}
-"""Service classes that shape their own output, each with its reason (said in its docstring)."""
-
-
 def _data_classes(tree: ast.AST) -> tuple[list[str], list[str]]:
     """The classes ``tree`` declares with ``@dataclass``, and those with a ``to_data`` method."""
     dataclasses, shaped = [], []
@@ -256,7 +248,7 @@ def test_one_value_convention_and_no_output_shaped_in_services():
         dataclasses, to_data = _data_classes(ast.parse(path.read_text("utf-8")))
         declared += [f"{name}.{cls}" for cls in dataclasses]
         if layer_of(name) == LAYERS.index("services"):
-            shaped += [f"{name}.{c}" for c in to_data if (name, c) not in SHAPED_IN_SERVICES]
+            shaped += [f"{name}.{c}" for c in to_data]
     assert not declared, f"declare these as core.values classes: {declared}"
     assert not shaped, f"shape their output in views/ instead: {shaped}"
 

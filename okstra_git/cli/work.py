@@ -54,8 +54,9 @@ def work(
     from ..services.context import open_context
     from ..services.status import next_for
     from ..services.worker import work as run
+    from ..views.stage import run_directive
     from ..views.work import worked
 
     ctx = open_context()
-    done = run(ctx, ctx.key(key), cmd, remote, lease, once)
+    done = run(ctx, ctx.key(key), cmd, remote, lease, once, directive=run_directive)
     return worked(done, next_for(ctx, done.key))

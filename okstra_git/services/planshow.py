@@ -7,8 +7,6 @@ approval from the notes on its blob; none of the approval machinery of :mod:`.pl
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
 from ..core.values import Value
@@ -19,28 +17,22 @@ from .context import Context
 from .snapshots import no_plan_message, snapshot, snapshot_path
 
 
-def stage_brief(stage: Stage, section: SectionText | None) -> dict[str, Any]:
-    """One stage as the plan writes it: its Stage Map row, its numbered steps and its Stage Exit
-    Contract (Markdown), for ``plan show`` and the claim directive alike."""
-    return {
-        "stage": stage.number,
-        "title": stage.title,
-        "effectiveSteps": stage.effective_steps,
-        "dependsOn": list(stage.depends_on),
-        "predictedFiles": list(stage.predicted_files),
-        "steps": list(stage.steps),
-        "exitContract": section.contract if section is not None else None,
-        "section": section.markdown if section is not None else None,
-    }
+class StageBrief(Value):
+    """One stage as the plan writes it: its Stage Map row, and its section (numbered steps and
+    Stage Exit Contract), for ``plan show`` and the claim directive alike."""
+
+    stage: Stage
+    section: SectionText | None
+    """None when the plan has no section for the stage."""
 
 
-def stage_briefs(text: str, path: str) -> dict[int, dict[str, Any]]:
-    """:func:`stage_brief` of every stage of the plan ``text``, by number."""
+def stage_briefs(text: str, path: str) -> dict[int, StageBrief]:
+    """The brief of every stage of the plan ``text``, by number."""
     stage_map: StageMap = parse_plan(text, path)
     sections = stage_sections(text)
-    found: dict[int, dict[str, Any]] = {}
+    found: dict[int, StageBrief] = {}
     for stage in stage_map.stages:  # a repeated number: its first row, as the map reads it
-        found.setdefault(stage.number, stage_brief(stage, sections.get(stage.number)))
+        found.setdefault(stage.number, StageBrief(stage, sections.get(stage.number)))
     return found
 
 
@@ -58,8 +50,8 @@ class PlanShown(Value):
     """The snapshot's content."""
     approvals: list[Approval]
     """This task's approvals on this blob (empty: not approved, or not recorded yet)."""
-    stages: dict[int, dict[str, Any]]
-    """:func:`stage_brief` of every stage, by number."""
+    stages: dict[int, StageBrief]
+    """Every stage's brief, by number."""
     stage: int | None
     """The stage asked for (``--stage N``), else None: the whole plan."""
 

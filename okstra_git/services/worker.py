@@ -97,6 +97,7 @@ class Worker:
         lease: timedelta | str | None,
         once: bool,
         say: Callable[[str], None],
+        directive: Callable[[claims.ClaimResult], str],
     ) -> None:
         if not argv:
             raise BadInput("work: give the command to run after --, e.g. -- ./agent.sh")
@@ -112,6 +113,9 @@ class Worker:
         self.lease = claim_lease(ctx, lease)
         self.once = once
         self.say = say
+        self.directive = directive
+        """Writes a claim's run directive (``views/stage.py``: a service never imports a view,
+        so the command hands it in)."""
         self.report = WorkReport(key)
         self.failed: set[int] = set()
         self.held: dict[int, str] = {}
@@ -330,7 +334,7 @@ class Worker:
 
     def _write_directive(self, result: claims.ClaimResult) -> None:
         path = self._file(self._paths(result)["prompt"])
-        write_atomic(path, result.directive().encode("utf-8"), "the run directive")
+        write_atomic(path, self.directive(result).encode("utf-8"), "the run directive")
 
     def _file(self, relative: str) -> Path:
         return self.root / relative
@@ -546,8 +550,11 @@ def work(
     lease: timedelta | str | None = None,
     once: bool = False,
     say: Callable[[str], None] | None = None,
+    *,
+    directive: Callable[[claims.ClaimResult], str],
 ) -> WorkReport:
-    """Run the loop (see the module's docstring); progress goes to ``say``, one line a step."""
+    """Run the loop (see the module's docstring); progress goes to ``say``, one line a step;
+    each claim's run directive, as ``directive`` words it, into the run's prompt file."""
 
     def to_stderr(line: str) -> None:
         sys.stderr.write(f"okstra work: {line}\n")
@@ -558,4 +565,4 @@ def work(
 
         check_remote(ctx.repo, remote)
     with no_progress():  # one line a step: no fetch, push or checkout draws git's meter
-        return Worker(ctx, key, argv, remote, lease, once, say or to_stderr).run()
+        return Worker(ctx, key, argv, remote, lease, once, say or to_stderr, directive).run()

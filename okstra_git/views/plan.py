@@ -45,8 +45,10 @@ def plan_data(shown: PlanShown) -> dict[str, Any]:
     """``plan show --json``: the snapshot, where it is stored, its approvals, and the stages
     shown (``--stage N``: that one) with the Markdown to read."""
     from ..services.snapshots import snapshot_path
+    from .stage import brief_data
 
-    stages = [shown.stages[shown.stage]] if shown.stage is not None else list(shown.stages.values())
+    shown_stages = [shown.stages[shown.stage]] if shown.stage is not None else shown.stages.values()
+    stages = [brief_data(brief) for brief in shown_stages]
     markdown = stages[0]["section"] or "" if shown.stage is not None else shown.text
     return {
         "taskKey": str(shown.key),

@@ -12,11 +12,12 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..logic.nextstep import Step
-    from ..services.claims.claim import ClaimResult
+    from ..services.claims.claim import ClaimResult, Placement
     from ..services.claims.done import DoneResult
     from ..services.claims.leases import RenewResult
     from ..services.claims.release import ReleaseResult
     from ..services.claimview import ClaimRow, Readiness
+    from ..services.planshow import StageBrief
 
 
 def ready(found: Readiness) -> Output:
@@ -128,13 +129,13 @@ def released(result: ReleaseResult) -> Output:
 
 def claimed(result: ClaimResult) -> Output:
     """The run directive, after a note for each thing the claimer should know."""
-    directive = result.directive()
+    directive = run_directive(result)
     notes = "".join(f"note: {notice}\n\n" for notice in result.notices)
     data = {
         "taskKey": str(result.key),
         "runId": result.run_id,
         "stages": [p.stage for p in result.stages],
-        "placements": [p.to_data() for p in result.stages],
+        "placements": [placement_data(p) for p in result.stages],
         "taskWorktree": result.task_worktree,
         "taskBranch": result.task_branch,
         "implementationBaseCommit": result.implementation_base,
@@ -146,6 +147,61 @@ def claimed(result: ClaimResult) -> Output:
         "directive": directive,
     }
     return Output(data, notes + directive)
+
+
+def run_directive(result: ClaimResult) -> str:
+    """The run directive (``logic/documents.py``): what ``stage claim`` prints and the work
+    loop writes into the stage worktree."""
+    from ..logic.documents import run_directive as document
+
+    return document(
+        key=str(result.key),
+        run_id=result.run_id,
+        stages=[
+            {**placement_data(p), "report": result.report_path(p.stage)} for p in result.stages
+        ],
+        task_worktree=result.task_worktree,
+        task_branch=result.task_branch,
+        implementation_base=result.implementation_base,
+        plan_path=result.plan_path,
+        plan_blob=result.plan_blob,
+        concurrent=list(result.concurrent),
+        clone_dir=result.clone_dir,
+    )
+
+
+def placement_data(p: Placement) -> dict[str, Any]:
+    """A claimed stage as the run directive and ``stage claim --json`` give it."""
+    return {
+        "stage": p.stage,
+        "title": p.title,
+        "worktreePath": p.worktree_path,
+        "branch": p.branch,
+        "baseCommit": p.base_commit,
+        "startedHeadCommit": p.started_head_commit,
+        "stackedOn": p.stacked_on,
+        "takeOverOf": p.take_over_of,
+        "leaseExpiresAt": p.lease_expires_at,
+        "leftUncommitted": list(p.left_uncommitted),
+        "plan": brief_data(p.brief) if p.brief is not None else None,
+        "dependencies": list(p.dependencies),
+    }
+
+
+def brief_data(brief: StageBrief) -> dict[str, Any]:
+    """A stage as the plan writes it (``plan show --json``'s stages, a placement's ``plan``):
+    its Stage Map row, its numbered steps and its Stage Exit Contract (Markdown)."""
+    stage, section = brief.stage, brief.section
+    return {
+        "stage": stage.number,
+        "title": stage.title,
+        "effectiveSteps": stage.effective_steps,
+        "dependsOn": list(stage.depends_on),
+        "predictedFiles": list(stage.predicted_files),
+        "steps": list(stage.steps),
+        "exitContract": section.contract if section is not None else None,
+        "section": section.markdown if section is not None else None,
+    }
 
 
 def claim_list(rows: list[ClaimRow], lags: list[dict[str, str | None]], err: str) -> Output:

@@ -63,6 +63,7 @@ from ..identity import ensure_clone_id
 from ..layout import Layout, layout
 from ..ownership import is_ours
 from ..plans import approve_in_claim, check_approved
+from ..planshow import StageBrief
 from ..runs import finish_run, make_workspace, open_run
 from ..snapshots import load_stage_map
 from .common import RUN_TYPE, iso_seconds, release_command
@@ -95,9 +96,9 @@ class Placement(Value):
     left_uncommitted: tuple[str, ...] = ()
     """Uncommitted paths found in a worktree the claim reused: an earlier run's unfinished
     edits, which the new run must see before it starts (``stage done`` refuses them)."""
-    brief: dict[str, Any] | None = None
-    """The stage's part of the approved plan: steps and Stage Exit Contract
-    (``planshow.stage_brief``); None when the plan could not be read."""
+    brief: StageBrief | None = None
+    """The stage's part of the approved plan: steps and Stage Exit Contract; None when the
+    plan could not be read."""
     dependencies: tuple[dict[str, Any], ...] = ()
     """Each done dependency's hand-over: done commit, report and carry (``handover``)."""
 
@@ -114,26 +115,6 @@ class Placement(Value):
             take_over_of=c.take_over_of,
             lease_expires_at=c.lease_expires_at,
         )
-
-    def to_data(self) -> dict[str, Any]:
-        """The stage as the run directive (``ClaimResult.directive``) and ``stage claim
-        --json`` give it. Kept here, not in ``views/``: the directive is a document the work
-        loop (``services/worker.py``) writes into the stage worktree, and a service never
-        imports a view."""
-        return {
-            "stage": self.stage,
-            "title": self.title,
-            "worktreePath": self.worktree_path,
-            "branch": self.branch,
-            "baseCommit": self.base_commit,
-            "startedHeadCommit": self.started_head_commit,
-            "stackedOn": self.stacked_on,
-            "takeOverOf": self.take_over_of,
-            "leaseExpiresAt": self.lease_expires_at,
-            "leftUncommitted": list(self.left_uncommitted),
-            "plan": self.brief,
-            "dependencies": list(self.dependencies),
-        }
 
 
 class ClaimResult(Value):
@@ -178,22 +159,6 @@ class ClaimResult(Value):
 
         seq = self.run_id.removeprefix(f"{RUN_TYPE}-")
         return os.path.join(self.clone_dir, stage_report_path(self.key, seq, stage))
-
-    def directive(self) -> str:
-        from ...logic.documents import run_directive
-
-        return run_directive(
-            key=str(self.key),
-            run_id=self.run_id,
-            stages=[{**p.to_data(), "report": self.report_path(p.stage)} for p in self.stages],
-            task_worktree=self.task_worktree,
-            task_branch=self.task_branch,
-            implementation_base=self.implementation_base,
-            plan_path=self.plan_path,
-            plan_blob=self.plan_blob,
-            concurrent=list(self.concurrent),
-            clone_dir=self.clone_dir,
-        )
 
     def with_handover(self, ctx: Context, claims: dict[int, ClaimState]) -> ClaimResult:
         """This result with the run's hand-over (``handover``): each stage's steps and Stage

@@ -16,21 +16,21 @@ from ...logic.planfile import decode_plan
 from ...logic.reports.stored import readable_report
 from ...records.claim import ClaimState, claim_holder, read_report
 from ..context import Context
-from ..planshow import stage_briefs
+from ..planshow import StageBrief, stage_briefs
 
 
 class Handover(Value):
     """The hand-over of one claim, in the shapes ``stage claim --json`` gives."""
 
-    briefs: dict[int, dict[str, Any]]
-    """Each claimed stage's part of the approved plan (``planshow.stage_brief``), by number."""
+    briefs: dict[int, StageBrief]
+    """Each claimed stage's part of the approved plan, by number."""
     dependencies: dict[int, list[dict[str, Any]]]
     """Each claimed stage's done dependencies, in depends-on order."""
     concurrent: list[dict[str, Any]]
     """The stages other runs hold now (started, or started with an expired lease)."""
 
 
-def _plan_briefs(ctx: Context, plan_blob: str | None, plan_path: str) -> dict[int, dict[str, Any]]:
+def _plan_briefs(ctx: Context, plan_blob: str | None, plan_path: str) -> dict[int, StageBrief]:
     """Every stage's brief from the approved plan's blob (stored with the task's snapshot)."""
     if plan_blob is None or not ctx.repo.has_object(plan_blob):
         return {}
@@ -73,9 +73,10 @@ def handover(
     briefs = _plan_briefs(ctx, plan_blob, plan_path or "plan")
     dependencies: dict[int, list[dict[str, Any]]] = {}
     for number in batch:
-        deps = (briefs.get(number) or {}).get("dependsOn", [])
+        brief = briefs.get(number)
+        deps = brief.stage.depends_on if brief is not None else ()
         dependencies[number] = [
-            dependency(ctx, dep, (briefs.get(dep) or {}).get("title", ""), claims[dep])
+            dependency(ctx, dep, _title(briefs.get(dep)), claims[dep])
             for dep in deps
             if dep in claims and claims[dep].claim.status == "done"
         ]
@@ -84,16 +85,20 @@ def handover(
         c = state.claim
         if number in batch or c.status != "started" or c.run_id == run_id:
             continue
-        brief = briefs.get(number) or {}
+        brief = briefs.get(number)
         concurrent.append(
             {
                 "stage": number,
-                "title": brief.get("title", ""),
+                "title": _title(brief),
                 "runId": c.run_id,
                 "who": c.who,
                 "state": claim_holder(c, now).state,
                 "leaseExpiresAt": c.lease_expires_at,
-                "predictedFiles": brief.get("predictedFiles", []),
+                "predictedFiles": list(brief.stage.predicted_files) if brief is not None else [],
             }
         )
     return Handover({n: briefs[n] for n in batch if n in briefs}, dependencies, concurrent)
+
+
+def _title(brief: StageBrief | None) -> str:
+    return brief.stage.title if brief is not None else ""
