@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
@@ -160,23 +160,38 @@ def encode_cell(value: str, *, code: bool = False) -> str:
     """``value`` as the Markdown of one table cell, on one line; :func:`decode_cell` reads it
     back.
 
-    Line breaks (newlines or ``<br>``) become ``<br>``; ``|`` and ``\\`` are backslash-escaped;
-    ``&``, ``<`` and ``>`` become entities, so no tag in a value is ever live Markdown HTML. A
-    value that is one whole code span starts with ``&#96;`` so it is not unwrapped when read.
+    Line breaks (newlines or ``<br>``) become ``<br>``; ``|`` is backslash-escaped. Outside
+    code spans ``\\`` is doubled and ``&``, ``<`` and ``>`` become entities, so no tag in a
+    value is ever live Markdown HTML; inside one they stay as written, since a code span shows
+    its text as it is (an entity there would show as ``&lt;``) and holds no HTML. A value that
+    is one whole code span starts with ``&#96;`` so it is not unwrapped when read.
     ``code=True`` wraps a plain token (an id, a ticket, an enum value) in backticks.
     """
     if code and _PLAIN_CODE.fullmatch(value):
         return f"`{value}`"
-    text = "<br>".join(part.translate(_CELL_ESCAPES) for part in _CELL_BREAK.split(value)).strip()
+    parts = [part.translate(_CELL_ESCAPES) for part in _CELL_BREAK.split(value)]
+    text = "<br>".join(parts).strip()
     if unwrap_code(text) != text:  # the whole value is one code span: decode_cell would unwrap it
-        text = "&#96;" + text[1:]
-    return _inert_unpaired_backticks(text)
+        return _code_spans("&#96;" + text[1:], _as_written_in_code)
+    # Each line on its own: a code span never runs across a <br>, which it would show as text.
+    return "<br>".join(_code_spans(part, _as_written_in_code) for part in parts).strip()
 
 
-def _inert_unpaired_backticks(text: str) -> str:
-    """Write as ``&#96;`` every backtick run that closes no code span inside ``text``: such a
+_ENCODED = re.compile(r"&amp;|&lt;|&gt;|\\\\")
+_AS_WRITTEN = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "\\\\": "\\"}
+
+
+def _as_written_in_code(content: str) -> str:
+    """A code span's content as :data:`_CELL_ESCAPES` wrote it, back as written but for its
+    escaped pipes (GFM reads ``\\|`` as ``|`` in a code span too)."""
+    return _ENCODED.sub(lambda m: _AS_WRITTEN[m.group()], content)
+
+
+def _code_spans(text: str, in_code: Callable[[str], str] | None = None) -> str:
+    """``text`` with every backtick run that closes no code span written as ``&#96;`` — such a
     run would otherwise pair with a run in a later cell of the row and swallow the ``|``
-    between them (this module's reader, like many, keeps pipes inside code spans)."""
+    between them (this module's reader, like many, keeps pipes inside code spans) — and each
+    code span's content passed through ``in_code``."""
     if "`" not in text:
         return text
     runs = _backtick_runs(text)
@@ -196,21 +211,55 @@ def _inert_unpaired_backticks(text: str) -> str:
             pos = end
         else:
             done = close + len(token)
+            if in_code is not None:
+                pieces += [text[pos:end], in_code(text[end:close])]
+                pos = close
     pieces.append(text[pos:])
     return "".join(pieces)
 
 
+def _segments(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into plain text and code spans (``True``, with their backticks), paired as
+    :func:`_code_spans` pairs them; a run that closes nothing is plain text."""
+    runs = _backtick_runs(text) if "`" in text else {}
+    found: list[tuple[str, bool]] = []
+    pos = done = 0
+    for match in _TOKEN.finditer(text) if runs else ():
+        start, end = match.span()
+        if start < done or match.group()[0] == "\\":
+            done = max(done, end)
+            continue
+        close = _closing_run(runs, end - start, end)
+        done = end
+        if close is not None:
+            done = close + end - start
+            found += [(text[pos:start], False), (text[start:done], True)]
+            pos = done
+    found.append((text[pos:], False))
+    return found
+
+
 def decode_cell(cell: str) -> str:
-    """A cell's value as a reader sees it: one wrapping code span removed, ``<br>`` as a line
-    break, ``\\\\`` as one backslash and entities decoded; outer whitespace stripped.
+    """A cell's value as a reader sees it: one wrapping code span removed, and outside code
+    spans ``<br>`` as a line break, ``\\\\`` as one backslash and entities decoded (a code
+    span shows its text as it is); outer whitespace stripped.
 
     ``decode_cell(encode_cell(v))`` is ``v`` with line breaks as ``\\n`` and outer whitespace
     stripped (``\\|`` was already undone when the row was split).
     """
     from html import unescape  # html.entities' table: only where a cell is decoded
 
-    parts = _BR_TAG.split(unwrap_code(cell))
-    return "\n".join(unescape(_ESCAPED_BACKSLASH.sub(r"\\", p)) for p in parts).strip()
+    text = unwrap_code(cell)
+    if text != cell.strip():
+        return text
+    out = []
+    for piece, is_code in _segments(text):
+        if is_code:
+            out.append(piece)
+            continue
+        parts = _BR_TAG.split(piece)
+        out.append("\n".join(unescape(_ESCAPED_BACKSLASH.sub(r"\\", p)) for p in parts))
+    return "".join(out).strip()
 
 
 def cell_value(value: str) -> str:

@@ -249,3 +249,26 @@ def test_code_wraps_plain_tokens_only() -> None:
     assert encode_cell("DEV-9184", code=True) == "`DEV-9184`"
     assert encode_cell("a b", code=True) == "a b"
     assert decode_cell("`DEV-9184`") == "DEV-9184"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="ab<>&;|\\ #", min_size=1, max_size=12).filter(lambda s: s.strip() == s),
+    st.text(alphabet="ab<>& ", max_size=6),
+)
+def test_a_code_span_in_a_cell_shows_its_text_as_written_on_github(code: str, plain: str) -> None:
+    """Inside a code span GitHub shows `&lt;` as typed, so encode_cell leaves `<`, `&` and `>`
+    there as they are (a pipe still escaped, as GFM's table rule wants), and the text around
+    it still shows its own `<` and `&` (checked against markdown-it's GFM table rule)."""
+    from markdown_it import MarkdownIt
+
+    value = f"{plain}`{code}` x"
+    row = f"| {encode_cell(value)} |\n|---|\n"
+    inline = next(
+        t for t in MarkdownIt("commonmark").enable("table").parse(row) if t.type == "inline"
+    )
+    spans = [c.content for c in inline.children or [] if c.type == "code_inline"]
+    texts = "".join(c.content for c in inline.children or [] if c.type == "text")
+    assert spans == [code], (value, row, inline.children)
+    assert texts.strip() == (plain + " x").strip(), (value, row)
+    assert decode_cell(split_table_row(row.splitlines()[0])[0]) == value.strip()
