@@ -1,4 +1,4 @@
-"""What publishing code with claims adds to ``git okstra sync`` (SPEC §14).
+"""What publishing code with claims adds to ``git okstra sync`` (docs/concurrency-and-sync.md).
 
 A clone holds N tasks, each with four done stage claims, their stage branches and a task
 branch, all published by a first sync; a copy of it has the same claims but no local branches.

@@ -404,7 +404,7 @@ def measure(rounds: int, tasks: int, racers: int, races: int = 1) -> tuple[list,
             rate["ours"],
             rate["baseline"],
             "claims/s",
-            "— (retired: SPEC §19)",
+            "— (retired)",
             None,
         ),
         Row(

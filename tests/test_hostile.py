@@ -534,7 +534,8 @@ ONE_STAGE = {
 @settings(max_examples=300, deadline=None)
 @given(hostile_keys)
 def test_every_printed_command_splits_back_to_its_argv(key: str):
-    """SPEC §1's grammar (three parts, no control characters, not only dots or whitespace)
+    """The task key grammar (docs/workflow.md) (three parts, no control characters, not only dots or
+    whitespace)
     with shell metacharacters mixed in: each command okstra prints survives shlex.split."""
     parse_task_key(key)  # the grammar really admits it
     wanted = {

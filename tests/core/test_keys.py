@@ -1,4 +1,4 @@
-"""Task keys and slugs (SPEC §1): pure, no git."""
+"""Task keys and slugs (docs/workflow.md): pure, no git."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`git okstra ci check` (SPEC §7): exit codes, formats, --fetch, --task, signed verdicts."""
+"""`git okstra ci check` (docs/hooks.md): exit codes, formats, --fetch, --task, signed verdicts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ready set and batch selection (SPEC §5, seed 000 §2.3): pure, no git."""
+"""Ready set and batch selection (docs/workflow.md): pure, no git."""
 
 from __future__ import annotations
 

@@ -118,7 +118,7 @@ def test_legacy_layout_is_schema_absent() -> None:
 
 
 def test_new_heading_over_a_legacy_table_is_read_strictly() -> None:
-    # Only a report with no §5 section is "schema absent" (SPEC §15): under the new heading a
+    # Only a report with no §5 section is "schema absent": under the new heading a
     # table that is not the §5 table is an error, never silently skipped.
     text = LEGACY.replace(
         "## 5. Clarification Requests for the Next Run", "## 5. Clarification Items"

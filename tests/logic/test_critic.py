@@ -1,4 +1,4 @@
-"""The acceptance critic's confirm-or-downgrade merge (SPEC §10)."""
+"""The acceptance critic's confirm-or-downgrade merge (docs/workflow.md)."""
 
 from __future__ import annotations
 

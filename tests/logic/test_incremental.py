@@ -1,4 +1,5 @@
-"""Incremental re-verification, the pure half (SPEC §9): the scope decision and the carry."""
+"""Incremental re-verification, the pure half (docs/workflow.md): the scope decision and the
+carry."""
 
 from __future__ import annotations
 

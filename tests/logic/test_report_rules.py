@@ -1,4 +1,4 @@
-"""The report data rules (SPEC §8): every fixture valid, each rule broken once with its exact
+"""The report data rules (docs/report-format.md): every fixture valid, each rule broken once with its exact
 pointer and message, and the validator total on any JSON."""
 
 # Expected messages are asserted whole; wrapping them would only split sentences.

@@ -585,7 +585,8 @@ def test_a_fifty_megabyte_plan_parses() -> None:
 
 
 def _brute_force_parallel_pairs(stage_map) -> dict[str, set[tuple[int, int]]]:
-    """SPEC §3 S9 read literally: every pair sharing a file where neither reaches the other."""
+    """docs/plan-format.md's S9 read literally: every pair sharing a file where neither reaches the
+    other."""
     found: dict[str, set[tuple[int, int]]] = {}
     stages = {s.number: s for s in stage_map.stages}
     for a in stages:

@@ -8,7 +8,7 @@ from okstra_git.logic import verify_rules as rules
 
 SHA1, SHA2 = "1" * 40, "2" * 40
 
-# SPEC §6, byte for byte.
+# The refusals, byte for byte.
 NOT_DONE_2 = "final-verification(whole-task): stage 2 not done — run implementation --stage 2 first"
 NOT_MERGED_3 = (
     f"final-verification(whole-task): stage 3 done commit {SHA2} not merged into task worktree "

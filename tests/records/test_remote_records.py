@@ -1,6 +1,7 @@
-"""Records from a remote are untrusted (SPEC §14): schema-checked, their branch and path fields
-confined, a bad one named (ref, field) and never acted on — the forged claim.json that made
-`worktree prune` delete a local `release/1` branch, among others. Real clones and a bare remote."""
+"""Records from a remote are untrusted (docs/concurrency-and-sync.md): schema-checked, their branch
+and path fields confined, a bad one named (ref, field) and never acted on — the forged claim.json
+that made `worktree prune` delete a local `release/1` branch, among others. Real clones and a bare
+remote."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Stage claims (SPEC §5) against real repositories, real worktrees and the real CLI.
+"""Stage claims (docs/workflow.md) against real repositories, real worktrees and the real CLI.
 
 Helpers here (``approved_task``, ``claim_refs``) are shared by the other ``test_claims*`` and
 ``test_worktrees*`` modules.
@@ -335,7 +335,7 @@ def test_diamond_base_rules(repo: Path) -> None:
     """2 and 3 depend on 1; 4 on 2 and 3. Each claim integrates the done dependencies its batch
     needs into the task branch first — one merge commit per stage, in dependency order — so
     every stage's base contains every dependency. Stacking on one dependency's head is gone
-    (SPEC §16): stage 4 stacked on 3 would have lacked 2."""
+    (docs/workflow.md): stage 4 stacked on 3 would have lacked 2."""
     folder = approved_task(repo)
     task_wt = folder / "task"
     ctx = open_context(repo)

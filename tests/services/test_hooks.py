@@ -1,4 +1,4 @@
-"""The pre-push hook through real `git push` to a local bare remote (SPEC §7)."""
+"""The pre-push hook through real `git push` to a local bare remote (docs/hooks.md)."""
 
 from __future__ import annotations
 

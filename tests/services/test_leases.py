@@ -1,5 +1,5 @@
-"""Leases that live (SPEC §17): the default lease from config, ``--lease none``, ``stage renew``
-on one clone and through a shared remote, and an expired claim seen as such by other clones.
+"""Leases that live (docs/agents.md): the default lease from config, ``--lease none``, ``stage
+renew`` on one clone and through a shared remote, and an expired claim seen as such by other clones.
 Real clones, a real bare remote, real processes racing; leases of seconds."""
 
 from __future__ import annotations

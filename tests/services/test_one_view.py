@@ -1,7 +1,7 @@
-"""One view of remote state (SPEC §14): after a plain `git fetch` the pre-push hook, `ci check`,
-`verify show` and the approval gate read local and fetched notes alike; `task show`/`list`,
-`stage list` and `verify target` read local task and claim refs and all say "run `git okstra
-sync R`" the same way when those lag; a fresh clone says sync, not `task new`."""
+"""One view of remote state (docs/concurrency-and-sync.md): after a plain `git fetch` the pre-push
+hook, `ci check`, `verify show` and the approval gate read local and fetched notes alike; `task
+show`/`list`, `stage list` and `verify target` read local task and claim refs and all say "run `git
+okstra sync R`" the same way when those lag; a fresh clone says sync, not `task new`."""
 
 from __future__ import annotations
 

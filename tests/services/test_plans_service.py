@@ -1,4 +1,5 @@
-"""Plans in the task and the approval gate (SPEC §3, §4), against real repositories and the CLI."""
+"""Plans in the task and the approval gate (docs/plan-format.md, docs/workflow.md), against real
+repositories and the CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`git okstra sync` and claims through a shared remote (SPEC §2, §5), with real clones."""
+"""`git okstra sync` and claims through a shared remote (docs/storage.md, docs/workflow.md), with
+real clones."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Three clones race for the same batch through one remote, 20 rounds (SPEC §5, §14): exactly
-one winner per stage, the losers' local state clean after every round, and no event lost once
-everyone has synced — each clone also records task events offline between rounds, which its
-next claim replays onto the remote's chain before publishing."""
+"""Three clones race for the same batch through one remote, 20 rounds (docs/workflow.md,
+docs/concurrency-and-sync.md): exactly one winner per stage, the losers' local state clean after
+every round, and no event lost once everyone has synced — each clone also records task events
+offline between rounds, which its next claim replays onto the remote's chain before publishing."""
 
 from __future__ import annotations
 

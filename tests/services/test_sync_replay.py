@@ -1,6 +1,6 @@
 """`sync` loses no event: local-only task events are replayed on the remote's chain, and only a
 true conflict stops — for its task alone — naming both sides and one command per choice
-(SPEC §14). Real clones of a local bare remote, the real CLI."""
+(docs/concurrency-and-sync.md). Real clones of a local bare remote, the real CLI."""
 
 from __future__ import annotations
 

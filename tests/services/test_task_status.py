@@ -1,6 +1,7 @@
-"""`task status` (SPEC §14): one overview and the exact next command — followed verbatim here
-from plan to release-handoff — and phase routing: `run start --type release-handoff` needs an
-accepted whole-task verdict on the task's HEAD, `--type final-verification` runs the gate."""
+"""`task status` (docs/concurrency-and-sync.md): one overview and the exact next command — followed
+verbatim here from plan to release-handoff — and phase routing: `run start --type release-handoff`
+needs an accepted whole-task verdict on the task's HEAD, `--type final-verification` runs the
+gate."""
 
 from __future__ import annotations
 

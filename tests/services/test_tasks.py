@@ -1,4 +1,4 @@
-"""Tasks as refs (SPEC §2) through the real CLI: round trip, bad input, races, crashes."""
+"""Tasks as refs (docs/storage.md) through the real CLI: round trip, bad input, races, crashes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Several clones, one remote (SPEC §14): each bullet of issue 10's "what broke" list that the
-team-code work owns, reproduced with real clones and real pushes, now giving the right answer."""
+"""Several clones, one remote (docs/concurrency-and-sync.md): each bullet of issue 10's "what broke"
+list that the team-code work owns, reproduced with real clones and real pushes, now giving the right
+answer."""
 
 from __future__ import annotations
 

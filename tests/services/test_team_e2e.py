@@ -1,4 +1,4 @@
-"""Three clones finish one 4-stage task through one remote (SPEC §14, issue 10).
+"""Three clones finish one 4-stage task through one remote (docs/concurrency-and-sync.md, issue 10).
 
 A planner approves; two agent clones — one on the bare remote's path, one through a real
 `git daemon` on 127.0.0.1 — claim concurrently, commit and mark their stages done, twice; the

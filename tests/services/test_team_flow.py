@@ -1,6 +1,6 @@
-"""A team that follows the tool (SPEC §16, issue 20): several clones of one bare remote on ONE
-host, each knowing its own claims by its clone id; the task branch as one published, leased
-ref (``integrate``); and ``next`` as the one step each clone takes, run exactly as given."""
+"""A team that follows the tool (docs/workflow.md, issue 20): several clones of one bare remote on
+ONE host, each knowing its own claims by its clone id; the task branch as one published, leased ref
+(``integrate``); and ``next`` as the one step each clone takes, run exactly as given."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ def test_e2_stage_2_unmerged_is_refused_with_the_text(task: Task):
     task.merge(1)
     proc = okstra(task.repo, "verify", "target", KEY)
     assert proc.returncode == 1
-    # The hint integrates (SPEC §16): one merge commit per stage the task branch lacks.
+    # The hint integrates (docs/workflow.md): one merge commit per stage the task branch lacks.
     integrate = command("git", "-C", task.repo.resolve(), "okstra", "integrate", KEY)
     assert proc.stderr == (
         f"final-verification(whole-task): stage 2 done commit {head2} not merged into task "

@@ -1,4 +1,4 @@
-"""The run set-up wizard (SPEC §12): the pure state machine, its state file, and crashes."""
+"""The run set-up wizard (docs/workflow.md): the pure state machine, its state file, and crashes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Worktree listing and teardown that never loses work (SPEC §5), on real worktrees."""
+"""Worktree listing and teardown that never loses work (docs/workflow.md), on real worktrees."""
 
 from __future__ import annotations
 
