@@ -246,8 +246,8 @@ CASES: list[tuple[str, str, Mutation, list[tuple[str, str, str]]]] = [
                 "/recommendedNextSteps/0/text",
                 "verdict-card",
                 '"final-verification soon" differs from verdictCard.nextStep "final-verification — '
-                "run it next for this task\"; the first recommended step is the verdict's next step, "
-                "byte for byte",
+                "this was the task's last open stage: …; the first recommended step is the "
+                "verdict's next step, byte for byte",
             )
         ],
     ),

@@ -105,8 +105,10 @@ def test_a_single_stage_verdict_starter_routes_as_the_record_will(task: Task, tm
     task.implement(1)
     made = init(task.repo, "--verdict", "accepted", "--stage", "1")
     data = made["data"]
-    # Stage 2 is still open: an accepted stage 1 goes back to implementation.
-    assert data["finalVerdict"]["nextStep"] == "implementation — run it next for this task"
+    # Stage 2 is still open: an accepted stage 1 goes back to implementation (which goes on:
+    # since the trial's polish it no longer says to run it next).
+    goes_on = "implementation — this task goes on: claim its next ready stage"
+    assert data["finalVerdict"]["nextStep"] == goes_on
     path = Path(made["path"])
     path.write_text(json.dumps(fill(data, made["prompts"])))
     recorded = ok(task.repo, "verify", "record", KEY, "--stage", "1", "--report", str(path))
@@ -121,8 +123,11 @@ def test_a_stage_report_fits_the_open_task(task: Task, tmp_path: Path):
                      str(tmp_path / "s1.json"))  # fmt: skip
         data = first["data"]
         assert (first["seq"], first["stage"], data["header"]["stage"]) == ("001", 1, 1)
-        # Stage 2 is open: the report hands over to implementation, not final-verification.
-        assert data["finalVerdict"]["nextStep"] == "implementation — run it next for this task"
+        # Stage 2 is open: the report hands over to implementation, not final-verification —
+        # going on with the stage still open (trial T12: it said to run implementation next).
+        assert data["finalVerdict"]["nextStep"] == (
+            "implementation — this task goes on (stage 2 still open): claim its next ready stage"
+        )
         assert data["recommendedNextSteps"][0]["command"] == okstra_line("stage", "claim", KEY)
         assert [r["suggestedTaskType"] for r in data["followUpTasks"]] == ["implementation"]
         # Pointing it at final-verification while stage 2 is open is refused.
@@ -150,7 +155,15 @@ def test_a_stage_report_fits_the_open_task(task: Task, tmp_path: Path):
         # Stage 1 is done: stage 2's report is the last, so it hands over to final-verification.
         last = init(task.repo, "--type", "implementation", "--stage", "2", "--out",
                     str(tmp_path / "s2.json"))  # fmt: skip
-        assert (last["seq"], last["data"]["finalVerdict"]["nextStep"]) == ("002", fv)
+        # ...after the integrate its command names (trial T12: the real next step).
+        assert last["seq"] == "002"
+        assert last["data"]["finalVerdict"]["nextStep"] == (
+            "final-verification — this was the task's last open stage: integrate the done "
+            "stages into the task branch, then run it for this task"
+        )
+        assert last["data"]["readerSummary"]["recommendedCommand"] == (
+            okstra_line("integrate", KEY)
+        )
         (tmp_path / "s2.json").write_text(json.dumps(fill(last["data"], last["prompts"])))
         return tmp_path / "s2.json"
 

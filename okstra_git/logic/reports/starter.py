@@ -33,12 +33,24 @@ _DIRECTION = {
 _NEXT = {**NEXT_PHASE, FINAL_VERIFICATION: "implementation"}
 
 
-def next_step_text(following: str) -> str:
+def next_step_text(following: str, open_stages: list[int] | None = None) -> str:
     """A next step naming the phase that follows (what the phase-continuation row follows),
-    or the end of the task after release-handoff."""
+    or the end of the task after release-handoff. Implementation that follows goes on with
+    the stages still open (``open_stages``, when known): nothing new is run, a stage claimed."""
     if following == "done":
         return "done — the task is complete; nothing runs next"
+    if following == IMPLEMENTATION:
+        still = f" (stage {', '.join(map(str, open_stages))} still open)" if open_stages else ""
+        return f"implementation — this task goes on{still}: claim its next ready stage"
     return f"{following} — run it next for this task"
+
+
+LAST_STAGE_STEP = (
+    "final-verification — this was the task's last open stage: integrate the done stages into "
+    "the task branch, then run it for this task"
+)
+"""An implementation report's next step when no stage is left open: the integrate comes
+first (``task status`` says the same)."""
 
 
 def next_command(task_key: str, following: str, task_type: str | None = None) -> str:
@@ -104,13 +116,17 @@ def starter(
     following = _NEXT[task_type]
     if task_type == IMPLEMENTATION and open_stages:
         following = IMPLEMENTATION
-    step = next_step_text(following)
+    step = next_step_text(following, open_stages)
+    if task_type == IMPLEMENTATION and following == FINAL_VERIFICATION:
+        step = LAST_STAGE_STEP
     verdict = {
         "verdictToken": "blocked" if task_type == FINAL_VERIFICATION else NOT_APPLICABLE,
         "direction": _DIRECTION[task_type],
         "nextStep": step,
     }
     command = next_command(task_key, following, task_type)
+    if step == LAST_STAGE_STEP:
+        command = okstra("integrate", task_key)
     header: dict[str, Any] = {
         "taskKey": task_key,
         "taskType": task_type,
