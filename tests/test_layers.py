@@ -176,6 +176,43 @@ def test_only_the_git_layer_holds_pygit2_objects():
     assert not leaks, "\n".join(leaks)
 
 
+def _pygit2_returns(tree: ast.AST) -> list[str]:
+    """The public functions and methods of ``tree`` whose return annotation names pygit2."""
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.returns
+            and not node.name.startswith("_")
+            and "pygit2" in ast.unparse(node.returns)
+        ):
+            found.append(f"line {node.lineno}: {node.name}() -> {ast.unparse(node.returns)}")
+    return found
+
+
+def test_the_git_facade_returns_no_pygit2_object():
+    """What ``git/`` offers the layers above returns okstra values (ids, ``CommitInfo``, bytes):
+    no public function or method of it is declared to return a pygit2 object."""
+    leaks = [
+        f"{name} {leak}"
+        for name, path in modules().items()
+        if layer_of(name) == LAYERS.index("git")
+        for leak in _pygit2_returns(ast.parse(path.read_text("utf-8")))
+    ]
+    assert not leaks, "\n".join(leaks)
+    source = (
+        "class R:\n"
+        "    def head(self) -> pygit2.Commit: ...\n"
+        "    def _raw(self) -> pygit2.Repository: ...\n"
+        "    def tree_id(self, c: str) -> str: ...\n"
+        "def walk() -> Iterator[pygit2.Commit]: ...\n"
+    )
+    assert sorted(leak.split(": ")[1] for leak in _pygit2_returns(ast.parse(source))) == [
+        "head() -> pygit2.Commit",
+        "walk() -> Iterator[pygit2.Commit]",
+    ]
+
+
 def test_tests_and_benches_use_the_git_facade_too():
     """The helpers of ``tests/`` and ``bench/`` build and read through the facade as the package
     does: none reaches a GitRepo's pygit2 Repository (``GitRepo._pygit2``, the git layer's own)."""

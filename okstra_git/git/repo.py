@@ -167,7 +167,7 @@ class GitRepo:
         """What :meth:`local_config_get` read, by the config file's identity (inode, mtime,
         size) it read it from."""
         self._main: pygit2.Repository | None = None
-        """The main worktree's repository, once opened (:meth:`main_repository`)."""
+        """The main worktree's repository, once opened (:meth:`_main_repository`)."""
         self.memo: dict[tuple[str, str, str], Any] = {}
         """Records read from this repository's objects, by (kind, ref, commit): git objects
         never change, so an entry is never stale. A claim reads the same task and claims
@@ -186,7 +186,7 @@ class GitRepo:
         """The pygit2 Repository of a backend that opens it only when asked."""
         raise AssertionError("a GitRepo is made with its pygit2 Repository")
 
-    def main_repository(self) -> pygit2.Repository:
+    def _main_repository(self) -> pygit2.Repository:
         """The repository of the main worktree (this one, when opened there), opened once: a
         claim asks for its HEAD under the task ref's lock, and opening a repository cost more
         than the question. Its HEAD and refs are read afresh on every question."""
@@ -198,7 +198,7 @@ class GitRepo:
     def main_checkout(self) -> tuple[Path | None, str | None]:
         """The main worktree's folder (None: a bare repository) and the commit its HEAD
         names (None: no commit yet)."""
-        main = self.main_repository()
+        main = self._main_repository()
         if main.is_bare or main.workdir is None:
             return None, None
         if main.head_is_unborn:
@@ -1033,7 +1033,7 @@ class GitRepo:
         """
         wanted = f"ref: refs/heads/{branch}"
         if _head_file(self.common_dir) == wanted:
-            main = self.main_repository().workdir
+            main = self._main_repository().workdir
             if main:
                 return Path(main)
         for name in self._pygit2.list_worktrees():
