@@ -33,7 +33,7 @@ def ready(key: str, take_over_expired: bool) -> Output:
     from ..services.context import open_context
     from ..views.stage import ready as ready_view
 
-    ctx = open_context()
+    ctx = open_context(plumbed=True)  # a read: no pygit2 to load (issue 25)
     return ready_view(claimview.readiness(ctx, ctx.key(key), take_over_expired))
 
 
@@ -259,7 +259,7 @@ def list_(key: str) -> Output:
     from ..views.stage import claim_list
     from ..views.task import lag_notice
 
-    ctx = open_context()
+    ctx = open_context(plumbed=True)  # a read: no pygit2 to load (issue 25)
     task_key = ctx.key(key)
     rows = claimview.list_claims(ctx, task_key)
     lags, err = lag_notice(ctx, task_key, f"the claims of {task_key}")

@@ -62,7 +62,7 @@ def show(key: str, write_index: bool) -> Output:
     from ..services.context import open_context
     from ..views import task as views
 
-    return views.show(open_context(), key, write_index)
+    return views.show(open_context(plumbed=True), key, write_index)  # read at git's speed
 
 
 @command("task log", "The task's timeline, newest first.", KEY)
@@ -90,5 +90,5 @@ def status(key: str) -> Output:
     from ..services.status import task_status
     from ..views.status import status as view
 
-    ctx = open_context()
+    ctx = open_context(plumbed=True)  # a read: no pygit2 to load (issue 25)
     return view(task_status(ctx, ctx.key(key)))

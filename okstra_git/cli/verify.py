@@ -42,7 +42,7 @@ def target(key: str, stage: int | None, worktree: str | None) -> Output:
     from ..services.context import open_context
     from ..views import verify as views
 
-    return views.target(open_context(), key, stage, worktree)
+    return views.target(open_context(plumbed=True), key, stage, worktree)  # git's speed
 
 
 @command(

@@ -36,11 +36,13 @@ from .plumbing import (
 from .repo import (
     _FILEMODE_BLOB,
     _FILEMODE_TREE,
+    DiffStatEntry,
     GitRepo,
     RefMoved,
     RefUpdate,
     _head_file,
     clean_message,
+    common_dir_of,
     is_aside,
 )
 
@@ -145,6 +147,27 @@ def _valid_refname(name: str) -> bool:
     return all(p and not p.startswith(".") and not p.endswith(".lock") for p in parts) and (
         ".." not in name
     )
+
+
+def _ref_value(git_dir: Path, common_dir: Path, name: str) -> str | None:
+    """What the ref ``name`` of the worktree whose git dir is ``git_dir`` points at, symbolic
+    refs followed as far as libgit2 follows them: the ref files, then packed-refs."""
+    for _ in range(5):
+        if not _valid_refname(name):
+            return None
+        per_worktree = "/" not in name or name.startswith(_PER_WORKTREE)
+        path = (git_dir if per_worktree else common_dir) / name
+        try:
+            with open(path, "rb") as fh:
+                content = fh.read(4096).strip()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            packed = _packed_refs_under(common_dir / "packed-refs", name)
+            return packed.get(name)
+        if not content.startswith(b"ref: "):
+            text = content.decode("ascii", "replace")
+            return text if _HEX40.fullmatch(text) else None
+        name = content[len(b"ref: ") :].decode("utf-8", "surrogateescape")
+    return None
 
 
 def _tree_entries(data: bytes) -> dict[str, tuple[int, str]]:
@@ -302,22 +325,7 @@ class PlumbedRepo(GitRepo):
     # -- refs ------------------------------------------------------------------------------
 
     def _read_ref(self, name: str) -> str | None:
-        for _ in range(5):  # a symbolic ref's chain, as far as libgit2 follows one
-            if not _valid_refname(name):
-                return None
-            per_worktree = "/" not in name or name.startswith(_PER_WORKTREE)
-            path = (self.git_dir if per_worktree else self.common_dir) / name
-            try:
-                with open(path, "rb") as fh:
-                    content = fh.read(4096).strip()
-            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-                packed = _packed_refs_under(self.common_dir / "packed-refs", name)
-                return packed.get(name)
-            if not content.startswith(b"ref: "):
-                text = content.decode("ascii", "replace")
-                return text if _HEX40.fullmatch(text) else None
-            name = content[len(b"ref: ") :].decode("utf-8", "surrogateescape")
-        return None
+        return _ref_value(self.git_dir, self.common_dir, name)
 
     def ref_commit(self, name: str) -> str | None:
         sha = self.read_ref(name)
@@ -446,6 +454,12 @@ class PlumbedRepo(GitRepo):
         found = self._reader.read(f"{rev}^{{commit}}") if "\n" not in rev else None
         if found is None:
             raise BadInput(f"{rev!r} does not name a commit in {self.git_dir}")
+        return found[0]
+
+    def tree_id(self, commit: str) -> str:
+        found = self._reader.read(f"{commit}^{{tree}}")
+        if found is None:
+            raise KeyError(commit)  # as libgit2's lookup of an object not here
         return found[0]
 
     def _tree_of_id(self, base: str) -> dict[str, tuple[int, str]]:
@@ -609,6 +623,23 @@ class PlumbedRepo(GitRepo):
                     pending.append(parent)
         return True
 
+    def not_contained(self, head: str, commits: Iterable[str], base: str | None = None) -> set[str]:
+        """GitRepo's answer from ``git rev-list HEAD ^BASE`` (the same walk, in git), then,
+        for what it did not list, ``git merge-base --is-ancestor`` against the base."""
+        pending = set(commits) - {head}
+        if not pending:
+            return set()
+        if base is not None and not self.has_commit(base):
+            base = None  # as GitRepo's: a base this clone never fetched walks without it
+        hidden = [f"^{base}"] if base is not None else []
+        code, out, err = git_output("--git-dir", str(self.git_dir), "rev-list", head, *hidden, "--")
+        if code:
+            raise BadInput(f"git rev-list {head} failed: {err.decode(errors='replace').strip()}")
+        pending.difference_update(out.decode("ascii").split())
+        if base is None:
+            return pending
+        return {c for c in pending if c != base and not self.contains(base, c)}
+
     def check_history(self, head: str, known: Iterable[str], where: str) -> None:
         problem = self._unparsed([head], known)
         if problem is not None:
@@ -640,6 +671,58 @@ class PlumbedRepo(GitRepo):
             if not is_aside(path):
                 return path
         return None
+
+    def checked_out(self, worktree: str | os.PathLike[str]) -> str | bool | None:
+        """The commit checked out in ``worktree`` (None: its branch has no commit yet) when it
+        is a plain work tree of this repository, read from its HEAD and ref files; False when
+        that is not sure (not a work tree, another's, not plain): ask libgit2."""
+        found = _plain_repository(os.path.abspath(worktree))
+        if found is None or found[1] != Path(os.path.realpath(worktree)):
+            return False
+        git_dir = found[0]
+        if common_dir_of(git_dir).resolve() != self.common_dir.resolve():
+            return False
+        return _ref_value(git_dir, common_dir_of(git_dir), "HEAD")
+
+    def status_paths(self, worktree: str | os.PathLike[str]) -> list[str] | None:
+        """What libgit2's status lists dirty in ``worktree`` (staged, unstaged, untracked
+        folders once, no ignored ones), from ``git status`` (renames not paired, as libgit2
+        does not); None when git cannot tell."""
+        code, out, _ = git_output(
+            "-C", str(worktree), "status", "--porcelain=v1", "-z", "--no-renames",
+            "--untracked-files=normal", "--ignore-submodules=none",
+        )  # fmt: skip
+        if code:
+            return None
+        return [entry[3:].decode("utf-8", "surrogateescape") for entry in out.split(b"\0") if entry]
+
+    def diff_stat(self, base: str, head: str) -> list[DiffStatEntry]:
+        """GitRepo's, from ``git diff --numstat -M`` (renames at libgit2's 50% similarity)."""
+        code, out, err = git_output(
+            "--git-dir", str(self.git_dir), "-c", "diff.renames=true", "diff", "--numstat",
+            "-z", "-M50%", "--no-ext-diff", "--no-textconv", f"{base}^{{tree}}",
+            f"{head}^{{tree}}", "--",
+        )  # fmt: skip
+        if code:
+            raise BadInput(f"git diff {base} {head} failed: {err.decode(errors='replace').strip()}")
+        fields = out.decode("utf-8", "surrogateescape").split("\0")
+        entries, at = [], 0
+        while at < len(fields) - 1:
+            added, deleted, path = fields[at].split("\t", 2)
+            at += 1
+            if not path:  # a rename: its old and new paths follow
+                path = f"{fields[at]} => {fields[at + 1]}"
+                at += 2
+            binary = added == "-"
+            entries.append(
+                DiffStatEntry(
+                    path=path,
+                    added=0 if binary else int(added),
+                    deleted=0 if binary else int(deleted),
+                    binary=binary,
+                )
+            )
+        return entries
 
     def main_checkout(self) -> tuple[Path | None, str | None]:
         workdir = self.main_workdir()

@@ -38,6 +38,12 @@ def worktree_head(worktree: str | os.PathLike[str], of: GitRepo | None = None) -
     """
     if not os.path.isdir(worktree):
         return None  # gone: nothing there to repair (a claim without a worktree has none)
+    from .plumbed import PlumbedRepo
+
+    if isinstance(of, PlumbedRepo):
+        found = of.checked_out(worktree)
+        if found is not False:
+            return found  # type: ignore[return-value]  # str or None: False is excluded
     try:
         repo = pygit2.Repository(str(worktree))
     except pygit2.GitError:
@@ -104,9 +110,19 @@ def occupied(path: Path, wanted: str, retry: str) -> str:
     )
 
 
-def merge_in_progress(worktree: str | os.PathLike[str]) -> tuple[str, ...] | None:
+def merge_in_progress(
+    worktree: str | os.PathLike[str], of: GitRepo | None = None
+) -> tuple[str, ...] | None:
     """The paths still conflicted by a merge left in a work tree (empty: all resolved, not
-    committed yet); None when no merge is in progress there (or the folder is not one)."""
+    committed yet); None when no merge is in progress there (or the folder is not one).
+    ``of`` a PlumbedRepo: no ``MERGE_HEAD`` in a plain work tree's git dir answers None
+    without libgit2."""
+    from .plumbed import PlumbedRepo, _plain_repository
+
+    if isinstance(of, PlumbedRepo):
+        found = _plain_repository(os.path.abspath(worktree))
+        if found is not None and not (found[0] / "MERGE_HEAD").is_file():
+            return None
     try:
         repo = pygit2.Repository(str(worktree))
     except pygit2.GitError:
@@ -119,11 +135,20 @@ def merge_in_progress(worktree: str | os.PathLike[str]) -> tuple[str, ...] | Non
     return tuple(sorted({(ours or theirs or base).path for base, ours, theirs in conflicts}))
 
 
-def dirty_paths(worktree: str | os.PathLike[str]) -> list[str]:
+def dirty_paths(worktree: str | os.PathLike[str], of: GitRepo | None = None) -> list[str]:
     """Staged, unstaged and untracked paths of a worktree, outside ``.okstra/``.
 
     Ignored files do not count; an untracked folder is reported once, as git status does.
+    ``of`` a PlumbedRepo: ``git status`` answers (the same paths), libgit2 only if it fails.
     """
+    from .plumbed import PlumbedRepo
+
+    if isinstance(of, PlumbedRepo):
+        found = of.status_paths(worktree)
+        if found is not None:
+            return sorted(
+                p for p in found if p != OKSTRA_DIR and not p.startswith(OKSTRA_DIR + "/")
+            )
     try:
         repo = pygit2.Repository(str(worktree))
     except pygit2.GitError as exc:
@@ -157,6 +182,10 @@ class WorktreeInfo(Value):
 
 def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
     """The linked worktree registered for ``path`` (its folder may be gone), if any."""
+    from .plumbed import PlumbedRepo
+
+    if isinstance(repo, PlumbedRepo):
+        return _registered_at(repo, path)
     for name in repo._pygit2.list_worktrees():
         try:
             found = repo._pygit2.lookup_worktree(name)
@@ -171,6 +200,35 @@ def worktree_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
                 locked = None
             broken = where.is_dir() and not _gitfile_points_to(where / ".git", admin)
             return WorktreeInfo(name, where, bool(found.is_prunable), locked, broken)
+    return None
+
+
+def _registered_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
+    """:func:`worktree_at` from the admin folders' files, as libgit2 reads them: one holding
+    ``gitdir``, ``commondir`` and ``HEAD`` is a worktree, its folder where ``gitdir`` points;
+    prunable when its folder is gone and it is not locked."""
+    folder = repo.common_dir / "worktrees"
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    for name in names:
+        admin = folder / name
+        if not all((admin / f).is_file() for f in ("gitdir", "commondir", "HEAD")):
+            continue
+        try:
+            gitfile = Path((admin / "gitdir").read_text("utf-8").strip())
+        except (OSError, UnicodeDecodeError):
+            continue
+        where = (admin / gitfile).parent if not gitfile.is_absolute() else gitfile.parent
+        if same_path(where, path):
+            try:
+                locked: str | None = (admin / "locked").read_text("utf-8", "replace").strip()
+            except (FileNotFoundError, NotADirectoryError):
+                locked = None
+            present = where.is_dir()
+            broken = present and not _gitfile_points_to(where / ".git", admin)
+            return WorktreeInfo(name, where, locked is None and not present, locked, broken)
     return None
 
 

@@ -404,7 +404,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
         branch_state = "unpublished"
     else:
         branch_state = status.branch.state
-    merging = merge_in_progress(status.task_worktree) if status.task_worktree else None
+    merging = merge_in_progress(status.task_worktree, ctx.repo) if status.task_worktree else None
     opens = bool(verdict.get("opensGate"))
     push, moved = _main_push(ctx, status) if opens else (None, "")
     latest = task.latest_report_path or ""

@@ -139,7 +139,7 @@ def _whole_task(
     if head is not None:
         here = [sha for n, sha in done.items() if n not in absent]
         unmerged = ctx.repo.not_contained(head, here, base)
-        dirty = bool(dirty_paths(worktree))
+        dirty = bool(dirty_paths(worktree, ctx.repo))
     lines += rules.whole_task_refusals(numbers, done, unmerged, dirty)
     if lines and override is None and not dirty and (head is None or absent or unmerged):
         # The task branch is one published ref: integrate makes the task worktree if absent,
@@ -197,7 +197,7 @@ def _single_stage(
         raise GateRefused(rules.single_stage_refusals(stage, key, None, "", None, False))
     worktree = override or Path(claim.worktree_path)
     head = worktree_head(worktree, ctx.repo)
-    dirty = head is not None and bool(dirty_paths(worktree))
+    dirty = head is not None and bool(dirty_paths(worktree, ctx.repo))
     lines = rules.single_stage_refusals(stage, key, done_head, str(worktree), head, dirty)
     if lines:
         raise GateRefused(lines)
