@@ -104,7 +104,8 @@ def test_init_sets_the_lease_every_claim_takes_unless_it_names_one(tmp_path: Pat
     claim = json.loads(git(repo, "show", f"{CLAIMS}stage-1:claim.json"))
     assert claim["leaseSeconds"] == 7200
     assert took["placements"][0]["leaseExpiresAt"] == claim["leaseExpiresAt"]
-    assert "git okstra stage renew p:g:i" in took["directive"]
+    # The directive's commands name the clone (git -C, since 868923c), so they run from anywhere.
+    assert f"git -C {repo} okstra stage renew p:g:i" in took["directive"]
 
     forever = run_json(
         repo, "stage", "claim", KEY, "--stage", "2", "--no-worktree", "--lease", "none"
