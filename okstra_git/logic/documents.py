@@ -77,7 +77,7 @@ def verification_target(target: dict[str, Any]) -> str:
     stages = [
         f"| {_v(s['stage'])} | {_v(s['status'])} | "
         f"{_code(s['headCommit'][:12]) if s.get('headCommit') else '—'} | "
-        f"{_code(s['reportPath']) if s.get('reportPath') else '—'} |"
+        f"{_pipes_escaped(_report_cell(s))} |"
         for s in target["stages"]
     ]
     review = command("git", "-C", worktree, "diff", f"{base[:12]}..{head[:12]}")
@@ -109,6 +109,18 @@ def verification_target(target: dict[str, Any]) -> str:
     for s in target["stages"]:
         lines += stage_report_section(s)
     return "\n".join(lines) + "\n"  # each value escaped where it is used (file paths pad first)
+
+
+def _report_cell(stage: dict[str, Any]) -> str:
+    """Where a stage's report is read in this clone: stored with its done claim (shown below
+    the table), else its file here; a path only another clone has is said to be so."""
+    if stage.get("report"):
+        return f"stored with its done claim (stage {_v(stage['stage'])} report, below)"
+    if stage.get("reportHere"):
+        return _code(stage["reportHere"])
+    if stage.get("reportPath"):
+        return f"{_code(stage['reportPath'])} (written in the clone that did the stage; not here)"
+    return "—"
 
 
 def stage_report_section(stage: dict[str, Any], level: str = "###") -> list[str]:

@@ -50,6 +50,9 @@ class TargetStage(Value):
     report: StoredReport | None = None
     """The report as stored in the done claim (``report.md`` or ``report.json``): readable on
     every clone, whoever wrote it."""
+    report_here: str | None = None
+    """``report_path`` in this clone (absolute), when the file is here: the path is the one
+    the clone that marked the stage done wrote it at, which another clone may not have."""
 
 
 class Target(Value):
@@ -177,7 +180,7 @@ def _whole_task(
         base=base,
         head=head,
         head_tree=ctx.repo.tree_id(head),
-        stages=tuple(_target_stage(n, claims.get(n)) for n in numbers),
+        stages=tuple(_target_stage(ctx, n, claims.get(n)) for n in numbers),
         all_stages_done=all_done,
     )
 
@@ -209,15 +212,22 @@ def _single_stage(
         base=claim.base_commit,
         head=head,
         head_tree=ctx.repo.tree_id(head),
-        stages=(_target_stage(stage, claim),),
+        stages=(_target_stage(ctx, stage, claim),),
         all_stages_done=all_done,
     )
 
 
-def _target_stage(number: int, claim: Claim | None) -> TargetStage:
+def _target_stage(ctx: Context, number: int, claim: Claim | None) -> TargetStage:
     if claim is None:
         return TargetStage(number, "unclaimed", None, None, None)
-    return TargetStage(number, claim.status, claim.head_commit, claim.report_path, claim.branch)
+    here = None
+    if claim.report_path:
+        path = Path(ctx.clone_dir) / claim.report_path  # an absolute path stays itself
+        here = str(path) if path.is_file() else None
+    return TargetStage(
+        number, claim.status, claim.head_commit, claim.report_path, claim.branch,
+        report_here=here,
+    )  # fmt: skip
 
 
 def _worktree_override(repo: GitRepo, path: str) -> Path:

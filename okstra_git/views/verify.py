@@ -78,6 +78,7 @@ def target_data(target: verify.Target, diff: list[DiffStatEntry]) -> dict[str, A
                 "status": s.status,
                 "headCommit": s.head_commit,
                 "reportPath": s.report_path,
+                "reportHere": s.report_here,
                 "branch": s.branch,
                 **_stored_report(s.report),
             }

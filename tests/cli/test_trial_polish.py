@@ -224,3 +224,35 @@ def test_a_clone_with_no_commit_is_told_how_to_get_the_commit_its_stages_start_f
     assert run_line(hint).returncode == 0
     claimed = run_json(later, "stage", "claim", KEY, "--remote", "origin", "--stage", "2")
     assert Path(claimed["placements"][0]["worktreePath"]).is_dir()
+
+
+def test_verify_target_names_no_report_path_only_another_clone_has(tmp_path: Path):
+    """Trial T13: Ann and Ben each did a stage with a report; in Ben's clone verify target's
+    stage table named Ann's report by the path she wrote it at, which Ben's clone has not. The
+    table says where each report reads in this clone: stored with its done claim (printed
+    below it), or a file here (--json reportHere)."""
+    import re
+
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, FREE)
+    run_json(pat, "sync", "origin")
+    ann, ben = team.clone("ann", "Ann"), team.clone("ben", "Ben")
+    for who, n in ((ann, 1), (ben, 2)):
+        run_json(who, "sync", "origin")
+        claimed = run_json(who, "stage", "claim", KEY, "--remote", "origin", "--stage", str(n))
+        commit_stage(Path(claimed["placements"][0]["worktreePath"]), n)
+        step = run_json(who, "task", "status", KEY)["next"]
+        Path(step["report"]).parent.mkdir(parents=True, exist_ok=True)
+        Path(step["report"]).write_text(f"# Stage {n}\n\nby {who.name}\n")
+        assert run_line(step["command"]).returncode == 0
+    run_json(ben, "sync", "origin")
+    run_json(ben, "integrate", KEY, "--remote", "origin")
+    text = okstra(ben, "verify", "target", KEY).stdout
+    table = text.split("### Stages", 1)[1].split("\n\n###", 1)[0]
+    for path in re.findall(r"`([^`]*/[^`]*)`", table):
+        assert Path(path).is_absolute() and Path(path).is_file(), (path, table)
+    assert "stored with its done claim (stage 1 report, below)" in table, table
+    assert "by ann" in text  # the report itself, as stored with the claim
+    stages = run_json(ben, "verify", "target", KEY)["target"]["stages"]
+    assert stages[0]["reportHere"] is None and Path(stages[1]["reportHere"]).is_file()
