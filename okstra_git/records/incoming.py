@@ -22,12 +22,10 @@ from ..git.repo import GitRepo
 from ..logic.planfile import MAX_PLAN_BYTES
 from ..logic.workspace import run_paths
 from .base import loads
-from .claim import CLAIM_PATH, CLAIMS_PREFIX, REPORT_FILES, claim_location_problems
+from .claim import CLAIM_PATH, REPORT_FILES, claim_location_problems
+from .refnames import CLAIM_REF, ref_problems
 from .task import MANIFEST_PATH, TASKS_PREFIX
 
-_SLUG = r"[a-z0-9][a-z0-9._-]*"
-TASK_REF = re.compile(rf"{TASKS_PREFIX}(?P<suffix>{_SLUG}/{_SLUG})")
-CLAIM_REF = re.compile(rf"{CLAIMS_PREFIX}(?P<suffix>{_SLUG}/{_SLUG})/stage-(?P<stage>[1-9][0-9]*)")
 _SEQ = r"[0-9]{3,9}"
 _TASK_FILE = re.compile(
     rf"brief\.md|plans/plan-{_SEQ}\.md|runs/(?P<type>[a-z-]+)/(?P<seq>{_SEQ})(?P<data>\.data)?\.json"
@@ -35,16 +33,6 @@ _TASK_FILE = re.compile(
 _CHECKPOINT = re.compile(rf"(?P<type>[a-z-]+)-{_SEQ}")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _REPORT_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
-def ref_problems(ref: str) -> list[str]:
-    """Why ``ref`` (under ``refs/okstra/``) is not a name okstra writes."""
-    if TASK_REF.fullmatch(ref) or CLAIM_REF.fullmatch(ref):
-        return []
-    return [
-        f"{ref}: not an okstra task or claim ref "
-        "(refs/okstra/tasks/<group>/<id> or refs/okstra/claims/<group>/<id>/stage-<N>)"
-    ]
 
 
 def tip_problems(repo: GitRepo, ref: str, commit: str, known: str | None = None) -> list[str]:

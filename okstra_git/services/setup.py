@@ -8,9 +8,8 @@ from ..core.keys import check_project_id
 from ..core.tracking import fetch_refspecs
 from ..core.userfiles import write_atomic
 from ..gate.config import protect_glob
-from ..records.approval import APPROVALS_REF
 from ..records.claim import DEFAULT_LEASE, LEASE_KEY
-from ..records.verdict import VERDICTS_REF
+from ..records.refnames import NOTES_REFS
 from .context import Context
 from .identity import CLONE_KEY, clone_id, ensure_clone_id
 from .layout import checked_root
@@ -19,7 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import timedelta
 
-NOTES_REFS = (APPROVALS_REF, VERDICTS_REF)
 WORKSPACE_EXCLUDE = "/.okstra/"
 
 

@@ -25,11 +25,7 @@ from ...core.errors import BadInput
 from ...core.progress import Progress
 from ...core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS
 from ...git.repo import BULK_REFS, GitRepo, RefUpdate, cas_retry
-from ...records.incoming import CLAIM_REF, TASK_REF, ref_problems, tip_problems
-from ..setup import NOTES_REFS  # the notes refs sync exchanges; no other is adopted
-from .choice import apply_choice, rename_workspace, renumbered_unit
-from .conflicts import claim_conflict
-from .replay import replay_task
+from ...records.refnames import CLAIM_REF, NOTES_REFS, TASK_REF, ref_problems
 from .state import (
     PUSHED_STATES,
     Choice,
@@ -72,6 +68,8 @@ def reconcile(
 
     done = cas_retry(repo, attempt, touched)
     if choice is not None and choice.action == "renumber" and done.renumbered:
+        from .choice import rename_workspace
+
         rename_workspace(repo, choice.key, done.renumbered)
     return done
 
@@ -117,17 +115,23 @@ def _task(
     conflicts: list[TaskConflict] = []
     updates: list[RefUpdate] = []
     if choice is not None:
+        from .choice import apply_choice, renumbered_unit
+
         if choice.action == "renumber":
             done.renumbered[choice.unit] = renumbered_unit(repo, remote, task, choice)
         task = apply_choice(repo, task, choice, updates, done)
     for ref, (local, theirs) in sorted(task.refs.items()):
         state = _classify(repo, ref, local, theirs, done)
         if state.state == "diverged" and ref == task.ref:
+            from .replay import replay_task
+
             assert local is not None and theirs is not None  # diverged: both sides moved
             state = replay_task(
                 repo, remote, task, local, theirs, choice, done.renumbered, conflicts, updates
             )
         elif state.state == "diverged":
+            from .conflicts import claim_conflict
+
             assert local is not None and theirs is not None
             conflicts.append(claim_conflict(repo, remote, task, ref, local, theirs))
             state = RefState(ref, local, theirs, "conflict")
@@ -189,6 +193,8 @@ def _classify(
         return RefState(ref, local, theirs, "same")
     known = local if local is not None and contains(repo, theirs, local) else None
     if local is None or known is not None:
+        from ...records.incoming import tip_problems
+
         problems = tip_problems(repo, ref, theirs, known)
         if problems:
             done.invalid += problems
