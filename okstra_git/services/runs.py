@@ -11,7 +11,6 @@ from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.strict import parsed, run_seq
 from ..core.userfiles import read_json_object, workspace_relative
-from ..logic.critic import parse_critic
 from ..logic.phases import (
     FINAL_VERIFICATION,
     RELEASE_HANDOFF,
@@ -19,7 +18,6 @@ from ..logic.phases import (
     next_phase_after,
     waits_for_approval,
 )
-from ..logic.runsetup import run_setup
 from ..logic.workspace import run_paths
 from ..records.base import to_data
 from ..records.run import (
@@ -34,7 +32,6 @@ from ..records.run import (
 )
 from ..records.task import RunRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from .context import Context
-from .tasks import check_task_type
 
 
 def open_run(
@@ -113,6 +110,8 @@ def run_setup_of(
     options: Sequence[str],
 ) -> RunSetup:
     """The run's set-up from ``run start``'s flags, or BadInput naming the flag."""
+    from ..logic.runsetup import run_setup  # run start's: a claim or a done does not load it
+
     if stage is not None and task_type != FINAL_VERIFICATION:
         raise BadInput(f"--stage picks what a final-verification run verifies, not {task_type}")
     parsed_setup = run_setup(task_type, workers, models, options)
@@ -150,6 +149,9 @@ def _start(
     options: Sequence[str],
 ) -> tuple[TaskState, RunRecord]:
     """The start event alone (no workspace file): what a shared start retries."""
+    from ..logic.critic import parse_critic
+    from .tasks import check_task_type
+
     check_task_type(task_type)
     setup = run_setup_of(task_type, base, stage, workers, models, options)
     convergence = None
@@ -359,6 +361,8 @@ def finish_run(
 ) -> tuple[TaskState, RunRecord]:
     """Record how a run ended. ``data`` (the run's report data) is checked against the run and
     kept in the task tree beside the run record, where the next run of the type finds it."""
+    from .tasks import check_task_type  # with the task listing: not loaded by a claim
+
     check_task_type(task_type)
     if status not in RUN_END_STATUSES:
         raise BadInput(f"--status {status!r}: one of {', '.join(RUN_END_STATUSES)}")
