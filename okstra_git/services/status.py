@@ -151,7 +151,7 @@ def refusal_step(key_text: str) -> dict[str, Any] | None:
     from .context import open_context
 
     try:
-        ctx = open_context()
+        ctx = open_context(plumbed=True)  # a read, as task status is
         key = ctx.key(key_text)
     except OkstraError:
         return None

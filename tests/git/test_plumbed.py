@@ -176,3 +176,138 @@ def test_a_history_that_does_not_parse_is_told_as_libgit2_tells_it(repo: Path) -
         long = git(repo, "commit-tree", tree, "-p", long, "-m", f"c{n}")
     assert plumbed.history_readable([long], [head])
     assert not plumbed.history_readable([long, on_top], [head])
+
+
+def _commit_all(where: Path, message: str) -> str:
+    git(where, "add", "-A")
+    git(where, "commit", "-q", "-m", message)
+    return git(where, "rev-parse", "HEAD")
+
+
+def test_ancestry_trees_and_diff_stats_answer_alike(repo: Path) -> None:
+    root = git(repo, "rev-parse", "HEAD")
+    (repo / "sub").mkdir()
+    (repo / "sub" / "long.txt").write_text("".join(f"line {n}\n" for n in range(40)))
+    (repo / "gone.txt").write_text("bye\n")
+    (repo / "moved.txt").write_text("".join(f"same {n}\n" for n in range(30)))
+    (repo / "tool.sh").write_text("echo\n")
+    (repo / "empty-old.txt").write_text("")
+    base = _commit_all(repo, "base")
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "side.txt").write_text("side\n")
+    side = _commit_all(repo, "side")
+    git(repo, "checkout", "-q", "main")
+    (repo / "sub" / "long.txt").write_text("".join(f"line {n}\n" for n in range(3, 45)))
+    (repo / "gone.txt").unlink()
+    (repo / "moved.txt").rename(repo / "sub" / "renamed.txt")  # a rename, edited a little
+    text = (repo / "sub" / "renamed.txt").read_text()
+    (repo / "sub" / "renamed.txt").write_text(text + "one more\n")
+    (repo / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    (repo / "tool.sh").chmod(0o755)
+    (repo / "empty.txt").write_text("")
+    (repo / "new.txt").write_text("")
+    (repo / "tool.sh").rename(repo / "sub" / "tool.sh")  # a rename as is, its mode changed
+    (repo / "sub" / "long.txt").rename(repo / "long.txt")  # moved up, and edited
+    (repo / "empty-old.txt").unlink()  # an empty file, renamed
+    head = _commit_all(repo, "head")
+    git(repo, "merge", "-q", "--no-edit", "side")
+    merged = git(repo, "rev-parse", "HEAD")
+    unknown = "1" * 40
+    pygit2_repo, plumbed = both(repo)
+    assert len(plumbed.diff_stat(base, head)) == 7  # each kind of change is there
+    for old, new in ((base, head), (head, base), (root, merged), (side, head), (base, base)):
+        assert plumbed.diff_stat(old, new) == pygit2_repo.diff_stat(old, new), (old, new)
+    assert any(" => " in e.path for e in plumbed.diff_stat(base, head))
+    assert any(e.binary for e in plumbed.diff_stat(base, head))
+    for sha in (root, base, side, head, merged):
+        assert plumbed.tree_id(sha) == pygit2_repo.tree_id(sha)
+    with pytest.raises(KeyError):
+        pygit2_repo.tree_id(unknown)
+    with pytest.raises(KeyError):
+        plumbed.tree_id(unknown)
+    cases: list[tuple[str, list[str], str | None]] = [
+        (merged, [side, head, base, root], None),
+        (head, [side, head, base, root], None),
+        (head, [side, base, root], base),
+        (head, [side, root], head),  # base == head
+        (side, [head, base, root], base),
+        (merged, [side, root], unknown),  # a base not here: walked without it
+        (base, [side, head], root),
+        (merged, [], base),
+    ]
+    for at, commits, since in cases:
+        want = pygit2_repo.not_contained(at, commits, since)
+        assert plumbed.not_contained(at, commits, since) == want, (at, commits, since)
+    assert plumbed.not_contained(head, [side, base], base) == {side}
+    assert plumbed._opened is None
+
+
+def test_worktree_reads_answer_alike(repo: Path, tmp_path: Path) -> None:
+    (repo / ".gitignore").write_text("*.log\n")
+    (repo / "a.txt").write_text("a\n")
+    (repo / "b.txt").write_text("".join(f"b {n}\n" for n in range(20)))
+    (repo / "sub").mkdir()
+    (repo / "sub" / "c.txt").write_text("c\n")
+    _commit_all(repo, "files")
+    linked, gone, locked = tmp_path / "linked", tmp_path / "gone", tmp_path / "locked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    git(repo, "worktree", "add", "-q", "-b", "gone", str(gone))
+    git(repo, "worktree", "add", "-q", "--detach", str(locked))
+    git(repo, "worktree", "lock", "--reason", "kept", str(locked))
+    import shutil
+
+    shutil.rmtree(gone)
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", "-b", "main", str(other))
+    orphan = tmp_path / "orphan"
+    git(repo, "worktree", "add", "-q", "--detach", str(orphan))
+    git(orphan, "checkout", "-q", "--orphan", "unborn")
+    # Dirt of every kind in the linked worktree: staged, unstaged, a staged rename, untracked
+    # files and folders, ignored files, and okstra's own folder.
+    (linked / "a.txt").write_text("changed\n")
+    git(linked, "mv", "b.txt", "sub/b-moved.txt")
+    (linked / "sub" / "c.txt").unlink()
+    (linked / "new.txt").write_text("new\n")
+    (linked / "fresh" / "deep").mkdir(parents=True)
+    (linked / "fresh" / "deep" / "x.txt").write_text("x\n")
+    (linked / "debug.log").write_text("ignored\n")
+    (linked / ".okstra" / "tasks").mkdir(parents=True)
+    (linked / ".okstra" / "tasks" / "t.md").write_text("mine\n")
+    git(linked, "add", "new.txt")
+    (linked / "new.txt").write_text("new, then edited\n")
+    from okstra_git.git.worktrees import (
+        dirty_paths,
+        merge_in_progress,
+        worktree_at,
+        worktree_head,
+    )
+
+    pygit2_repo, plumbed = both(repo)
+    folders = [repo, linked, linked / "sub", gone, locked, other, orphan, tmp_path / "none"]
+    folders.append(tmp_path)  # a plain folder, in no repository
+    for folder in folders:
+        assert worktree_head(folder, plumbed) == worktree_head(folder, pygit2_repo), folder
+        assert worktree_at(plumbed, folder) == worktree_at(pygit2_repo, folder), folder
+        assert merge_in_progress(folder, plumbed) == merge_in_progress(folder), folder
+    assert worktree_head(orphan, plumbed) is None
+    assert worktree_at(plumbed, gone) is not None and worktree_at(plumbed, gone).prunable
+    assert worktree_at(plumbed, locked).locked == "kept"  # type: ignore[union-attr]
+    for folder in (repo, linked, linked / "sub", locked, orphan):
+        assert dirty_paths(folder, plumbed) == dirty_paths(folder), folder
+    assert dirty_paths(linked, plumbed) == [
+        "a.txt", "b.txt", "fresh/", "new.txt", "sub/b-moved.txt", "sub/c.txt",
+    ]  # fmt: skip
+    with pytest.raises(BadInput):
+        dirty_paths(tmp_path, plumbed)  # no work tree: as GitRepo says it
+    # A merge stopped on a conflict, then the conflict resolved but not committed.
+    git(linked, "reset", "-q", "--hard")
+    git(linked, "clean", "-qfd")
+    (linked / "a.txt").write_text("side\n")
+    _commit_all(linked, "side")
+    (repo / "a.txt").write_text("main\n")
+    _commit_all(repo, "main")
+    subprocess.run(["git", "-C", str(linked), "merge", "-q", "main"], capture_output=True)
+    assert merge_in_progress(linked, plumbed) == merge_in_progress(linked) == ("a.txt",)
+    git(linked, "add", "a.txt")
+    assert merge_in_progress(linked, plumbed) == merge_in_progress(linked) == ()
+    assert plumbed._opened is None  # libgit2 read the merge's index, not the repository
