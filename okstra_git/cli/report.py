@@ -55,7 +55,12 @@ def validate(data: str, no_task: bool) -> Output:
         problems += found
     from ..views.report import validated
 
-    return validated(data, report, problems, note)
+    then, step = None, None
+    if not problems and not no_task and note.startswith("checked against"):
+        from ..services.reports import report_step
+
+        then, step = report_step(None, str(report["header"]["taskKey"]), data)
+    return validated(data, report, problems, note, then, step)
 
 
 @command(
@@ -121,7 +126,8 @@ def init(
     from ..logic.reports.rules import starter_prompts
     from ..views.report import started
 
-    return started(task_key, path, data, starter_prompts(data), stage, verdict, out)
+    then, step = reports.report_step(ctx, key, str(path))
+    return started(task_key, path, data, starter_prompts(data), stage, verdict, out, then, step)
 
 
 @command(

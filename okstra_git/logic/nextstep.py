@@ -420,6 +420,24 @@ def _run_work(s: Situation) -> str:
     return ""
 
 
+def taking(step: Step, data: str) -> str | None:
+    """The line of ``step`` (its command, or one of ``also``) that records the report written
+    from the report data ``data``: the one whose ``--report`` is that report (the Markdown
+    beside ``data``) or ``data`` itself, given ``data`` — report data is recorded as it is, so
+    nothing needs rendering first. None when the step records no such report."""
+    import shlex
+
+    lines = [step.command] if step.command else []
+    for said in [*lines, *step.also]:
+        argv = shlex.split(said)
+        if "--report" not in argv[:-1]:
+            continue
+        at = argv.index("--report") + 1
+        if data in (argv[at], argv[at].removesuffix(".md") + ".data.json"):
+            return command(*argv[:at], data, *argv[at + 1 :])
+    return None
+
+
 def plan_steps(key: str, plan: str, clone_dir: str) -> tuple[str, ...]:
     """The commands that take a written plan (``plan``, absolute) to its approval, each one
     line that runs from any folder: validate, submit, approve (``plan init`` prints them; the

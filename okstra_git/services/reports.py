@@ -33,6 +33,10 @@ from ..records.claim import load_claims
 from ..records.task import TaskState, require_task
 from .context import Context
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..logic.nextstep import Step
+
 _REPORT_NAME = re.compile(r"final-report-(?P<type>[a-z-]+)-(?P<seq>[0-9]{3})\.(?:md|data\.json)")
 
 
@@ -347,7 +351,11 @@ def init_report(
     folders are made); an existing file is kept unless ``force``."""
     data = starter_for_task(ctx, key, task_type, stage, language, verdict)
     header = data["header"]
-    path = Path(out) if out else default_data_path(ctx, key, header["taskType"], header["seq"])
+    path = (
+        Path(out)
+        if out
+        else default_data_path(ctx, key, header["taskType"], header["seq"], header.get("stage"))
+    )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -367,13 +375,39 @@ def init_report(
     return path, data
 
 
-def default_data_path(ctx: Context, key: TaskKey, task_type: str, seq: str) -> Path:
-    """``…/runs/<type>/reports/final-report-<type>-<seq>.data.json`` in the work tree, beside
-    the report it renders to."""
+def default_data_path(
+    ctx: Context, key: TaskKey, task_type: str, seq: str, stage: int | None = None
+) -> Path:
+    """``…/runs/<type>/reports/final-report-<type>-<seq>.data.json`` in this clone's main
+    worktree (where ``task status`` names the reports, whichever worktree this runs in),
+    beside the report it renders to; a stage report's beside the stage's report,
+    ``stage-<N>-report-implementation-<seq>.md``."""
     if ctx.workdir is None:
         raise BadInput(f"{ctx.repo.git_dir} is a bare repository: give the output with --out")
-    report = run_paths(key, task_type, seq)["report"]
-    return ctx.workdir / (report.removesuffix(".md") + ".data.json")
+    if stage is not None and task_type == IMPLEMENTATION:
+        from ..logic.workspace import stage_report_path
+
+        report = stage_report_path(key, seq, stage)
+    else:
+        report = run_paths(key, task_type, seq)["report"]
+    return Path(ctx.clone_dir) / (report.removesuffix(".md") + ".data.json")
+
+
+def report_step(ctx: Context | None, key_text: str, data: str) -> tuple[str | None, Step | None]:
+    """What follows a report data file ``data`` of ``key_text`` (``report init``, ``report
+    validate``): the task's next step's line that records it (``nextstep.taking``), and the
+    step itself (None: no task here to ask)."""
+    from ..core.errors import OkstraError
+    from ..logic.nextstep import taking
+    from .context import open_context
+    from .status import next_for
+
+    try:
+        ctx = ctx or open_context()
+        step = next_for(ctx, ctx.key(key_text))
+    except OkstraError:
+        return None, None
+    return taking(step, os.path.abspath(data)), step
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,15 +12,21 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..core.keys import TaskKey
+    from ..logic.nextstep import Step
     from ..logic.reports.rules import Problem
     from ..services.reportfiles import Rendered
 
 
 def validated(
-    data: str, report: dict[str, Any], problems: list[Problem], note: str | None
+    data: str,
+    report: dict[str, Any],
+    problems: list[Problem],
+    note: str | None,
+    then: str | None = None,
+    step: Step | None = None,
 ) -> Output:
     """Valid with what the report is of, or every problem with its pointer and rule (exit 1);
-    and how the task's records were checked."""
+    how the task's records were checked; and, valid, what follows (:func:`_after`)."""
     header = report.get("header")
     if not isinstance(header, dict):
         header = {}
@@ -38,7 +44,29 @@ def validated(
     text = "\n".join([*lines, f"{summary}; {note}"])
     if problems:
         return Output(result, text, code=1, error="\n".join([f"{summary}:", *lines]))
-    return Output(result, text)
+    after = _after(then, step)
+    result.update(then=then, next=step.to_data() if step is not None else None)
+    return Output(result, "\n".join([text, *after]))
+
+
+def _validate_line(path: Path, step: Step | None) -> str:
+    """``report validate PATH``, in the task's clone when there is one (its records are what
+    it checks the data against)."""
+    if step is None:
+        return okstra("report", "validate", path)
+    from ..logic.nextstep import line, okstra_argv
+
+    return line(okstra_argv("report", "validate", path), step.cwd)
+
+
+def _after(then: str | None, step: Step | None) -> list[str]:
+    """The line that records the report (the task's next step, given this data as its
+    ``--report``), else the task's next step as it is."""
+    if then is not None:
+        return [f"then record it: {then}"]
+    if step is not None:
+        return [f"next ({step.kind}, {step.who}): {step.command or step.why}"]
+    return []
 
 
 def started(
@@ -49,9 +77,12 @@ def started(
     stage: int | None,
     verdict: str | None,
     out: str | None,
+    then: str | None = None,
+    step: Step | None = None,
 ) -> Output:
-    """Where the report data was written, the prompts left to fill, and how to check it (a
-    final verification started without its verdict: how to start it again with one)."""
+    """Where the report data was written, the prompts left to fill, how to check it (a
+    final verification started without its verdict: how to start it again with one) and what
+    follows (:func:`_after`)."""
     header = data["header"]
     what = f"{header['taskType']} {header['seq']}" + (
         f" stage {header['stage']}" if "stage" in header else ""
@@ -59,7 +90,7 @@ def started(
     lines = [
         f"wrote {path} ({what} of {task_key})",
         f"fill in its {len(prompts)} prompt(s) (text beginning 'Replace:'): {', '.join(prompts)}",
-        f"then check it: {okstra('report', 'validate', path)}",
+        f"then check it: {_validate_line(path, step)}",
     ]
     if header["taskType"] == "final-verification" and verdict is None:
         again = [
@@ -86,8 +117,10 @@ def started(
             "stage": header.get("stage"),
             "prompts": prompts,
             "data": data,
+            "then": then,
+            "next": step.to_data() if step is not None else None,
         },
-        "\n".join(lines),
+        "\n".join([*lines, *_after(then, step)]),
     )
 
 

@@ -69,7 +69,11 @@ def test_init_validate_render_a_final_verification_of_a_real_task(repo: Path) ->
     path.write_text(json.dumps(fill_prompts(made["data"])))
     proc = okstra(repo, "report", "validate", str(path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.endswith(f"checked against the records of {KEY}\n")
+    # ...then the task's next step (trial T19: it ended at the check); here the stages are not
+    # integrated yet, so the integrate comes before any verification is recorded.
+    checked, after = proc.stdout.splitlines()[-2:]
+    assert checked.endswith(f"checked against the records of {KEY}"), proc.stdout
+    assert after == f"next (run, agent): git -C {repo} okstra integrate {KEY}", proc.stdout
     again = okstra(repo, "report", "init", KEY, "--type", "final-verification")
     assert again.returncode == 1 and "already exists" in again.stderr
     assert f"hint: git -C {repo} okstra report validate {path}" in again.stderr

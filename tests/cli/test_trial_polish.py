@@ -256,3 +256,31 @@ def test_verify_target_names_no_report_path_only_another_clone_has(tmp_path: Pat
     assert "by ann" in text  # the report itself, as stored with the claim
     stages = run_json(ben, "verify", "target", KEY)["target"]["stages"]
     assert stages[0]["reportHere"] is None and Path(stages[1]["reportHere"]).is_file()
+
+
+def test_report_init_and_validate_name_the_step_that_records_the_report(tmp_path: Path):
+    """Trial T19: report init and report validate ended with the check, naming nothing after
+    it. They name the task's next step that records this report — the engine's, with the
+    data as its --report — which run as printed from any folder records it."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    run_json(pat, "sync", "origin")
+    ann = team.clone("ann", "Ann")
+    run_json(ann, "sync", "origin")
+    claimed = run_json(ann, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
+    worktree = Path(claimed["placements"][0]["worktreePath"])
+    started = okstra(worktree, "report", "init", KEY, "--type", "implementation", "--stage", "1")
+    assert started.returncode == 0, started.stderr
+    data = Path(run_json(ann, "task", "status", KEY)["next"]["report"].removesuffix(".md"))
+    data = data.with_name(data.name + ".data.json")  # beside the report task status names
+    then = f"then record it: git -C {ann} okstra stage done {KEY} --stage 1 --report {data}"
+    assert started.stdout.splitlines()[-1] == then, started.stdout
+    data.write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
+    checked = run_line(started.stdout.splitlines()[-2].removeprefix("then check it: "))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.splitlines()[-1] == then, checked.stdout
+    commit_stage(worktree, 1)
+    done = run_line(then.removeprefix("then record it: "))
+    assert done.returncode == 0, done.stderr
+    assert run_json(ann, "task", "status", KEY)["stages"][0]["state"] == "done"
