@@ -129,8 +129,8 @@ def _task(ctx: Context, key: TaskKey, protected: dict[str, str]) -> BoardTask:
         return BoardTask(str(key), None, error=str(exc))
     verdict = status.verdict
     carriers = None
-    if verdict is not None and verdict.get("recordedOn"):
-        carriers = _carriers(ctx.repo, protected, verdict["recordedOn"])
+    if verdict is not None and verdict.recorded_on:
+        carriers = _carriers(ctx.repo, protected, verdict.recorded_on)
     reports = _stage_reports(ctx.repo, key, status)
     branch = _task_branch(ctx.repo, key)
     return BoardTask(str(key), status, None, events, branch, carriers, reports)

@@ -60,17 +60,52 @@ class StageStatus(Value):
     task is not shared); None: not done."""
 
 
+class PlanStatus(Value):
+    """The task's latest plan and its approval, in ``task status``."""
+
+    seq: str
+    path: str
+    blob: str
+    read_from: str
+    """Where the plan was read from (``plans.PlanStatus.source``)."""
+    approved: bool
+    reasons: list[str]
+    """Why it is not approved."""
+    approved_by: str | None
+    approved_at: str | None
+    method: str | None
+    """The newest approval's; None: no approval recorded."""
+
+
+class VerdictStatus(Value):
+    """The newest verdict on a commit and whether it opens the gate there, as the pre-push
+    hook would judge it; or, ``error`` set, why it cannot be judged (the gate's config)."""
+
+    head: str
+    """The commit judged."""
+    opens_gate: bool
+    error: str | None = None
+    verdict: str = ""
+    scope: str = ""
+    recorded_on: str = ""
+    """The commit the verdict was recorded on (``head`` or one with its tree)."""
+    recorded_at: str = ""
+    recorded_by: str = ""
+    why: str | None = None
+    """Why it does not open the gate."""
+
+
 class TaskStatus(Record):
     """Everything ``task status`` shows."""
 
     state: TaskState
-    plan: dict[str, Any] | None
+    plan: PlanStatus | None
     stages: list[StageStatus]
     task_branch: str
     task_head: str | None
     task_worktree: str
-    verdict: dict[str, Any] | None
-    published_verdict: dict[str, Any] | None
+    verdict: VerdictStatus | None
+    published_verdict: VerdictStatus | None
     """The newest verdict on the task branch ``remote`` published, when this clone's task
     branch is not that one (behind it, diverged, or none here): what an accepted task shows in
     a clone that has not integrated it yet."""
@@ -90,13 +125,13 @@ class TaskStatus(Record):
     def __init__(
         self,
         state: TaskState,
-        plan: dict[str, Any] | None = None,
+        plan: PlanStatus | None = None,
         stages: list[StageStatus] | None = None,
         task_branch: str = "",
         task_head: str | None = None,
         task_worktree: str = "",
-        verdict: dict[str, Any] | None = None,
-        published_verdict: dict[str, Any] | None = None,
+        verdict: VerdictStatus | None = None,
+        published_verdict: VerdictStatus | None = None,
         lag: list[remoteview.Lag] | None = None,
         next: Step | None = None,
         remote: str | None = None,
@@ -225,24 +260,24 @@ def _unpublished(repo: GitRepo, status: TaskStatus) -> list[str]:
     return found
 
 
-def _plan(ctx: Context, key: TaskKey) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _plan(ctx: Context, key: TaskKey) -> tuple[PlanStatus, tuple[str, ...]]:
     from .plans import plan_status
 
     found = plan_status(ctx, key)
     latest = found.state.task.latest_plan
     assert latest is not None
     approval = found.approvals[-1] if found.approvals else None
-    return {
-        "seq": latest.seq,
-        "path": latest.path,
-        "blob": latest.blob,
-        "readFrom": found.source,
-        "approved": found.approved,
-        "reasons": found.reasons,
-        "approvedBy": approval.approved_by if approval else None,
-        "approvedAt": approval.approved_at if approval else None,
-        "method": approval.method if approval else None,
-    }, tuple(found.reasons)
+    return PlanStatus(
+        seq=latest.seq,
+        path=latest.path,
+        blob=latest.blob,
+        read_from=found.source,
+        approved=found.approved,
+        reasons=found.reasons,
+        approved_by=approval.approved_by if approval else None,
+        approved_at=approval.approved_at if approval else None,
+        method=approval.method if approval else None,
+    ), tuple(found.reasons)
 
 
 def _stages(
@@ -315,7 +350,7 @@ def _merge_ref(repo: GitRepo, claim: Claim | None, done: str | None) -> str:
     return done
 
 
-def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | None:
+def _verdict(ctx: Context, key: TaskKey, head: str | None) -> VerdictStatus | None:
     """The newest verdict on the task's HEAD (or a commit with its tree) and whether it opens
     the gate there, as the pre-push hook would judge it."""
     if head is None:
@@ -325,25 +360,25 @@ def _verdict(ctx: Context, key: TaskKey, head: str | None) -> dict[str, Any] | N
     try:
         finding = judge_head(ctx.repo, head, str(key), ctx.gate_config())
     except BadInput as exc:  # the gate's config fails closed: say so, do not guess
-        return {"head": head, "error": str(exc), "opensGate": False}
+        return VerdictStatus(head, False, error=str(exc))
     seen: list[tuple[Verdict, str | None]] = [(finding.opening, None)] if finding.opening else []
     seen += [(r.verdict, r.why) for r in finding.rejected]
     if not seen:
         return None
     verdict, why = max(seen, key=lambda pair: pair[0].recorded_at)
-    return {
-        "head": head,
-        "verdict": verdict.verdict,
-        "scope": verdict.scope,
-        "recordedOn": verdict.head,
-        "recordedAt": verdict.recorded_at,
-        "recordedBy": verdict.recorded_by,
-        "opensGate": finding.opening is not None,
-        "why": why,
-    }
+    return VerdictStatus(
+        head,
+        finding.opening is not None,
+        verdict=verdict.verdict,
+        scope=verdict.scope,
+        recorded_on=verdict.head,
+        recorded_at=verdict.recorded_at,
+        recorded_by=verdict.recorded_by,
+        why=why,
+    )
 
 
-def _published_verdict(ctx: Context, key: TaskKey, status: TaskStatus) -> dict[str, Any] | None:
+def _published_verdict(ctx: Context, key: TaskKey, status: TaskStatus) -> VerdictStatus | None:
     """:attr:`TaskStatus.published_verdict`, judged as the HEAD's is. A fetch that brought
     the published ref brought its commit (and ``sync`` the notes with it)."""
     branch = status.branch
@@ -351,8 +386,7 @@ def _published_verdict(ctx: Context, key: TaskKey, status: TaskStatus) -> dict[s
         return None
     if not ctx.repo.has_commit(branch.remote):
         return None  # a damaged or shallow clone: nothing to judge it against
-    found = _verdict(ctx, key, branch.remote)
-    return {**found, "remote": status.remote} if found else None
+    return _verdict(ctx, key, branch.remote)
 
 
 def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Situation:
@@ -395,7 +429,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
                 integrated=s.integrated,
             )
         )
-    verdict = status.verdict or {}
+    verdict = status.verdict
     if status.remote is None:
         branch_state = "local"
     elif status.branch is None:
@@ -405,7 +439,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
     else:
         branch_state = status.branch.state
     merging = merge_in_progress(status.task_worktree, ctx.repo) if status.task_worktree else None
-    opens = bool(verdict.get("opensGate"))
+    opens = verdict is not None and verdict.opens_gate
     push, moved = _main_push(ctx, status) if opens else (None, "")
     latest = task.latest_report_path or ""
     clarify_open, clarify_phase = (
@@ -434,7 +468,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
         task_branch=branch_state,
         merging=merging,
         verdict_opens=opens,
-        verdict=verdict.get("verdict"),
+        verdict=verdict.verdict if verdict is not None and verdict.error is None else None,
         verdict_unpublished="refs/notes/okstra/verdicts" in status.unpublished,
         main_push=push,
         main_moved=moved,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..records.base import to_data
-from ..services.status import StageStatus, TaskStatus
+from ..services.status import PlanStatus, StageStatus, TaskStatus, VerdictStatus
 from . import Output
 from .remote import lags_data
 
@@ -35,7 +35,7 @@ def data(found: TaskStatus) -> dict[str, Any]:
             "latestRun": to_data(task.latest_run) if task.latest_run else None,
             "openStages": found.open_stages,
         },
-        "plan": found.plan,
+        "plan": plan_data(found.plan) if found.plan is not None else None,
         "stages": [stage_data(s) for s in found.stages],
         "taskWorktree": {
             "branch": found.task_branch,
@@ -52,10 +52,45 @@ def data(found: TaskStatus) -> dict[str, Any]:
             "unpublished": found.unpublished,
             "home": found.home,
         },
-        "verdict": found.verdict,
-        "publishedVerdict": found.published_verdict,
+        "verdict": verdict_data(found.verdict) if found.verdict is not None else None,
+        "publishedVerdict": (
+            {**verdict_data(found.published_verdict), "remote": found.remote}
+            if found.published_verdict is not None
+            else None
+        ),
         "remoteLag": lags_data(found.lag),
         "next": found.next.to_data(),
+    }
+
+
+def plan_data(plan: PlanStatus) -> dict[str, Any]:
+    """``plan`` of ``task status --json``."""
+    return {
+        "seq": plan.seq,
+        "path": plan.path,
+        "blob": plan.blob,
+        "readFrom": plan.read_from,
+        "approved": plan.approved,
+        "reasons": plan.reasons,
+        "approvedBy": plan.approved_by,
+        "approvedAt": plan.approved_at,
+        "method": plan.method,
+    }
+
+
+def verdict_data(verdict: VerdictStatus) -> dict[str, Any]:
+    """``verdict`` of ``task status --json`` (``publishedVerdict`` adds its remote)."""
+    if verdict.error is not None:
+        return {"head": verdict.head, "error": verdict.error, "opensGate": False}
+    return {
+        "head": verdict.head,
+        "verdict": verdict.verdict,
+        "scope": verdict.scope,
+        "recordedOn": verdict.recorded_on,
+        "recordedAt": verdict.recorded_at,
+        "recordedBy": verdict.recorded_by,
+        "opensGate": verdict.opens_gate,
+        "why": verdict.why,
     }
 
 
