@@ -5,12 +5,12 @@ transaction): agents poll these, so they load only the records they show."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.keys import TaskKey
 from ..core.values import Value
 from ..logic import batch as batching
-from ..records.claim import Claim, ClaimState, claim_holder, load_claims
+from ..records.claim import Claim, ClaimState, StoredReport, claim_holder, load_claims
 from ..records.task import require_task
 from .context import Context
 
@@ -80,21 +80,24 @@ def list_claims(ctx: Context, key: TaskKey) -> list[ClaimRow]:
     ]
 
 
-def stored_reports(ctx: Context, key: TaskKey) -> list[dict[str, Any]]:
-    """Each done stage's report as stored with its claim, in stage order: ``stage``,
-    ``headCommit``, ``reportPath`` and the readable report (``logic.reports.stored``:
-    ``reportFile``, ``report``, ``reportData``) — what ``task show`` shows of the stages."""
-    from ..logic.reports.stored import report_view
+class StageReport(Value):
+    """A done stage and the report stored with its claim: what ``task show`` shows of it."""
+
+    stage: int
+    head_commit: str | None
+    report_path: str | None
+    """Where ``stage done`` was given the report."""
+    report: StoredReport | None
+    """The report as stored; None: the stage was done without one."""
+
+
+def stored_reports(ctx: Context, key: TaskKey) -> list[StageReport]:
+    """Each done stage's report as stored with its claim, in stage order."""
     from ..records.claim import read_report
 
-    shown = []
-    for number, state in sorted(load_claims(ctx.repo, key).items()):
-        c = state.claim
-        if c.status != "done":
-            continue
-        stored = read_report(ctx.repo, state)
-        view = report_view(stored.name, stored.text) if stored else report_view(None, None)
-        shown.append(
-            {"stage": number, "headCommit": c.head_commit, "reportPath": c.report_path, **view}
-        )
-    return shown
+    return [
+        StageReport(number, state.claim.head_commit, state.claim.report_path,
+                    read_report(ctx.repo, state))
+        for number, state in sorted(load_claims(ctx.repo, key).items())
+        if state.claim.status == "done"
+    ]  # fmt: skip

@@ -45,9 +45,22 @@ def show(ctx: Context, key_text: str, write_index: bool) -> Output:
     task = to_data(state.task)
     ref = task_ref(state.key)
     lags, err = lag_notice(ctx, state.key, f"task {state.key}")
+    from ..logic.reports.stored import report_view
     from ..services.claimview import stored_reports
 
-    stages = stored_reports(ctx, state.key)
+    stages = [
+        {
+            "stage": done.stage,
+            "headCommit": done.head_commit,
+            "reportPath": done.report_path,
+            **(
+                report_view(done.report.name, done.report.text)
+                if done.report
+                else report_view(None, None)
+            ),
+        }
+        for done in stored_reports(ctx, state.key)
+    ]
     data = {
         "ref": ref,
         "commit": state.head,
