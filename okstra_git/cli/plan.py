@@ -82,7 +82,7 @@ def status(key: str) -> Output:
     from ..services.context import open_context
     from ..views.plan import plan_status
 
-    ctx = open_context()
+    ctx = open_context(plumbed=True)  # a read: no pygit2 to load (issue 25)
     return plan_status(plans.plan_status(ctx, ctx.key(key)))
 
 
@@ -99,7 +99,7 @@ def show(key: str, stage: int | None) -> Output:
     from ..services.context import open_context
     from ..views import plan as views
 
-    return views.show(open_context(), key, stage)
+    return views.show(open_context(plumbed=True), key, stage)  # a read: no pygit2
 
 
 @command(

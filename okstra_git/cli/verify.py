@@ -101,4 +101,4 @@ def show(rev: str) -> Output:
     from ..services.context import open_context
     from ..views import verify as views
 
-    return views.show(open_context(), rev)
+    return views.show(open_context(plumbed=True), rev)  # a read: no pygit2 to load

@@ -1,7 +1,7 @@
 """The read commands served by git's plumbing (git/plumbed.py) — task show, task status, stage
-ready, stage list, verify target — in real processes: each prints what it prints through
-GitRepo (pygit2), byte for byte, and never imports pygit2, whose loading alone is most of
-their time (issue 25)."""
+ready, stage list, verify target, verify show, plan status, plan show — in real processes:
+each prints what it prints through GitRepo (pygit2), byte for byte, and never imports pygit2,
+whose loading alone is most of their time (issue 25)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,9 @@ def test_read_commands_answer_as_gitrepo_does_without_pygit2(tmp_path: Path) -> 
         ("verify", "target", KEY),
         ("verify", "target", KEY, "--json"),
         ("verify", "target", KEY, "--stage", "1", "--json"),
+        ("verify", "show", "HEAD"),
+        ("plan", "status", KEY, "--json"),
+        ("plan", "show", KEY),
     ]
     for where in (repo, world.task_wt / "sub"):
         for argv in reads:
