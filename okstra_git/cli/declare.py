@@ -111,6 +111,12 @@ class Arg(Value):
         return self.dest or self.name.lstrip("-").replace("-", "_")
 
     @property
+    def word(self) -> str:
+        """Its name as the command line spells it, ``-`` → ``_``: ``type`` for ``--type``
+        (whatever the handler calls it), what an MCP tool names the argument."""
+        return self.name.lstrip("-").replace("-", "_")
+
+    @property
     def placeholder(self) -> str:
         return self.metavar or self.name.lstrip("-").replace("-", "_").upper()
 

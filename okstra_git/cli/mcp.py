@@ -112,8 +112,10 @@ def tool_list() -> list[dict[str, Any]]:
 
 
 def input_schema(cmd: Command) -> dict[str, Any]:
-    """The JSON Schema of a tool's arguments: ``repository``, then the command's arguments by
-    their handler names (``take_over_expired`` for ``--take-over-expired``)."""
+    """The JSON Schema of a tool's arguments: ``repository``, then the command's arguments as
+    the command line spells them (``take_over_expired`` for ``--take-over-expired``, ``type``
+    for ``--type``); an argument once named by its handler's name (``task_type``) takes that
+    name too (:data:`OLD_NAMES`)."""
     properties: dict[str, Any] = {
         REPOSITORY: {
             "type": "string",
@@ -123,15 +125,26 @@ def input_schema(cmd: Command) -> dict[str, Any]:
     }
     required = [REPOSITORY]
     for arg in cmd.args:
-        properties[arg.key] = _arg_schema(arg)
+        properties[arg.word] = _arg_schema(arg)
         if arg.needed:
-            required.append(arg.key)
+            required.append(arg.word)
+        if arg.key in OLD_NAMES.get(cmd.name, ()):
+            properties[arg.key] = {
+                **_arg_schema(arg),
+                "description": f"The old name of `{arg.word}` (the same argument).",
+                "deprecated": True,
+            }
     return {
         "type": "object",
         "properties": properties,
         "required": required,
         "additionalProperties": False,
     }
+
+
+OLD_NAMES = {"report init": ("task_type",)}
+"""Arguments a tool named by the handler's name before it took the command line's, kept
+working for hosts configured then: ``report_init``'s ``task_type`` is ``type``."""
 
 
 def _arg_schema(arg: Arg) -> dict[str, Any]:
@@ -243,7 +256,7 @@ def tool_call(step: object) -> ToolCall | None:
                 continue
             if arg.convert in (number, auto_or_number) and str(value).isdigit():
                 value = int(value)
-            arguments[arg.key] = value
+            arguments[arg.word] = value
         return name, arguments
     return None
 
@@ -277,31 +290,39 @@ def _kwargs(tool: str, cmd: Command, arguments: dict[str, Any], where: str) -> d
     from ..core.errors import BadInput
     from .dispatch import checked_value
 
-    args = {arg.key: arg for arg in cmd.args}
-    unknown = sorted(set(arguments) - set(args) - {REPOSITORY})
+    args = {arg.word: arg for arg in cmd.args}
+    old = {arg.key: arg.word for arg in cmd.args if arg.key in OLD_NAMES.get(cmd.name, ())}
+    unknown = sorted(set(arguments) - set(args) - set(old) - {REPOSITORY})
     if unknown:
         raise BadInput(
             f"{tool}: no argument {', '.join(map(repr, unknown))}; it takes "
             f"{', '.join([REPOSITORY, *args])}"
         )
+    arguments = dict(arguments)
+    for was, now in old.items():
+        if was in arguments:
+            value = arguments.pop(was)
+            if arguments.get(now, value) != value:
+                raise BadInput(f"{tool}: `{was}` is the old name of `{now}`; give one of them")
+            arguments[now] = value
     kwargs = {}
     for key, arg in args.items():
         value = arguments.get(key)
         if value is None:
             if arg.needed:
                 raise BadInput(f"{tool}: `{key}` is required ({arg.help})")
-            kwargs[key] = [] if arg.repeat else (False if arg.flag else arg.default)
+            kwargs[arg.key] = [] if arg.repeat else (False if arg.flag else arg.default)
         elif arg.flag:
             if not isinstance(value, bool):
                 raise BadInput(f"{tool}: `{key}` must be true or false, not {value!r}")
-            kwargs[key] = value
+            kwargs[arg.key] = value
             continue
         else:
             texts = [_text(tool, arg, one) for one in (value if arg.repeat else [value])]
             if arg.complete in ("file", "dir"):
                 texts = [os.path.join(where, text) for text in texts]
-            kwargs[key] = texts if arg.repeat else texts[0]
-        kwargs[key] = checked_value(cmd, arg, kwargs[key])
+            kwargs[arg.key] = texts if arg.repeat else texts[0]
+        kwargs[arg.key] = checked_value(cmd, arg, kwargs[arg.key])
     return kwargs
 
 
@@ -318,7 +339,7 @@ def _text(tool: str, arg: Arg, value: object) -> str:
     wanted = "a stage number" if takes_number else "a string"
     if arg.repeat:
         wanted = f"a list of {wanted}s"
-    raise BadInput(f"{tool}: `{arg.key}` must be {wanted}, not {value!r}")
+    raise BadInput(f"{tool}: `{arg.word}` must be {wanted}, not {value!r}")
 
 
 # -- the server --------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..views import Output
-from .declare import KEY, Arg, command, lease
+from .declare import KEY, Arg, command, lease, number
 
 TYPE_CHECKING = False  # typing is for the type checker: it costs every command ~3 ms
 if TYPE_CHECKING:
@@ -28,6 +28,14 @@ if TYPE_CHECKING:
         metavar="DURATION",
         convert=lease,
     ),
+    Arg(
+        "--stage",
+        "Work stage N alone: wait until it is ready (its dependencies done, no other run "
+        "holding it), claim it, run CMD, mark it done and integrate it, then stop — one loop "
+        "per stage, as parallel agents each take one. Default: every stage, batch after batch.",
+        metavar="N",
+        convert=number,
+    ),
     Arg("--once", "Work one batch, then stop (refused when nothing is ready now).", flag=True),
     # Last, so usage reads as the command line does: options, then -- CMD ARGS.
     Arg("cmd", "The agent's command and its arguments, after --.", metavar="CMD", repeat=True),
@@ -48,6 +56,7 @@ def work(
     key: str,
     remote: str | None,
     lease: timedelta | str | None,
+    stage: int | None,
     once: bool,
     cmd: list[str],
 ) -> Output:
@@ -58,5 +67,5 @@ def work(
     from ..views.work import worked
 
     ctx = open_context()
-    done = run(ctx, ctx.key(key), cmd, remote, lease, once, directive=run_directive)
+    done = run(ctx, ctx.key(key), cmd, remote, lease, once, directive=run_directive, stage=stage)
     return worked(done, next_for(ctx, done.key))

@@ -76,7 +76,9 @@ class WorkReport(Record):
     lost: dict[int, str] = field(default_factory=dict)
     """Stages whose claim another run took while this loop worked on them."""
     finished: bool = False
-    """Every stage of the task is done."""
+    """Every stage of the task is done (with ``stage``: that stage)."""
+    stage: int | None = None
+    """The one stage this loop works (``work --stage N``); None: every stage."""
     stopped: str | None = None
     """The signal that stopped the loop (``SIGTERM``), if one did."""
     conflict: str | None = None
@@ -98,6 +100,7 @@ class Worker:
         once: bool,
         say: Callable[[str], None],
         directive: Callable[[claims.ClaimResult], str],
+        stage: int | None = None,
     ) -> None:
         if not argv:
             raise BadInput("work: give the command to run after --, e.g. -- ./agent.sh")
@@ -116,7 +119,9 @@ class Worker:
         self.directive = directive
         """Writes a claim's run directive (``views/stage.py``: a service never imports a view,
         so the command hands it in)."""
-        self.report = WorkReport(key)
+        self.stage = stage
+        """``work --stage N``: the one stage this loop claims and works, then it ends."""
+        self.report = WorkReport(key, stage=stage)
         self.failed: set[int] = set()
         self.held: dict[int, str] = {}
         """The started claims this loop holds: stage → run id."""
@@ -182,6 +187,8 @@ class Worker:
                 continue
             pause, last_wait = POLL_FIRST, ""
             for place in batch.stages:
+                if self.stage is not None and place.stage != self.stage:
+                    continue  # a resumed batch's other stage: left to a loop that works it
                 self._work_on(batch, place)
                 self._checkpoint()
             if self.report.conflict is not None:
@@ -223,13 +230,21 @@ class Worker:
         if own is not None:
             return own
         found = readiness(self.ctx, self.key, take_over_expired=True)
+        if self.stage is not None and self.stage not in found.stages:
+            have = ", ".join(map(str, sorted(found.stages))) or "none"
+            raise BadInput(f"--stage {self.stage}: the plan of {self.key} has stages {have}")
         states = load_claims(self.ctx.repo, self.key)
         left = [n for n in found.stages if n not in states or states[n].claim.status != "done"]
+        if self.stage is not None:
+            left = [n for n in left if n == self.stage]
         if not left:
             self.report.finished = True
-            self.say(f"every stage of {self.key} is done")
+            what = f"stage {self.stage}" if self.stage is not None else "every stage"
+            self.say(f"{what} of {self.key} is done")
             return None
         ready = [n for n in found.selection.ready if n not in self.failed]
+        if self.stage is not None:
+            ready = [n for n in ready if n == self.stage]
         if not ready:
             if self.failed and not self._can_wait_for(left, found.stages):
                 stuck = ", ".join(map(str, sorted(self.failed)))
@@ -237,6 +252,8 @@ class Worker:
                 self.report.code = 1
             return None
         only = None if not set(found.selection.batch) & self.failed else ready[0]
+        if self.stage is not None:
+            only = self.stage
         try:
             if self.remote is not None:
                 result = claim_via_remote(
@@ -272,6 +289,7 @@ class Worker:
                 for n, s in load_claims(ctx.repo, self.key).items()
                 if s.claim.status == "started"
                 and n not in self.failed
+                and (self.stage is None or n == self.stage)
                 and s.claim.worktree_path
                 and is_ours(ctx, None, s.claim)
             }
@@ -326,7 +344,8 @@ class Worker:
     def _waiting_for(self) -> str:
         sel = readiness(self.ctx, self.key, take_over_expired=True).selection
         return "; ".join(f"stage {n}: {why}" for n, why in sorted(sel.blocked.items()) if
-                         not why.startswith("done"))  # fmt: skip
+                         not why.startswith("done")
+                         and self.stage in (None, n))  # fmt: skip
 
     def _paths(self, result: claims.ClaimResult) -> dict[str, str]:
         seq = result.run_id.removeprefix(f"{claims.RUN_TYPE}-")
@@ -552,9 +571,11 @@ def work(
     say: Callable[[str], None] | None = None,
     *,
     directive: Callable[[claims.ClaimResult], str],
+    stage: int | None = None,
 ) -> WorkReport:
     """Run the loop (see the module's docstring); progress goes to ``say``, one line a step;
-    each claim's run directive, as ``directive`` words it, into the run's prompt file."""
+    each claim's run directive, as ``directive`` words it, into the run's prompt file.
+    ``stage``: work that stage alone — wait until it is ready, claim it, work it, then end."""
 
     def to_stderr(line: str) -> None:
         sys.stderr.write(f"okstra work: {line}\n")
@@ -565,4 +586,4 @@ def work(
 
         check_remote(ctx.repo, remote)
     with no_progress():  # one line a step: no fetch, push or checkout draws git's meter
-        return Worker(ctx, key, argv, remote, lease, once, say or to_stderr, directive).run()
+        return Worker(ctx, key, argv, remote, lease, once, say or to_stderr, directive, stage).run()

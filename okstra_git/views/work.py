@@ -18,7 +18,8 @@ def worked(done: WorkReport, step: Step) -> Output:
     parts += [f"released stage {n}: {why}" for n, why in sorted(done.released.items())]
     parts += [f"lost stage {n}: {why}" for n, why in sorted(done.lost.items())]
     if done.finished:
-        parts.append(f"every stage of {done.key} is done")
+        what = f"stage {done.stage}" if done.stage is not None else "every stage"
+        parts.append(f"{what} of {done.key} is done")
     parts.append(f"next ({step.kind}, {step.who}): {step.command or step.why}")
     text = "\n".join(parts)
     data = {
@@ -27,6 +28,7 @@ def worked(done: WorkReport, step: Step) -> Output:
         "released": {str(n): why for n, why in sorted(done.released.items())},
         "lost": {str(n): why for n, why in sorted(done.lost.items())},
         "finished": done.finished,
+        "stage": done.stage,
         "stopped": done.stopped,
         "conflict": done.conflict,
         "next": step.to_data(),

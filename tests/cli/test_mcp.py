@@ -417,3 +417,30 @@ def test_a_next_step_is_the_call_of_the_tool_that_runs_it():
     assert tool_call({"argv": ["git", "merge", "x"], "cwd": "/w"}) is None
     assert tool_call(step("run", "start", KEY, "--type", "final-verification")) is None
     assert tool_call(None) is None
+
+
+def test_report_init_takes_type_as_the_command_line_does(tmp_path: Path):
+    """Trial T17: report_init's argument was `task_type` where the CLI says `--type`. It is
+    `type`, in the schema and in a call; `task_type`, already published, still works."""
+    repo = make_repo(tmp_path / "repo")
+    approved_task(repo)
+    where = {"repository": str(repo), "key": KEY}
+
+    async def drive(client: Any) -> list[Any]:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        schema = listed["report_init"].input_schema["properties"]
+        return [
+            schema,
+            await client.call_tool("report_init", {**where, "type": "requirements-discovery",
+                                                   "out": "a.data.json"}),
+            await client.call_tool("report_init", {**where, "task_type": "error-analysis",
+                                                   "out": "b.data.json"}),
+            await client.call_tool("report_init", {**where, "type": "error-analysis",
+                                                   "task_type": "implementation"}),
+        ]  # fmt: skip
+
+    schema, new, old, both = anyio.run(partial(session, tmp_path, drive))
+    assert "type" in schema and schema["task_type"].get("deprecated") is True
+    assert not new.is_error and new.structured_content["taskType"] == "requirements-discovery"
+    assert not old.is_error and old.structured_content["taskType"] == "error-analysis"
+    assert both.is_error and "the old name of `type`" in both.content[0].text

@@ -299,3 +299,24 @@ def test_a_loop_works_first_the_stage_its_own_clone_claimed_before_it(tmp_path: 
     assert subjects[0].startswith(f"claim stage {stage} for {claimed['runId']}")
     assert any(s.startswith("renew") for s in subjects), subjects
     assert subjects[-1].startswith(f"done stage {stage} at ")
+
+
+def test_stage_works_the_one_chosen_stage_waiting_for_its_dependency(tmp_path: Path, agent: Path):
+    """Trial T17's agents wanted one stage each: `work --stage N` claims N alone — waiting
+    while its dependency is another loop's — works it, integrates it and stops; the stages
+    nobody chose stay unclaimed."""
+    team, ann, bob = two_clones(tmp_path, DIAMOND)
+    three = loop(ann, agent, "--remote", "origin", "--lease", "1h", "--stage", "3")
+    one = loop(bob, agent, "--remote", "origin", "--lease", "1h", "--stage", "1")
+    (code1, data1, err1), (code3, data3, err3) = finish(one), finish(three)
+    assert (code1, code3) == (0, 0), (err1, err3)
+    assert (data1["done"], data3["done"]) == ([1], [3])
+    assert data3["finished"] and data3["stage"] == 3
+    assert "okstra work: stage 3 of p:g:i is done" in err3
+    # Until bob's stage 1 was done; only the chosen stage is waited for.
+    assert "okstra work: waiting: stage 3: waiting for stage(s) 1 (not done)\n" in err3
+    assert set(team.on_remote(CLAIMS)) == {f"{CLAIMS}stage-1", f"{CLAIMS}stage-3"}
+    helped = okstra(ann, "work", "-h").stdout
+    assert "--stage N" in helped and "Work stage N alone" in " ".join(helped.split())
+    bad = okstra(ann, "work", KEY, "--stage", "9", "--", str(agent))
+    assert bad.returncode == 2 and "the plan of p:g:i has stages 1, 2, 3, 4" in bad.stderr
