@@ -19,6 +19,10 @@ from .context import Context
 from .status import TaskStatus, task_status
 from .tasks import Event
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .branches import BranchState
+
 EVENTS = 5
 """How many of a task's newest events the board shows."""
 
@@ -32,8 +36,8 @@ class BoardTask(Value):
     error: str | None
     events: list[Event]
     """Its newest events, newest first."""
-    branches: list[dict[str, str | None]]
-    """Its task branch against each remote's published one."""
+    branches: list[tuple[str, BranchState]]
+    """Its task branch against each remote's published one: (remote, how they stand)."""
     carriers: list[str] | None
     """The protected branches whose tip contains the commit its latest verdict was recorded
     on; None when there is no verdict to carry."""
@@ -46,7 +50,7 @@ class BoardTask(Value):
         status: TaskStatus | None,
         error: str | None = None,
         events: list[Event] | None = None,
-        branches: list[dict[str, str | None]] | None = None,
+        branches: list[tuple[str, BranchState]] | None = None,
         carriers: list[str] | None = None,
         reports: dict[int, tuple[str, str]] | None = None,
     ) -> None:
@@ -62,6 +66,15 @@ class BoardTask(Value):
         )
 
 
+class FetchedTask(Value):
+    """A task ref only a remote has (as fetched)."""
+
+    remote: str
+    ref: str
+    task_key: str | None
+    """None when its record fails the checks ``sync`` makes."""
+
+
 class Board(Value):
     """Everything the board shows."""
 
@@ -71,9 +84,8 @@ class Board(Value):
     """ISO 8601, UTC."""
     tasks: list[BoardTask]
     """Sorted by key."""
-    fetched_only: list[dict[str, str | None]]
-    """Task refs only a remote has (as fetched): ``remote``, ``ref``, ``taskKey`` (None when
-    its record fails the checks ``sync`` makes)."""
+    fetched_only: list[FetchedTask]
+    """Task refs only a remote has (as fetched)."""
     remotes: list[str]
     """The remotes a fetch brought okstra refs from."""
     protected: list[str]
@@ -158,7 +170,7 @@ def _stage_reports(repo: GitRepo, key: TaskKey, status: TaskStatus) -> dict[int,
     return found
 
 
-def _task_branch(repo: GitRepo, key: TaskKey) -> list[dict[str, str | None]]:
+def _task_branch(repo: GitRepo, key: TaskKey) -> list[tuple[str, BranchState]]:
     from .branches import task_branch_against
     from .remoteview import okstra_remotes
 
@@ -166,10 +178,7 @@ def _task_branch(repo: GitRepo, key: TaskKey) -> list[dict[str, str | None]]:
     for remote in okstra_remotes(repo):
         state = task_branch_against(repo, key, remote)
         if state is not None:
-            found.append(
-                {"remote": remote, "local": state.local, "published": state.remote,
-                 "state": state.state}
-            )  # fmt: skip
+            found.append((remote, state))
     return found
 
 
@@ -203,9 +212,7 @@ def _carriers(repo: GitRepo, protected: dict[str, str], commit: str) -> list[str
     return [ref for ref, tip in protected.items() if repo.contains(tip, commit)]
 
 
-def _fetched_task(
-    repo: GitRepo, remote: str, ref: str, commit: str | None
-) -> dict[str, str | None]:
+def _fetched_task(repo: GitRepo, remote: str, ref: str, commit: str | None) -> FetchedTask:
     """A task ref only ``remote`` has: its key when its record passes ``sync``'s checks."""
     from ..records.incoming import tip_problems
     from ..records.task import read_manifests
@@ -213,4 +220,4 @@ def _fetched_task(
     key = None
     if commit is not None and not tip_problems(repo, ref, commit):
         key = read_manifests(repo, {ref: commit})[ref].task_key
-    return {"remote": remote, "ref": ref, "taskKey": key}
+    return FetchedTask(remote, ref, key)

@@ -64,7 +64,9 @@ def data(board: Board) -> dict[str, Any]:
         "repository": board.repository,
         "generatedAt": board.generated_at,
         "tasks": [_task_data(task) for task in board.tasks],
-        "fetchedOnly": board.fetched_only,
+        "fetchedOnly": [
+            {"remote": f.remote, "ref": f.ref, "taskKey": f.task_key} for f in board.fetched_only
+        ],
         "remotes": board.remotes,
         "protected": board.protected,
         "problems": board.problems,
@@ -84,7 +86,10 @@ def _task_data(task: BoardTask) -> dict[str, Any]:
         stored = task.reports.get(stage["stage"])
         stage.update(report_view(*stored) if stored else report_view(None, None))
     shown["events"] = [event_data(event) for event in task.events]
-    shown["taskBranch"] = task.branches
+    shown["taskBranch"] = [
+        {"remote": remote, "local": b.local, "published": b.remote, "state": b.state}
+        for remote, b in task.branches
+    ]
     if shown["verdict"] is not None:
         shown["verdict"]["carriedBy"] = task.carriers
     return shown
