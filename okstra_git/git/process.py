@@ -4,14 +4,15 @@ times libgit2's on a large tree), hook installation asking git where hooks run, 
 listing refs, and the demo running commands as a user types them.
 
 The pre-push hook and ``ci check`` do not come here: ``plumbing`` starts git without loading
-``subprocess`` (it costs ~4 ms on every push).
+``subprocess`` (it costs ~4 ms on every push). Nor does :func:`git` load it for a git run in
+this process's folder (a claim or done through a remote: ``ls-remote`` and ``push``);
+:func:`run` and the progress meters do.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -19,8 +20,28 @@ from pathlib import Path
 
 from ..core.errors import BadInput
 
-Completed = subprocess.CompletedProcess[str]
-"""A finished git process: ``returncode``, ``stdout`` and ``stderr`` as text."""
+
+class _Finished:
+    """What :func:`git` gives without ``subprocess``: the fields of its ``CompletedProcess``."""
+
+    def __init__(self, args: list[str], returncode: int, stdout: str, stderr: str) -> None:
+        self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
+
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    class Completed(Protocol):
+        """A finished git process: ``returncode``, ``stdout`` and ``stderr`` as text."""
+
+        args: Any
+        returncode: int
+        stdout: str
+        stderr: str
+
+else:
+    Completed = _Finished
 
 
 _quiet = threading.local()
@@ -59,6 +80,8 @@ def _no_prompt_vars(cwd: str | Path | None) -> dict[str, str]:
     }
     ssh = os.environ.get("GIT_SSH_COMMAND")
     if ssh is None:
+        import subprocess
+
         proc = subprocess.run(
             ["git", "config", "core.sshCommand"],
             cwd=cwd,
@@ -90,6 +113,8 @@ def _env(env: Mapping[str, str] | None, cwd: str | Path | None) -> dict[str, str
 def run(argv: Sequence[str], cwd: str | Path | None = None, *, check: bool = False) -> Completed:
     """Run ``argv`` (``git …``, or this installation's ``git okstra``) in ``cwd`` with no
     stdin; output captured as text. ``check`` raises CalledProcessError on a non-zero exit."""
+    import subprocess
+
     return subprocess.run(
         list(argv),
         cwd=cwd,
@@ -105,8 +130,81 @@ def run(argv: Sequence[str], cwd: str | Path | None = None, *, check: bool = Fal
 
 
 def git(cwd: str | Path | None, *args: str) -> Completed:
-    """``git ARGS`` in ``cwd``."""
-    return run(["git", *args], cwd)
+    """``git ARGS`` in ``cwd``: what :func:`run` gives. Started in this process's own folder
+    (a command run at the top of the clone), it does not load ``subprocess``: ``os.posix_spawnp``
+    starts git, with the very same argv, environment and folder."""
+    argv = ["git", *args]
+    if not hasattr(os, "posix_spawnp") or not _here(cwd):
+        return run(argv, cwd)  # posix_spawnp cannot start a process in another folder
+    env = _env(None, cwd)
+    with open(os.devnull, "rb") as null:
+        ends = [os.pipe(), os.pipe()]  # (read, write) each; both ends close on exec
+        try:
+            pid = os.posix_spawnp(
+                "git",
+                argv,
+                os.environ if env is None else env,
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, null.fileno(), 0),
+                    (os.POSIX_SPAWN_DUP2, ends[0][1], 1),
+                    (os.POSIX_SPAWN_DUP2, ends[1][1], 2),
+                ],
+            )
+        except BaseException:
+            for fd in (*ends[0], *ends[1]):
+                os.close(fd)
+            raise
+    os.close(ends[0][1])
+    os.close(ends[1][1])
+    try:
+        out, err = _read_both(ends[0][0], ends[1][0])
+    except BaseException:  # interrupted: git goes too, as subprocess.run kills its child
+        import signal
+
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return _Finished(argv, code, _text(out), _text(err))
+
+
+def _here(cwd: str | Path | None) -> bool:
+    """Whether ``cwd`` is this process's folder (None: it is)."""
+    if cwd is None:
+        return True
+    try:
+        return os.path.samestat(os.stat(cwd), os.stat("."))
+    except OSError:  # gone (subprocess says so), or not ours to enter
+        return False
+
+
+def _read_both(out_fd: int, err_fd: int) -> tuple[bytes, bytes]:
+    """Everything written to two pipes until both close (then closed), served as they are
+    ready so neither fills up and stalls the writer."""
+    import select
+
+    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    poller = select.poll()
+    for fd in chunks:
+        poller.register(fd, select.POLLIN)
+    open_fds = len(chunks)
+    while open_fds:
+        for fd, _event in poller.poll():
+            data = os.read(fd, 65536)
+            if data:
+                chunks[fd].append(data)
+                continue
+            poller.unregister(fd)
+            os.close(fd)
+            open_fds -= 1
+    return b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
+
+
+def _text(data: bytes) -> str:
+    """Output as ``subprocess.run(..., encoding="utf-8", errors="surrogateescape")`` reads it:
+    git writes UTF-8 (paths as stored), bytes that are not UTF-8 kept as they are, and line ends
+    made ``\n`` as text mode makes them."""
+    return data.decode("utf-8", "surrogateescape").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def git_text(cwd: Path, *args: str, check: bool = True) -> str:
@@ -178,6 +276,7 @@ def run_showing_progress(
 
     ``keep_fds`` stay open in the child: a lock held on one is held until the child exits too,
     so a process that outlives this one (this one killed) still holds it."""
+    import subprocess
     import tempfile
 
     shown = shows_progress()
