@@ -22,12 +22,11 @@ from ..logic.reports.rules import (
     FINAL_VERIFICATION,
     IMPLEMENTATION,
     IMPLEMENTATION_PLANNING,
-    PROMPT,
     VERDICTS,
     Problem,
     validate,
 )
-from ..logic.reports.starter import decide, starter
+from ..logic.reports.starter import ask_blocker, decide, starter
 from ..logic.workspace import run_paths, task_root
 from ..records.claim import load_claims
 from ..records.task import TaskState, require_task
@@ -274,16 +273,7 @@ def starter_for_task(
     if verdict is not None:
         decide(data, verdict, all_done)
         if verdict != "accepted":
-            # Not accepted says why: one acceptance blocker to write (add more as needed).
-            data["finalVerification"]["acceptanceBlockers"].append(
-                {
-                    "id": "AB-001",
-                    "statement": f"{PROMPT} what stands in the way of acceptance, in one line.",
-                    "evidence": f"{PROMPT} what shows it (path:line, log, exit code).",
-                    "severity": "major",
-                    "followUpPhase": "implementation",
-                }
-            )
+            ask_blocker(data)
     return data
 
 

@@ -203,6 +203,20 @@ def _example_stage() -> dict[str, Any]:
     }
 
 
+def ask_blocker(data: dict[str, Any]) -> None:
+    """Add one acceptance blocker to write to a final-verification report's data: a verdict
+    other than accepted says why (the writer adds more as needed)."""
+    data["finalVerification"]["acceptanceBlockers"].append(
+        {
+            "id": "AB-001",
+            "statement": f"{PROMPT} what stands in the way of acceptance, in one line.",
+            "evidence": f"{PROMPT} what shows it (path:line, log, exit code).",
+            "severity": "major",
+            "followUpPhase": "implementation",
+        }
+    )
+
+
 def decide(data: dict[str, Any], verdict: str, all_stages_done: bool = True) -> dict[str, Any]:
     """Set a final-verification report's verdict everywhere the rules compare it: the card, the
     final verdict, the first recommended step, the reader summary's command and the
