@@ -284,3 +284,34 @@ def test_report_init_and_validate_name_the_step_that_records_the_report(tmp_path
     done = run_line(then.removeprefix("then record it: "))
     assert done.returncode == 0, done.stderr
     assert run_json(ann, "task", "status", KEY)["stages"][0]["state"] == "done"
+
+
+def test_a_run_a_claim_starts_gets_its_manifest_and_state_file_as_run_start_does(tmp_path: Path):
+    """Issue 21's run files: run start writes the run's manifest and state file; a claim,
+    which starts the implementation run, made its folders only. It writes both, and the state
+    file follows the run to its finish."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    run_json(pat, "sync", "origin")
+    ann = team.clone("ann", "Ann")
+    run_json(ann, "sync", "origin")
+    claimed = run_json(ann, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
+    runs = ann / ".okstra/tasks/g/i/runs/implementation"
+    manifest = json.loads((runs / "manifests/run-manifest-implementation-001.json").read_text())
+    assert (manifest["taskKey"], manifest["taskType"], manifest["seq"]) == (
+        KEY, "implementation", "001"
+    )  # fmt: skip
+    assert manifest["taskCommit"] == git(ann, "rev-parse", "refs/okstra/tasks/g/i")
+    assert manifest["clone"] == git(ann, "config", "okstra.cloneId")
+    assert (
+        manifest["files"]["state"]
+        == ".okstra/tasks/g/i/runs/implementation/state/team-state-implementation-001.json"
+    )
+    state = runs / "state/team-state-implementation-001.json"
+    assert json.loads(state.read_text())["status"] == "running"
+    commit_stage(Path(claimed["placements"][0]["worktreePath"]), 1)
+    step = run_json(ann, "task", "status", KEY)["next"]
+    Path(step["report"]).write_text("# Stage 1\n\ndone\n")
+    assert run_line(step["command"]).returncode == 0
+    assert json.loads(state.read_text())["status"] == "completed"

@@ -54,8 +54,8 @@ from ...records.claim import (
     claim_ref,
     load_claims,
 )
-from ...records.run import next_seq
-from ...records.task import event_commit, require_task, task_ref
+from ...records.run import RunRecord, load_run, next_seq
+from ...records.task import TaskState, event_commit, require_task, task_ref
 from .. import worktrees as wt
 from ..claimview import select
 from ..context import Context
@@ -64,7 +64,7 @@ from ..layout import Layout, layout
 from ..ownership import is_ours
 from ..plans import approve_in_claim, check_approved
 from ..planshow import StageBrief
-from ..runs import finish_run, make_workspace, open_run
+from ..runs import finish_run, make_workspace, open_run, write_run_files
 from ..snapshots import load_stage_map
 from .common import RUN_TYPE, iso_seconds, release_command
 
@@ -361,6 +361,10 @@ class _Landed(Value):
     """The transaction as it landed: the claim refs and the task ref."""
     claims: dict[int, ClaimState]
     """The task's claims as the transaction read them (before its own)."""
+    run: RunRecord
+    """The implementation run the claim started."""
+    state: TaskState
+    """The task as the claim's event left it."""
 
 
 def claim(
@@ -464,7 +468,7 @@ def claim(
         # The task event of the claim: the run bookkeeping of ``run start`` (which cannot share
         # this transaction) plus the implementation base on the first claim.
         task = state.task
-        _, files = open_run(task, key, RUN_TYPE, seq, user)
+        run, files = open_run(task, key, RUN_TYPE, seq, user, clone=clone)
         if task.implementation_base_commit is None:
             task.implementation_base_commit = head
         csv = ",".join(str(n) for n in selection.batch)
@@ -484,7 +488,8 @@ def claim(
             notices=tuple(n for n in (plan.stale_checkout,) if n),
             clone_dir=ctx.clone_dir,
         )
-        return updates, _Landed(result, seq, updates, claims)
+        landed = TaskState(key, task, task_commit)
+        return updates, _Landed(result, seq, updates, claims, run, landed)
 
     def attempt() -> _Landed:
         return ctx.repo.update_refs_guarded(tref, build, f"okstra: claim for {key}")
@@ -499,7 +504,8 @@ def claim(
     if worktrees:
         result = result.replace(stages=_provision_or_roll_back(ctx, key, lay, landed))
     result = result.with_handover(ctx, landed.claims)
-    make_workspace(ctx, run_paths(key, RUN_TYPE, landed.seq))
+    # The run's files, as run start writes them (issue 21): its manifest and state file.
+    write_run_files(ctx, landed.state, landed.run)
     return result
 
 
@@ -584,7 +590,17 @@ def resume(ctx: Context, key: TaskKey, run_id: str) -> ClaimResult:
         if c.worktree_path:
             place, _, _ = _provision(ctx, lay, place)
         placements.append(place)
-    make_workspace(ctx, run_paths(key, RUN_TYPE, run_id.removeprefix(f"{RUN_TYPE}-")))
+    seq = run_id.removeprefix(f"{RUN_TYPE}-")
+    paths = run_paths(key, RUN_TYPE, seq)
+    record = load_run(ctx.repo, state, RUN_TYPE, seq)
+    if (
+        record is not None
+        and ctx.workdir is not None
+        and not (ctx.workdir / paths["manifest"]).exists()
+    ):
+        write_run_files(ctx, state, record)  # an interrupted claim: its files were never written
+    else:
+        make_workspace(ctx, paths)
     found = ClaimResult(
         key=key,
         run_id=run_id,
