@@ -49,7 +49,7 @@ def list_(group: str | None) -> Output:
     from ..services.context import open_context
     from ..views import task as views
 
-    return views.list_(open_context(), group)
+    return views.list_(open_context(plumbed=True), group)  # a read: no pygit2 to load
 
 
 @command(

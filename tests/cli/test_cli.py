@@ -398,9 +398,9 @@ def _with_dataclasses(names: set[str]) -> list[str]:
 
 def test_read_commands_stay_lean(tmp_path: Path):
     """Agents poll these: with --json none loads jinja2 or jsonschema, and plan validate and
-    clarify status (files alone), and ci check, task show, stage ready, stage list, verify
-    target, verify show, plan status and plan show (git's plumbing, issue 25) do not load
-    pygit2; none loads
+    clarify status (files alone), and ci check, task show, task list, stage ready, stage list,
+    verify target, verify show, plan status and plan show (git's plumbing, issue 25) do not
+    load pygit2; none loads
     what NOT_LOADED names for it, nor a module that declares a dataclass; nor does the text of
     task show and verify target load jinja2. Each really ran (its output is there)."""
     repo = make_repo(tmp_path / "repo")
@@ -434,7 +434,7 @@ def test_read_commands_stay_lean(tmp_path: Path):
         wanted = {"pygit2"} <= names  # ci check reads through git's plumbing, as the hook does
         lean = (("plan", "validate"), ("clarify", "status"), ("ci", "check"), ("task", "show"))
         lean += (("stage", "ready"), ("stage", "list"), ("verify", "target"), ("verify", "show"))
-        lean += (("plan", "status"), ("plan", "show"))
+        lean += (("plan", "status"), ("plan", "show"), ("task", "list"))
         assert wanted == (argv[:2] not in lean), argv
     for argv in (("task", "show", KEY), ("verify", "target", KEY)):
         proc, names = loaded(repo, *argv)

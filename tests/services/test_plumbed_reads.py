@@ -1,7 +1,7 @@
-"""The read commands served by git's plumbing (git/plumbed.py) — task show, task status, stage
-ready, stage list, verify target, verify show, plan status, plan show — in real processes:
-each prints what it prints through GitRepo (pygit2), byte for byte, and never imports pygit2,
-whose loading alone is most of their time (issue 25)."""
+"""The read commands served by git's plumbing (git/plumbed.py) — task show, task list, task
+status, stage ready, stage list, verify target, verify show, plan status, plan show — in real
+processes: each prints what it prints through GitRepo (pygit2), byte for byte, and never
+imports pygit2, whose loading alone is most of their time (issue 25)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,8 @@ def test_read_commands_answer_as_gitrepo_does_without_pygit2(tmp_path: Path) -> 
     reads = [
         ("task", "show", KEY),
         ("task", "show", KEY, "--json"),
+        ("task", "list"),
+        ("task", "list", "--json"),
         ("task", "status", KEY),
         ("task", "status", KEY, "--json"),
         ("stage", "ready", KEY, "--json"),
