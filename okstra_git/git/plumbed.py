@@ -1,6 +1,9 @@
 """GitRepo served by git's plumbing: for the commands whose whole process is timed against the
 git they need (issue 25 — ``stage claim --remote``, ``stage done``, a lone ``stage claim
---no-worktree``), which loading pygit2 alone (~60 ms of CPU) would put past their goal.
+--no-worktree``, and the read commands agents poll: ``task show``/``list``/``status``, ``stage
+ready``/``list``, ``verify target``/``show``, ``plan status``/``show``), which loading pygit2
+alone (~60 ms of CPU) would put past their goal. Ancestry, diff stats and worktree state are
+git's answers too (``rev-list``, ``diff --numstat``, ``status --porcelain``).
 
 The same interface as :class:`~okstra_git.git.repo.GitRepo`, and the same answers: objects are
 read through one ``git cat-file --batch``; refs and config as GitRepo's own readers and git
