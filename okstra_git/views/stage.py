@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..logic.nextstep import Step
     from ..services.claims.claim import ClaimResult, Placement
     from ..services.claims.done import DoneResult
+    from ..services.claims.handover import ConcurrentStage, DoneDependency
     from ..services.claims.leases import RenewResult
     from ..services.claims.release import ReleaseResult
     from ..services.claimview import ClaimRow, Readiness
@@ -143,7 +144,7 @@ def claimed(result: ClaimResult) -> Output:
         "planBlob": result.plan_blob,
         "resumed": result.resumed,
         "notices": list(result.notices),
-        "concurrentStages": list(result.concurrent),
+        "concurrentStages": [concurrent_data(c) for c in result.concurrent],
         "directive": directive,
     }
     return Output(data, notes + directive)
@@ -165,7 +166,7 @@ def run_directive(result: ClaimResult) -> str:
         implementation_base=result.implementation_base,
         plan_path=result.plan_path,
         plan_blob=result.plan_blob,
-        concurrent=list(result.concurrent),
+        concurrent=[concurrent_data(c) for c in result.concurrent],
         clone_dir=result.clone_dir,
     )
 
@@ -184,7 +185,42 @@ def placement_data(p: Placement) -> dict[str, Any]:
         "leaseExpiresAt": p.lease_expires_at,
         "leftUncommitted": list(p.left_uncommitted),
         "plan": brief_data(p.brief) if p.brief is not None else None,
-        "dependencies": list(p.dependencies),
+        "dependencies": [dependency_data(d) for d in p.dependencies],
+    }
+
+
+def dependency_data(dep: DoneDependency) -> dict[str, Any]:
+    """A done dependency's hand-over, as a placement gives it."""
+    from ..logic.reports.stored import readable_report
+
+    c, stored = dep.claim, dep.report
+    return {
+        "stage": dep.stage,
+        "title": dep.title,
+        "status": c.status,
+        "runId": c.run_id,
+        "who": c.who,
+        "doneAt": c.done_at,
+        "doneCommit": c.head_commit,
+        "branch": c.branch,
+        "reportPath": c.report_path,
+        "reportFile": stored.name if stored is not None else None,
+        "report": readable_report(stored.name, stored.text) if stored is not None else None,
+        "carry": c.carry,
+    }
+
+
+def concurrent_data(stage: ConcurrentStage) -> dict[str, Any]:
+    """A stage another run holds, as ``stage claim --json`` and the run directive give it."""
+    c = stage.claim
+    return {
+        "stage": stage.stage,
+        "title": stage.title,
+        "runId": c.run_id,
+        "who": c.who,
+        "state": stage.state,
+        "leaseExpiresAt": c.lease_expires_at,
+        "predictedFiles": stage.predicted_files,
     }
 
 

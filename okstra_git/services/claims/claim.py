@@ -31,7 +31,7 @@ import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...core.errors import Refused
 from ...core.keys import TaskKey
@@ -68,6 +68,9 @@ from ..runs import finish_run, make_workspace, open_run, write_run_files
 from ..snapshots import load_stage_map
 from .common import RUN_TYPE, iso_seconds, release_command
 
+if TYPE_CHECKING:
+    from .handover import ConcurrentStage, DoneDependency
+
 # ---------------------------------------------------------------------------------------------
 # Results
 
@@ -99,7 +102,7 @@ class Placement(Value):
     brief: StageBrief | None = None
     """The stage's part of the approved plan: steps and Stage Exit Contract; None when the
     plan could not be read."""
-    dependencies: tuple[dict[str, Any], ...] = ()
+    dependencies: tuple[DoneDependency, ...] = ()
     """Each done dependency's hand-over: done commit, report and carry (``handover``)."""
 
     @classmethod
@@ -140,7 +143,7 @@ class ClaimResult(Value):
     """True for ``--resume``: no new claim, worktrees (re)made."""
     notices: tuple[str, ...] = ()
     """Things the claimer should know that did not stop the claim (a stale plan checkout)."""
-    concurrent: tuple[dict[str, Any], ...] = ()
+    concurrent: tuple[ConcurrentStage, ...] = ()
     """The stages other runs hold now (the seed's ``CONCURRENT_RUN_STAGES``)."""
     clone_dir: str = ""
     """This clone's main worktree (absolute), where the directive's commands run and its

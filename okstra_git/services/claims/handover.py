@@ -8,25 +8,46 @@ whose checkout never had the plan file or the reports gets the same directive.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from ...core.keys import TaskKey
 from ...core.values import Value
 from ...logic.planfile import decode_plan
-from ...logic.reports.stored import readable_report
-from ...records.claim import ClaimState, claim_holder, read_report
+from ...records.claim import Claim, ClaimState, StoredReport, claim_holder, read_report
 from ..context import Context
 from ..planshow import StageBrief, stage_briefs
 
 
+class DoneDependency(Value):
+    """A done dependency as the dependent stage's run needs it: its done claim (done commit,
+    branch, carry) and the report stored with it."""
+
+    stage: int
+    title: str
+    claim: Claim
+    report: StoredReport | None
+    """None: the stage was done without a report."""
+
+
+class ConcurrentStage(Value):
+    """A stage another run holds now."""
+
+    stage: int
+    title: str
+    claim: Claim
+    state: str
+    """``started``, or ``expired`` when its lease ran out."""
+    predicted_files: list[str]
+    """The files the plan predicts it touches."""
+
+
 class Handover(Value):
-    """The hand-over of one claim, in the shapes ``stage claim --json`` gives."""
+    """The hand-over of one claim (``views.stage`` gives it in ``stage claim --json``)."""
 
     briefs: dict[int, StageBrief]
     """Each claimed stage's part of the approved plan, by number."""
-    dependencies: dict[int, list[dict[str, Any]]]
+    dependencies: dict[int, list[DoneDependency]]
     """Each claimed stage's done dependencies, in depends-on order."""
-    concurrent: list[dict[str, Any]]
+    concurrent: list[ConcurrentStage]
     """The stages other runs hold now (started, or started with an expired lease)."""
 
 
@@ -36,26 +57,6 @@ def _plan_briefs(ctx: Context, plan_blob: str | None, plan_path: str) -> dict[in
         return {}
     plan = decode_plan(ctx.repo.blob(plan_blob), f"plan blob {plan_blob[:12]}")
     return stage_briefs(plan.text, plan_path)
-
-
-def dependency(ctx: Context, number: int, title: str, state: ClaimState) -> dict[str, Any]:
-    """A done dependency as the dependent stage's run needs it."""
-    c = state.claim
-    stored = read_report(ctx.repo, state)
-    return {
-        "stage": number,
-        "title": title,
-        "status": c.status,
-        "runId": c.run_id,
-        "who": c.who,
-        "doneAt": c.done_at,
-        "doneCommit": c.head_commit,
-        "branch": c.branch,
-        "reportPath": c.report_path,
-        "reportFile": stored.name if stored is not None else None,
-        "report": readable_report(stored.name, stored.text) if stored is not None else None,
-        "carry": c.carry,
-    }
 
 
 def handover(
@@ -71,12 +72,14 @@ def handover(
     """The hand-over of ``run_id``'s claim of ``batch``, given the task's claims as the claim
     read them (``claims``: every stage's claim, the batch's own included or not)."""
     briefs = _plan_briefs(ctx, plan_blob, plan_path or "plan")
-    dependencies: dict[int, list[dict[str, Any]]] = {}
+    dependencies: dict[int, list[DoneDependency]] = {}
     for number in batch:
         brief = briefs.get(number)
         deps = brief.stage.depends_on if brief is not None else ()
         dependencies[number] = [
-            dependency(ctx, dep, _title(briefs.get(dep)), claims[dep])
+            DoneDependency(
+                dep, _title(briefs.get(dep)), claims[dep].claim, read_report(ctx.repo, claims[dep])
+            )
             for dep in deps
             if dep in claims and claims[dep].claim.status == "done"
         ]
@@ -87,15 +90,13 @@ def handover(
             continue
         brief = briefs.get(number)
         concurrent.append(
-            {
-                "stage": number,
-                "title": _title(brief),
-                "runId": c.run_id,
-                "who": c.who,
-                "state": claim_holder(c, now).state,
-                "leaseExpiresAt": c.lease_expires_at,
-                "predictedFiles": list(brief.stage.predicted_files) if brief is not None else [],
-            }
+            ConcurrentStage(
+                number,
+                _title(brief),
+                c,
+                claim_holder(c, now).state,
+                list(brief.stage.predicted_files) if brief is not None else [],
+            )
         )
     return Handover({n: briefs[n] for n in batch if n in briefs}, dependencies, concurrent)
 
