@@ -693,8 +693,8 @@ class PlumbedRepo(GitRepo):
         does not); None when git cannot tell."""
         code, out, _ = git_output(
             "-C", str(worktree), "status", "--porcelain=v1", "-z", "--no-renames",
-            "--untracked-files=normal", "--ignore-submodules=none",
-        )  # fmt: skip
+            "--untracked-files=normal",
+        )  # fmt: skip  # submodules as their config says, as libgit2 reads them
         if code:
             return None
         return [entry[3:].decode("utf-8", "surrogateescape") for entry in out.split(b"\0") if entry]
