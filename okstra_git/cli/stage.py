@@ -95,13 +95,15 @@ def claim(
     elif remote is not None:
         from ..services.claims.claim import NothingReady, ready_here
         from ..services.claims.remote import claim_via_remote
+        from ..views.stage import race_lost
 
         span = claim_lease(ctx, lease)
         offered = ready_here(ctx, task_key) if stage is None else []
         try:
             result = claim_via_remote(
-                ctx, remote, task_key, stage, span, take_over_expired, worktrees=not no_worktree
-            )
+                ctx, remote, task_key, stage, span, take_over_expired, worktrees=not no_worktree,
+                race_lost=race_lost,
+            )  # fmt: skip
         except NothingReady as exc:
             if not offered:
                 raise

@@ -63,9 +63,12 @@ def work(
     from ..services.context import open_context
     from ..services.status import next_for
     from ..services.worker import work as run
-    from ..views.stage import run_directive
+    from ..views.stage import race_lost, run_directive
     from ..views.work import worked
 
     ctx = open_context()
-    done = run(ctx, ctx.key(key), cmd, remote, lease, once, directive=run_directive, stage=stage)
+    done = run(
+        ctx, ctx.key(key), cmd, remote, lease, once,
+        directive=run_directive, stage=stage, race_lost=race_lost,
+    )  # fmt: skip
     return worked(done, next_for(ctx, done.key))

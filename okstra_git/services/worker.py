@@ -101,6 +101,7 @@ class Worker:
         say: Callable[[str], None],
         directive: Callable[[claims.ClaimResult], str],
         stage: int | None = None,
+        race_lost: Callable[[str], None] | None = None,
     ) -> None:
         if not argv:
             raise BadInput("work: give the command to run after --, e.g. -- ./agent.sh")
@@ -119,6 +120,8 @@ class Worker:
         self.directive = directive
         """Writes a claim's run directive (``views/stage.py``: a service never imports a view,
         so the command hands it in)."""
+        self.race_lost = race_lost
+        """Told the remote when another clone claimed first (``claim_via_remote``)."""
         self.stage = stage
         """``work --stage N``: the one stage this loop claims and works, then it ends."""
         self.report = WorkReport(key, stage=stage)
@@ -257,8 +260,9 @@ class Worker:
         try:
             if self.remote is not None:
                 result = claim_via_remote(
-                    self.ctx, self.remote, self.key, only, self.lease, take_over_expired=True
-                )
+                    self.ctx, self.remote, self.key, only, self.lease, take_over_expired=True,
+                    race_lost=self.race_lost,
+                )  # fmt: skip
             else:
                 result = claims.claim(self.ctx, self.key, only, self.lease, take_over_expired=True)
         except Refused as exc:  # another run took it first, or it needs what waiting brings
@@ -572,9 +576,11 @@ def work(
     *,
     directive: Callable[[claims.ClaimResult], str],
     stage: int | None = None,
+    race_lost: Callable[[str], None] | None = None,
 ) -> WorkReport:
     """Run the loop (see the module's docstring); progress goes to ``say``, one line a step;
-    each claim's run directive, as ``directive`` words it, into the run's prompt file.
+    each claim's run directive, as ``directive`` words it, into the run's prompt file; a claim
+    through ``remote`` that another clone beat tells ``race_lost``.
     ``stage``: work that stage alone — wait until it is ready, claim it, work it, then end."""
 
     def to_stderr(line: str) -> None:
@@ -586,4 +592,6 @@ def work(
 
         check_remote(ctx.repo, remote)
     with no_progress():  # one line a step: no fetch, push or checkout draws git's meter
-        return Worker(ctx, key, argv, remote, lease, once, say or to_stderr, directive, stage).run()
+        return Worker(
+            ctx, key, argv, remote, lease, once, say or to_stderr, directive, stage, race_lost
+        ).run()

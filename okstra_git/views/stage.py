@@ -150,6 +150,14 @@ def claimed(result: ClaimResult) -> Output:
     return Output(data, notes + directive)
 
 
+def race_lost(remote: str) -> None:
+    """What a claim through ``remote`` says, as it goes, when another clone claimed first: a
+    progress note on stderr, like git's own — the command goes on and may still succeed."""
+    import sys
+
+    sys.stderr.write(f"okstra: another clone claimed first on {remote}; choosing again\n")
+
+
 def run_directive(result: ClaimResult) -> str:
     """The run directive (``logic/documents.py``): what ``stage claim`` prints and the work
     loop writes into the stage worktree."""

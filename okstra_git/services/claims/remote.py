@@ -4,10 +4,9 @@ claim, each one atomic leased push; a lost race is undone here and chosen again.
 from __future__ import annotations
 
 import os
-import sys
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn
 
@@ -135,6 +134,7 @@ def claim_via_remote(
     lease: timedelta | None = None,
     take_over_expired: bool = False,
     worktrees: bool = True,
+    race_lost: Callable[[str], None] | None = None,
 ) -> ClaimResult:
     """``stage claim --remote``: claim locally, publish atomically, or undo and choose again.
 
@@ -142,7 +142,9 @@ def claim_via_remote(
     is selected from what the remote holds), and pushes the claim refs and the task ref in one
     leased atomic push before any worktree is made. When the remote has moved, the local
     claim is put back exactly as it was and the round starts over from a fresh fetch — so two
-    machines sharing the remote never both hold a stage.
+    machines sharing the remote never both hold a stage. ``race_lost`` (the view's
+    ``views.stage.race_lost``: a service never imports a view) is told the remote each time a
+    round is lost and starts over.
     """
 
     def publish(updates: list[RefUpdate]) -> None:
@@ -175,8 +177,8 @@ def claim_via_remote(
                     remote=remote,
                 )
         except RemoteRaceLost:
-            # A progress note, like git's own: the command goes on and may still succeed.
-            sys.stderr.write(f"okstra: another clone claimed first on {remote}; choosing again\n")
+            if race_lost is not None:
+                race_lost(remote)
             _settle()
     found = remote_locks(ctx.repo, remote, [task_ref(key)], under=claims_prefix(key))
     if found is not None:
