@@ -26,8 +26,15 @@
     return text;
   }
 
-  // Backtick runs that close no code span inside the text become &#96; (see encode_cell).
-  function inertUnpairedBackticks(text) {
+  // A code span's content back as written but for its escaped pipes (see _as_written_in_code).
+  var AS_WRITTEN = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "\\\\": "\\" };
+  function asWrittenInCode(content) {
+    return content.replace(/&amp;|&lt;|&gt;|\\\\/g, function (m) { return AS_WRITTEN[m]; });
+  }
+
+  // Backtick runs that close no code span inside the text become &#96;, and each code span's
+  // content goes through inCode (see _code_spans).
+  function inertUnpairedBackticks(text, inCode) {
     if (text.indexOf("`") < 0) { return text; }
     var runs = {};
     var re = /`+/g, m;
@@ -49,6 +56,10 @@
         pos = end;
       } else {
         done = close + m[0].length;
+        if (inCode) {
+          out += text.slice(pos, end) + inCode(text.slice(end, close));
+          pos = close;
+        }
       }
     }
     return out + text.slice(pos);
@@ -57,12 +68,15 @@
   function encodeCell(value, code) {
     value = String(value);
     if (code && PLAIN.test(value)) { return "`" + value + "`"; }
-    var parts = value.split(BREAK);
-    var text = strip(parts.map(function (p) {
+    var parts = value.split(BREAK).map(function (p) {
       return p.replace(/[&<>\\|]/g, function (ch) { return ESCAPES[ch]; });
-    }).join("<br>"));
-    if (unwrapCode(text) !== text) { text = "&#96;" + text.slice(1); }
-    return inertUnpairedBackticks(text);
+    });
+    var text = strip(parts.join("<br>"));
+    if (unwrapCode(text) !== text) {
+      return inertUnpairedBackticks("&#96;" + text.slice(1), asWrittenInCode);
+    }
+    // Each line on its own: a code span never runs across a <br> (see encode_cell).
+    return strip(parts.map(function (p) { return inertUnpairedBackticks(p, asWrittenInCode); }).join("<br>"));
   }
 
   var COLUMNS = ["ID", "Ticket ID", "Kind", "Statement", "Expected form", "Blocks", "Status", "User input"];
