@@ -368,19 +368,21 @@ def init_report(
 def default_data_path(
     ctx: Context, key: TaskKey, task_type: str, seq: str, stage: int | None = None
 ) -> Path:
-    """``…/runs/<type>/reports/final-report-<type>-<seq>.data.json`` in this clone's main
-    worktree (where ``task status`` names the reports, whichever worktree this runs in),
-    beside the report it renders to; a stage report's beside the stage's report,
-    ``stage-<N>-report-implementation-<seq>.md``."""
+    """``…/runs/<type>/reports/final-report-<type>-<seq>.data.json`` in the worktree this runs
+    in, beside the report it renders to; a stage report's beside the stage's report,
+    ``stage-<N>-report-implementation-<seq>.md``, in this clone's main worktree (where ``task
+    status`` names the stage reports, whichever worktree this runs in)."""
     if ctx.workdir is None:
         raise BadInput(f"{ctx.repo.git_dir} is a bare repository: give the output with --out")
     if stage is not None and task_type == IMPLEMENTATION:
         from ..logic.workspace import stage_report_path
 
         report = stage_report_path(key, seq, stage)
-    else:
-        report = run_paths(key, task_type, seq)["report"]
-    return Path(ctx.clone_dir) / (report.removesuffix(".md") + ".data.json")
+        return Path(ctx.clone_dir) / (report.removesuffix(".md") + ".data.json")
+    # A run's report stays with the run's other files, in the worktree it runs in (a final
+    # verification's in the task worktree, where run start wrote its manifest).
+    report = run_paths(key, task_type, seq)["report"]
+    return ctx.workdir / (report.removesuffix(".md") + ".data.json")
 
 
 def report_step(ctx: Context | None, key_text: str, data: str) -> tuple[str | None, Step | None]:
