@@ -50,4 +50,4 @@ def init(
 
     ctx = open_context()
     changes = setup.init(ctx, project_id, worktree_root, protect, remote, hooks, lease)
-    return configured(changes, ctx.default_project, remote)
+    return configured(changes, ctx.default_project, remote, ctx.clone_dir)
