@@ -97,6 +97,17 @@ def init(
     return changes
 
 
+def unshared_remote(ctx: Context) -> str | None:
+    """A remote of this clone that does not carry okstra's refs yet (``origin`` first), which a
+    team clone shares through with ``init --remote``; None when there is none."""
+    names = ctx.repo.remote_names()
+    for name in sorted(names, key=lambda n: n != "origin"):
+        have = ctx.repo.config_get_all(f"remote.{name}.fetch")
+        if not all(spec in have for spec in fetch_refspecs(name)):
+            return name
+    return None
+
+
 def _lease_text(lease: timedelta | str | None) -> str:
     """How ``okstra.claim.lease`` spells ``lease`` (None: the default), as ``--lease`` takes it."""
     if lease is None:

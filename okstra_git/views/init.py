@@ -8,11 +8,17 @@ from . import Output
 
 
 def configured(
-    changes: dict[str, str], project_id: str | None, remote: str | None, clone_dir: str
+    changes: dict[str, str],
+    project_id: str | None,
+    remote: str | None,
+    clone_dir: str,
+    unshared: str | None = None,
 ) -> Output:
     """One ``name = value`` line a setting changed, then (the first time) the next commands,
     each run in the clone from any folder: bring the tasks ``remote`` shares, or make the
-    first one."""
+    first one; with no ``remote``, how to share through ``unshared``, a remote of the clone
+    that does not carry okstra's refs (a team clone that ran plain ``init`` would otherwise
+    claim alone, unseen by the others)."""
     # What a clone does next: bring the tasks its remote shares, or make the first one.
     argvs = [okstra_argv("sync", remote), okstra_argv("task", "list")] if remote else []
     argvs.append(okstra_argv("task", "new", "KEY", "--type", "TYPE"))
@@ -25,6 +31,10 @@ def configured(
         lines.append(f"  or start a task: {then[2]} {types}")
     elif changes:
         lines.append(f"next: start a task: {then[0]} {types}")
+        if unshared:
+            share = line(okstra_argv("init", "--remote", unshared), clone_dir)
+            then.append(share)
+            lines.append(f"  or share tasks with the clones of {unshared} first: {share}")
     return Output(
         {"config": changes, "projectId": project_id, "then": then},
         "\n".join(lines),

@@ -209,3 +209,29 @@ def test_the_final_verifications_next_step_starts_the_report_with_a_verdict(repo
     assert started.returncode == 0, started.stderr
     data = json.loads(Path(step["report"]).read_text())
     assert data["finalVerdict"]["verdictToken"] == "accepted"
+
+
+def test_plain_init_in_a_clone_offers_to_share_through_its_remote(tmp_path: Path):
+    """A team clone that ran plain init used to hear only 'start a task': it then claimed alone,
+    unseen by the other clones. It is offered init --remote, which runs as printed."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    where = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(remote), str(where))
+    made = okstra(where, "init")
+    assert made.returncode == 0, made.stderr
+    share = f"git -C {where} okstra init --remote origin"
+    assert (
+        made.stdout.splitlines()[-1] == f"  or share tasks with the clones of origin first: {share}"
+    )
+    ran = run_line(share)
+    assert ran.returncode == 0, ran.stderr
+    assert "+refs/okstra/*:refs/okstra-remotes/origin/*" in git(
+        where, "config", "--get-all", "remote.origin.fetch"
+    )
+    git(where, "config", "--unset-all", "okstra.cloneId")  # init has something to say again
+    assert "init --remote" not in okstra(where, "init").stdout  # origin already shares
+
+    alone = tmp_path / "alone"
+    git(tmp_path, "init", "-q", str(alone))
+    assert "init --remote" not in okstra(alone, "init").stdout
