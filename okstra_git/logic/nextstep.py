@@ -156,6 +156,9 @@ class Situation(Value):
     """The phase that report is of: what the turn-around runs again."""
     clone_dir: str
     """This clone's main worktree (absolute): where okstra's commands run."""
+    start_missing: tuple[str, ...] | None
+    """The command (run in ``clone_dir``) that brings the commit this clone's task worktree
+    would start from, when the clone has no commit yet and not that one: a claim needs it."""
 
     def __init__(
         self,
@@ -185,6 +188,7 @@ class Situation(Value):
         main_moved: str = "",
         clarify_open: int = 0,
         clarify_phase: str = "",
+        start_missing: tuple[str, ...] | None = None,
     ) -> None:
         init(
             self,
@@ -214,6 +218,7 @@ class Situation(Value):
             main_moved=main_moved,
             clarify_open=clarify_open,
             clarify_phase=clarify_phase,
+            start_missing=start_missing,
         )
 
 
@@ -495,7 +500,18 @@ def _implementation(s: Situation) -> Step:
     ready = [st for st in s.stages if st.state == "ready"]
     if ready:
         numbers = ", ".join(str(st.number) for st in ready)
-        return _run(s, ("stage", "claim", s.key, *remote), f"ready: stage {numbers}")
+        claim = ("stage", "claim", s.key, *remote)
+        if s.start_missing is not None:
+            return Step(
+                "run",
+                s.start_missing,
+                s.clone_dir,
+                "agent",
+                f"ready: stage {numbers}, but this clone has no commit yet, nor the one its "
+                "stage worktrees start from: bring it here, then claim "
+                f"({okstra_line(s, *claim)})",
+            )
+        return _run(s, claim, f"ready: stage {numbers}")
     expired = [st for st in s.stages if st.state == "expired"]
     if expired:
         return _run(

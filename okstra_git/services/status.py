@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import BadInput, Refused
+from ..core.errors import BadInput, OkstraError, Refused
 from ..core.keys import TaskKey
 from ..core.values import Record, Value
 from ..git.repo import GitRepo
@@ -476,7 +476,31 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
         running_by=running_by,
         clarify_open=clarify_open,
         clarify_phase=clarify_phase,
+        start_missing=(
+            _start_missing(ctx, key)
+            if status.task_head is None and any(v.state == "ready" for v in views)
+            else None
+        ),
     )
+
+
+def _start_missing(ctx: Context, key: TaskKey) -> tuple[str, ...] | None:
+    """:attr:`Situation.start_missing`: where this clone's task worktree would start, asked
+    as a claim asks (``worktrees.task_start``) — only of a clone with no commit yet: any other
+    starts from its own HEAD at worst."""
+    from .layout import layout
+    from .worktrees import NothingToStartFrom, task_start
+
+    workdir, head = ctx.repo.main_checkout()
+    if workdir is None or head is not None:
+        return None
+    try:
+        task_start(ctx, layout(ctx, key))
+    except NothingToStartFrom as exc:
+        return exc.argv
+    except OkstraError:
+        return None  # anything else is the claim's to say
+    return None
 
 
 def _open_clarifications(report: str, task: Task) -> tuple[int, str]:

@@ -123,7 +123,18 @@ def task_start(ctx: Context, lay: Layout) -> tuple[str, str]:
     return main_worktree(ctx.repo)[1], "the main worktree HEAD"
 
 
-def _nothing_to_start_from(ctx: Context, key: TaskKey, base: str | None) -> Refused:
+class NothingToStartFrom(Refused):
+    """The task worktree cannot start in this clone: it has no commit yet, nor the one the
+    task's worktrees start from. ``argv`` (run in the clone) brings it, when a remote can."""
+
+    def __init__(self, message: str, argv: tuple[str, ...] | None, clone_dir: str) -> None:
+        from ..logic.nextstep import line
+
+        super().__init__(message, hint=line(argv, clone_dir) if argv else None)
+        self.argv = argv
+
+
+def _nothing_to_start_from(ctx: Context, key: TaskKey, base: str | None) -> NothingToStartFrom:
     """A clone with no commit yet (``git init`` + ``init --remote``: only okstra's records
     fetched) and not the commit the task's worktrees start from: fetch it, or (the task's
     first claim, which starts from the main worktree's HEAD) bring the remote's branch here."""
@@ -134,25 +145,30 @@ def _nothing_to_start_from(ctx: Context, key: TaskKey, base: str | None) -> Refu
     remotes = ctx.repo.remote_names()
     remote = remote or (remotes[0] if remotes else None)
     if remote is None:
-        return Refused(
+        return NothingToStartFrom(
             f"this clone has no commit yet and no remote to fetch one from, and the stages of "
-            f"{key} start from a commit: commit something first, then claim again"
+            f"{key} start from a commit: commit something first, then claim again",
+            None,
+            ctx.clone_dir,
         )
     empty = "this clone has no commit yet (only okstra's records were fetched)"
     if base is not None:
-        fetch = line(("git", "fetch", remote), ctx.clone_dir)
-        return Refused(
+        fetch = ("git", "fetch", remote)
+        return NothingToStartFrom(
             f"the stages of {key} start from its implementation base {base[:12]}, which is not "
-            f"in this clone: {empty}. Fetch the project's branches from {remote} ({fetch}), "
-            "then claim again",
-            hint=fetch,
+            f"in this clone: {empty}. Fetch the project's branches from {remote} "
+            f"({line(fetch, ctx.clone_dir)}), then claim again",
+            fetch,
+            ctx.clone_dir,
         )
     branch = (ctx.repo.head_branch() or "refs/heads/main").removeprefix("refs/heads/")
-    pull = line(("git", "pull", remote, branch), ctx.clone_dir)
-    return Refused(
+    pull = ("git", "pull", remote, branch)
+    return NothingToStartFrom(
         f"{empty}, and the first claim of {key} starts the task from the main worktree's "
-        f"HEAD: bring {remote}'s {branch} here ({pull}) or commit something, then claim again",
-        hint=pull,
+        f"HEAD: bring {remote}'s {branch} here ({line(pull, ctx.clone_dir)}) or commit "
+        "something, then claim again",
+        pull,
+        ctx.clone_dir,
     )
 
 

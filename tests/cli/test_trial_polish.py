@@ -209,6 +209,9 @@ def test_a_clone_with_no_commit_is_told_how_to_get_the_commit_its_stages_start_f
     approve_here(pat, TWO_FREE)
     run_json(pat, "sync", "origin")
     first = _empty_clone(team, "first")
+    # The engine says so first: task status's next step is that pull, not the claim.
+    step = run_json(first, "task", "status", KEY)["next"]
+    assert (step["argv"], step["cwd"]) == (["git", "pull", "origin", "main"], str(first)), step
     message, hint = _refusal(okstra(first, "stage", "claim", KEY, "--remote", "origin"))
     assert "has no commit yet" in message and "first claim" in message, message
     assert shlex.split(hint) == ["git", "-C", str(first), "pull", "origin", "main"], hint
@@ -216,12 +219,15 @@ def test_a_clone_with_no_commit_is_told_how_to_get_the_commit_its_stages_start_f
     run_json(first, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
 
     later = _empty_clone(team, "later")
+    assert run_json(later, "task", "status", KEY)["next"]["argv"] == ["git", "fetch", "origin"]
     proc = okstra(later, "stage", "claim", KEY, "--remote", "origin", "--stage", "2")
     assert proc.returncode == 1, proc.stderr
     message, hint = _refusal(proc)
     assert "implementation base" in message and "is not in this clone" in message, message
     assert shlex.split(hint) == ["git", "-C", str(later), "fetch", "origin"], hint
     assert run_line(hint).returncode == 0
+    step = run_json(later, "task", "status", KEY)["next"]
+    assert step["argv"][2:4] == ["stage", "claim"], step  # the commit is here now
     claimed = run_json(later, "stage", "claim", KEY, "--remote", "origin", "--stage", "2")
     assert Path(claimed["placements"][0]["worktreePath"]).is_dir()
 
