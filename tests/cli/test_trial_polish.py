@@ -38,6 +38,7 @@ def test_a_refusal_names_one_next_step_the_engines_and_it_runs_from_anywhere(tmp
         "renew one": okstra(bob, "stage", "renew", KEY, "--stage", "1"),
         "resume": okstra(bob, "stage", "claim", KEY, "--resume", "implementation-009"),
         "task new": okstra(bob, "task", "new", KEY, "--type", "implementation"),
+        "unclaimed": okstra(bob, "stage", "done", KEY, "--stage", "2"),
     }
     for what, proc in refusals.items():
         message, hint = _refusal(proc)

@@ -87,8 +87,8 @@ def require_claim(ctx: Context, key: TaskKey, stage: int) -> ClaimState:
             )
         claim_it = shell_okstra("stage", "claim", key, "--stage", stage)
         raise Refused(
-            f"stage {stage} of {key} has no claim ({claim_ref(key, stage)}); claim it with: "
-            f"{claim_it}",
+            f"stage {stage} of {key} has no claim ({claim_ref(key, stage)}): nobody has claimed it "
+            "yet",
             hint=claim_it,
         )
     return state
