@@ -92,7 +92,9 @@ def validate(data: str, no_task: bool) -> Output:
     Arg("--lang", "The label language.", metavar="LANG", choices=("ko", "en"), default="en"),
     Arg(
         "--out",
-        "Where to write (default: the run's reports/final-report-<type>-<seq>.data.json); "
+        "Where to write (default: the run's reports/final-report-<type>-<seq>.data.json; a "
+        "stage report's, stage-<N>-report-implementation-<seq>.data.json beside the stage "
+        "report task status names); "
         "missing folders are made.",
         metavar="FILE",
         complete="file",
