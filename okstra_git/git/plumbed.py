@@ -32,6 +32,7 @@ from .plumbing import (
     GitProcess,
     ObjectReader,
     commit_problem,
+    git_dir_of,
     git_output,
     not_a_commit,
     unreadable,
@@ -96,8 +97,6 @@ def _plain_repository(here: str) -> tuple[Path, Path] | None:
     them, when the plain rule finds it: the first folder up holding ``.git`` (a folder, or the
     ``gitdir:`` file of a linked worktree), owned by this user, nothing in the environment
     changing where git looks. None otherwise: GitRepo decides."""
-    import stat
-
     if any(name in os.environ for name in _ENV):
         return None
     try:
@@ -118,17 +117,8 @@ def _plain_repository(here: str) -> tuple[Path, Path] | None:
             if parent == here or os.stat(parent).st_dev != device:
                 return None
             here = parent
-        if stat.S_ISDIR(found.st_mode):
-            git_dir = dotgit
-        elif stat.S_ISREG(found.st_mode):
-            with open(dotgit, "rb") as fh:
-                line = fh.read(4096).decode("utf-8", "surrogateescape").strip()
-            if not line.startswith("gitdir: ") or "\n" in line:
-                return None
-            git_dir = os.path.join(here, line[len("gitdir: ") :])
-        else:
-            return None
-        if not os.path.isfile(os.path.join(git_dir, "HEAD")):
+        git_dir = git_dir_of(dotgit, found)
+        if git_dir is None or not os.path.isfile(os.path.join(git_dir, "HEAD")):
             return None
         if os.stat(git_dir).st_uid != os.getuid() or found.st_uid != os.getuid():
             return None  # git checks who owns it (safe.directory): let it
@@ -657,21 +647,11 @@ class PlumbedRepo(GitRepo):
             main = self.main_workdir()
             if main is not None:
                 return main
-        folder = self.common_dir / "worktrees"
-        try:
-            names = sorted(os.listdir(folder))
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        for name in names:
-            admin = folder / name
+        for admin in worktree_admins(self.common_dir):
             if _head_file(admin) != wanted or not (admin / "commondir").is_file():
                 continue
-            try:
-                gitfile = (admin / "gitdir").read_text("utf-8").strip()
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            path = Path(gitfile).parent
-            if not is_aside(path):
+            path = registered_folder(admin)
+            if path is not None and not is_aside(path):
                 return path
         return None
 
@@ -747,3 +727,23 @@ def _config_key(name: str) -> str:
     from .repo import _config_name
 
     return _config_name(name)
+
+
+def worktree_admins(common_dir: Path) -> list[Path]:
+    """The admin folders of the linked worktrees of the repository at ``common_dir``
+    (``worktrees/<name>``), by name."""
+    folder = common_dir / "worktrees"
+    try:
+        return [folder / name for name in sorted(os.listdir(folder))]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def registered_folder(admin: Path) -> Path | None:
+    """The folder the worktree of ``admin`` is registered at: where its ``gitdir`` file points
+    (relative to ``admin`` when written relative), less the ``.git``; None when unreadable."""
+    try:
+        gitfile = Path((admin / "gitdir").read_text("utf-8").strip())
+    except (OSError, UnicodeDecodeError):
+        return None
+    return (admin / gitfile).parent if not gitfile.is_absolute() else gitfile.parent

@@ -297,21 +297,26 @@ def _discovered_common_dir() -> str | None:
         return None
 
 
-def _common_of(dotgit: str, found: os.stat_result) -> str | None:
-    """The common dir of the repository whose ``.git`` is at ``dotgit`` (None: git decides)."""
+def git_dir_of(dotgit: str, found: os.stat_result) -> str | None:
+    """The git dir a ``.git`` at ``dotgit`` (``found``, its lstat) names: itself when a folder,
+    where a linked worktree's ``gitdir:`` file points; None for anything else (git decides)."""
     import stat
 
     if stat.S_ISDIR(found.st_mode):
-        gitdir = dotgit
-    elif stat.S_ISREG(found.st_mode):
-        with open(dotgit, "rb") as fh:
-            line = fh.read(4096).decode("utf-8", "surrogateescape").strip()
-        if not line.startswith("gitdir: ") or "\n" in line:
-            return None
-        gitdir = os.path.join(os.path.dirname(dotgit), line[len("gitdir: ") :])
-    else:
+        return dotgit
+    if not stat.S_ISREG(found.st_mode):
         return None
-    if not os.path.isfile(os.path.join(gitdir, "HEAD")):
+    with open(dotgit, "rb") as fh:
+        line = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+    if not line.startswith("gitdir: ") or "\n" in line:
+        return None
+    return os.path.join(os.path.dirname(dotgit), line[len("gitdir: ") :])
+
+
+def _common_of(dotgit: str, found: os.stat_result) -> str | None:
+    """The common dir of the repository whose ``.git`` is at ``dotgit`` (None: git decides)."""
+    gitdir = git_dir_of(dotgit, found)
+    if gitdir is None or not os.path.isfile(os.path.join(gitdir, "HEAD")):
         return None
     common = gitdir
     try:

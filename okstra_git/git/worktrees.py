@@ -207,28 +207,20 @@ def _registered_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
     """:func:`worktree_at` from the admin folders' files, as libgit2 reads them: one holding
     ``gitdir``, ``commondir`` and ``HEAD`` is a worktree, its folder where ``gitdir`` points;
     prunable when its folder is gone and it is not locked."""
-    folder = repo.common_dir / "worktrees"
-    try:
-        names = sorted(os.listdir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    for name in names:
-        admin = folder / name
+    from .plumbed import registered_folder, worktree_admins
+
+    for admin in worktree_admins(repo.common_dir):
         if not all((admin / f).is_file() for f in ("gitdir", "commondir", "HEAD")):
             continue
-        try:
-            gitfile = Path((admin / "gitdir").read_text("utf-8").strip())
-        except (OSError, UnicodeDecodeError):
-            continue
-        where = (admin / gitfile).parent if not gitfile.is_absolute() else gitfile.parent
-        if same_path(where, path):
+        where = registered_folder(admin)
+        if where is not None and same_path(where, path):
             try:
                 locked: str | None = (admin / "locked").read_text("utf-8", "replace").strip()
             except (FileNotFoundError, NotADirectoryError):
                 locked = None
             present = where.is_dir()
             broken = present and not _gitfile_points_to(where / ".git", admin)
-            return WorktreeInfo(name, where, locked is None and not present, locked, broken)
+            return WorktreeInfo(admin.name, where, locked is None and not present, locked, broken)
     return None
 
 
