@@ -122,7 +122,8 @@ def run_handler(cmd: Command, kwargs: dict[str, Any]) -> Output:
         if exc.next is None and isinstance(kwargs.get("key"), str):
             from ..services.status import refusal_step
 
-            exc.next = refusal_step(kwargs["key"])
+            step = refusal_step(kwargs["key"])
+            exc.next = step.to_data() if step is not None else None
         from ..logic.nextstep import refusal_hint
 
         exc.hint = refusal_hint(exc.next, cmd.path, exc.hint)

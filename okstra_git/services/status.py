@@ -12,7 +12,7 @@ newer records. No jsonschema and no Jinja here: it is a read agents call often.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import BadInput, OkstraError, Refused
 from ..core.keys import TaskKey
@@ -176,10 +176,11 @@ def next_for(ctx: Context, key: TaskKey) -> Step:
     return task_status(ctx, key).next  # type: ignore[return-value]
 
 
-def refusal_step(key_text: str) -> dict[str, Any] | None:
+def refusal_step(key_text: str) -> Step | None:
     """The next step a refusal of a command about ``key_text`` names, in this folder's clone:
     the task's, or — the task not being here — the command that brings or makes it. None when
-    no step can be told (no repository, a bad key)."""
+    no step can be told (no repository, a bad key). Its ``--json`` is ``Step.to_data()``, which
+    the view (or the command's error) gives."""
     import shlex
 
     from ..core.errors import OkstraError
@@ -191,7 +192,7 @@ def refusal_step(key_text: str) -> dict[str, Any] | None:
     except OkstraError:
         return None
     try:
-        return next_for(ctx, key).to_data()
+        return next_for(ctx, key)
     except Refused as exc:
         if exc.hint is None:
             return None
@@ -200,7 +201,7 @@ def refusal_step(key_text: str) -> dict[str, Any] | None:
         return Step(
             "run" if sync else "human", argv, ctx.clone_dir, "agent" if sync else "human",
             str(exc),
-        ).to_data()  # fmt: skip
+        )  # fmt: skip
     except OkstraError:
         return None
 

@@ -29,7 +29,8 @@ def refusal(
     if key is not None:
         from ..services.status import refusal_step
 
-        step = refusal_step(key)
+        found = refusal_step(key)
+        step = found.to_data() if found is not None else None
     hint = refusal_hint(step, refused, exc.hint)
     return Output(
         {"refusals": exc.lines, **({"next": step} if step is not None else {})},
