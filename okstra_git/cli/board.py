@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from datetime import timedelta
 
     from ..core.keys import TaskKey
+    from ..services.boardserve import Request
     from ..services.context import Context
 
 
@@ -82,18 +83,27 @@ def board(
         return _write(ctx, keys, out, fetch)
     if out is not None:
         raise BadInput("board --serve serves the page; --out writes it: give one of them")
+    import os
+    import sys
+
     from ..services.boardserve import DEFAULT_ADDRESS, VERSION_PATH, BoardServer, parse_address
-    from ..views.board import csp, data, render, served
+    from ..views.board import csp, data, render, request_line, served, serving
+
+    def log(request: Request) -> None:
+        sys.stderr.write(request_line(request) + "\n")
 
     server = BoardServer(
         str(ctx.repo.workdir or ctx.repo.git_dir),
         task or None,
         parse_address(address or DEFAULT_ADDRESS),
-        page=lambda board, version: render(data(board), version, VERSION_PATH).encode("utf-8"),
+        page=lambda board, version, fetching: render(
+            data(board, fetching), version, VERSION_PATH
+        ).encode("utf-8"),
         csp=csp(live=True),
+        say=lambda event: print(serving(event), flush=True),
         remote=fetch,
         interval=interval,
-        say=lambda line: print(line, flush=True),
+        log=log if os.environ.get("OKSTRA_DEBUG") == "1" else None,
     )
     server.serve()
     return served(server.url, server.builds)

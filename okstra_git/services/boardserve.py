@@ -19,9 +19,7 @@ from __future__ import annotations
 import hashlib
 import http.server
 import ipaddress
-import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -78,6 +76,38 @@ def _loopback(host: str) -> bool:
         return False
 
 
+class Serving(Value):
+    """The server listens and the page is built: what ``say`` is told first."""
+
+    url: str
+
+
+class Rebuilt(Value):
+    """The page was built again (``build``: its number), or could not be (``error``: why;
+    the last page stays up)."""
+
+    reason: str
+    """What moved: ``refs`` (a ref changed), ``lease`` (a shown lease ran out),
+    ``fetch-failed`` or ``fetch-works`` (fetching from the remote failed, or works again)."""
+    build: int
+    error: str | None = None
+
+
+class Request(Value):
+    """One request answered, as http.server logs it (told ``log``, when given)."""
+
+    client: str
+    line: str
+
+
+class FetchProblem(Value):
+    """Fetching from the remote the board follows failed: when (``HH:MM:SS``, local) and why."""
+
+    remote: str
+    at: str
+    error: str
+
+
 class Page(Value):
     """The page last built, swapped whole (readers never see half a build)."""
 
@@ -92,8 +122,10 @@ class BoardServer:
     """The board of ``keys`` (None: every task) of the repository at ``start``, served.
 
     ``page(board, version)`` lays the :class:`~.board.Board` out (the views layer's page,
-    whose script polls :data:`VERSION_PATH`); ``csp`` is its Content-Security-Policy, sent
-    as a header too.
+    whose script polls :data:`VERSION_PATH`; ``fetch_problem``, when the last fetch failed, is
+    for it to show); ``csp`` is its Content-Security-Policy, sent as a header too. ``say`` is
+    told :class:`Serving` once, then each :class:`Rebuilt`; ``log``, each :class:`Request`
+    (the command words them: a service never imports a view).
     """
 
     def __init__(
@@ -101,18 +133,19 @@ class BoardServer:
         start: str,
         keys: list[str] | None,
         address: Address,
-        page: Callable[[Board, str], bytes],
+        page: Callable[[Board, str, FetchProblem | None], bytes],
         csp: str,
+        say: Callable[[Serving | Rebuilt], None],
         remote: str | None = None,
         interval: timedelta = timedelta(seconds=30),
-        say: Callable[[str], None] = print,
+        log: Callable[[Request], None] | None = None,
     ) -> None:
         self.start, self.keys, self.remote = start, keys, remote
         self.render, self.csp = page, csp
         self.interval = interval.total_seconds()
-        self.say = say
+        self.say, self.log = say, log
         self.builds = 0
-        self.fetch_problem: str | None = None
+        self.fetch_problem: FetchProblem | None = None
         self.page: Page | None = None
         try:
             self.httpd = http.server.ThreadingHTTPServer(
@@ -141,7 +174,7 @@ class BoardServer:
             fetch(repo, self.remote)
             self.fetch_problem = None
         except FetchFailed as exc:  # shown on the board; the next interval tries again
-            self.fetch_problem = f"{time.strftime('%H:%M:%S')}: {exc}"
+            self.fetch_problem = FetchProblem(self.remote, time.strftime("%H:%M:%S"), str(exc))
 
     def build(self, fingerprint: str) -> float | None:
         """Build the page from the records now; returns when its first lease runs out."""
@@ -149,12 +182,9 @@ class BoardServer:
 
         ctx = Context(self._repo())
         board = build_board(ctx, [ctx.key(k) for k in self.keys] if self.keys else None)
-        if self.fetch_problem:
-            problem = f"fetching from {self.remote} failed at {self.fetch_problem}"
-            board = board.replace(problems=[*board.problems, problem])
         self.builds += 1
         version = f"{self.builds}-{fingerprint[:12]}"
-        self.page = Page(self.render(board, version), version, self.csp)
+        self.page = Page(self.render(board, version, self.fetch_problem), version, self.csp)
         return _first_expiry(board)
 
     def serve(self) -> None:
@@ -169,7 +199,7 @@ class BoardServer:
             fingerprint = _fingerprint(repo)
             expiry = self.build(fingerprint)
             thread.start()
-            self.say(f"serving the board at {self.url} (read-only; Ctrl-C stops it)")
+            self.say(Serving(self.url))
             while True:
                 time.sleep(CHECK_EVERY)
                 repo = self._repo()
@@ -180,21 +210,21 @@ class BoardServer:
                     with no_prompts():  # unattended: a prompt would stall every refresh
                         self._fetch(repo)
                     if self.fetch_problem != problem:
-                        reason = "fetching " + ("failed" if self.fetch_problem else "works again")
+                        reason = "fetch-failed" if self.fetch_problem else "fetch-works"
                 now = _fingerprint(repo)
                 if now != fingerprint:
-                    reason = "the refs changed"
+                    reason = "refs"
                 elif expiry is not None and time.time() >= expiry:
-                    reason = "a lease ran out"
+                    reason = "lease"
                 if reason is None:
                     continue
                 fingerprint = now
                 try:
                     expiry = self.build(now)
                 except OkstraError as exc:  # the last page stays up; the next change retries
-                    self.say(f"could not rebuild the board ({reason}): {exc}")
+                    self.say(Rebuilt(reason, self.builds, str(exc)))
                     continue
-                self.say(f"rebuilt the board ({reason}): build {self.builds}")
+                self.say(Rebuilt(reason, self.builds))
         except KeyboardInterrupt:
             pass
         finally:
@@ -292,7 +322,7 @@ def _handler(server: BoardServer, loopback: bool) -> type[http.server.BaseHTTPRe
                 self.wfile.write(data)
 
         def log_message(self, format: str, *args: Any) -> None:
-            if os.environ.get("OKSTRA_DEBUG") == "1":  # else quiet: the page polls each second
-                sys.stderr.write(f"board: {self.address_string()} {format % args}\n")
+            if server.log is not None:  # else quiet: the page polls each second
+                server.log(Request(self.address_string(), format % args))
 
     return Handler

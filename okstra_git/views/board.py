@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..services.board import Board, BoardTask
+    from ..services.boardserve import FetchProblem, Rebuilt, Request, Serving
 
 STATES = ("blocked", "ready", "started", "done", "merged")
 """A stage's colour on the board: ``started`` includes a claim whose lease expired (shown as
@@ -52,14 +53,47 @@ def written(target: Path, count: int, size: int) -> Output:
     )
 
 
+REBUILT_BECAUSE = {
+    "refs": "the refs changed",
+    "lease": "a lease ran out",
+    "fetch-failed": "fetching failed",
+    "fetch-works": "fetching works again",
+}
+"""Why ``board --serve`` built the page again (``services.boardserve.Rebuilt.reason``)."""
+
+
+def serving(event: Serving | Rebuilt) -> str:
+    """``board --serve``'s line for each step as it serves: where it listens, then each
+    rebuild (or why one failed; the last page stays up)."""
+    from ..services.boardserve import Serving
+
+    if isinstance(event, Serving):
+        return f"serving the board at {event.url} (read-only; Ctrl-C stops it)"
+    because = REBUILT_BECAUSE[event.reason]
+    if event.error is not None:
+        return f"could not rebuild the board ({because}): {event.error}"
+    return f"rebuilt the board ({because}): build {event.build}"
+
+
+def request_line(request: Request) -> str:
+    """``board --serve``'s line for a request it answered (under ``OKSTRA_DEBUG=1``)."""
+    return f"board: {request.client} {request.line}"
+
+
+def fetch_problem(problem: FetchProblem) -> str:
+    """The board's problem line when fetching from the remote it follows failed."""
+    return f"fetching from {problem.remote} failed at {problem.at}: {problem.error}"
+
+
 def served(url: str, builds: int) -> Output:
     """``board --serve``, once stopped: where it served, how many times it built the page."""
     return Output({"url": url, "builds": builds}, f"stopped serving the board at {url}")
 
 
-def data(board: Board) -> dict[str, Any]:
+def data(board: Board, fetching: FetchProblem | None = None) -> dict[str, Any]:
     """The board's plain data: what the page is laid out from (each task as ``task status
-    --json`` gives it, with its events, task branch and the branches carrying its verdict)."""
+    --json`` gives it, with its events, task branch and the branches carrying its verdict);
+    ``fetching``: why the last fetch of a served board failed, the last of its problems."""
     return {
         "repository": board.repository,
         "generatedAt": board.generated_at,
@@ -69,7 +103,7 @@ def data(board: Board) -> dict[str, Any]:
         ],
         "remotes": board.remotes,
         "protected": board.protected,
-        "problems": board.problems,
+        "problems": [*board.problems, *([fetch_problem(fetching)] if fetching else [])],
     }
 
 

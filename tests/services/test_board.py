@@ -182,3 +182,57 @@ def test_addresses(text: str, host: str, port: int):
 def test_bad_addresses_say_what_was_expected(text: str):
     with pytest.raises(BadInput, match="board --serve at"):
         parse_address(text)
+
+
+def test_a_served_board_says_where_it_listens_why_it_rebuilt_and_what_fetching_failed(
+    world: Path, tmp_path: Path
+):
+    """``board --serve``'s lines as it goes (the service tells typed steps, views/board.py
+    words them) and the problem a failed fetch adds to the page, served in this process: a ref
+    moved after the first build rebuilds the page for that reason."""
+    from okstra_git.services.boardserve import Address, BoardServer, Serving
+    from okstra_git.views.board import serving
+
+    said: list[str] = []
+    shown: list[list[str]] = []
+
+    def say(event: object) -> None:
+        said.append(serving(event))  # type: ignore[arg-type]
+        if isinstance(event, Serving):
+            git(world, "update-ref", "refs/test/board-moved", "HEAD")
+        else:
+            raise KeyboardInterrupt  # what Ctrl-C raises: the server stops
+
+    def page(board: object, version: str, fetching: object) -> bytes:
+        shown.append(board_data(board, fetching)["problems"])  # type: ignore[arg-type]
+        return version.encode()
+
+    nowhere = str(tmp_path / "no-such-remote")
+    server = BoardServer(
+        str(world), None, Address("127.0.0.1", 0), page, "", say, remote=nowhere
+    )  # fmt: skip
+    try:
+        server.serve()
+    finally:
+        git(world, "update-ref", "-d", "refs/test/board-moved")
+    assert said == [
+        f"serving the board at {server.url} (read-only; Ctrl-C stops it)",
+        "rebuilt the board (the refs changed): build 2",
+    ]
+    assert len(shown) == 2
+    for problems in shown:
+        assert re.fullmatch(
+            rf"fetching from {re.escape(nowhere)} failed at \d\d:\d\d:\d\d: .+", problems[-1]
+        ), problems
+
+
+def test_each_reason_a_served_board_rebuilds_for_has_its_words():
+    from okstra_git.services.boardserve import Rebuilt
+    from okstra_git.views.board import REBUILT_BECAUSE, serving
+
+    assert serving(Rebuilt("lease", 3)) == "rebuilt the board (a lease ran out): build 3"
+    assert serving(Rebuilt("fetch-failed", 4)) == "rebuilt the board (fetching failed): build 4"
+    assert serving(Rebuilt("fetch-works", 4, "boom")) == (
+        "could not rebuild the board (fetching works again): boom"
+    )
+    assert set(REBUILT_BECAUSE) == {"refs", "lease", "fetch-failed", "fetch-works"}
