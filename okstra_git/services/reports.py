@@ -269,7 +269,9 @@ def starter_for_task(
             for n in stages
             if n in facts.stages and facts.stages[n].report_path
         ]
-    data = starter(str(key), task_type, seq, language, **extra)
+    from .remoteview import home_remote
+
+    data = starter(str(key), task_type, seq, language, remote=home_remote(ctx.repo), **extra)
     if verdict is not None:
         decide(data, verdict, all_done)
         if verdict != "accepted":

@@ -317,3 +317,30 @@ def test_a_verdict_other_than_accepted_starts_with_a_blocker_to_write(task: Task
         1,
         "implementation",
     )
+
+
+def test_a_shared_clones_starter_recommends_commands_through_its_remote(tmp_path: Path):
+    """In a clone that shares through a remote (init --remote origin) the report's recommended
+    command goes through it, as every printed step there does: a claim or run start taken in
+    one clone alone would conflict with the others'. A verdict decided later (the critic's
+    routing) keeps that remote."""
+    from team_world import KEY as TEAM_KEY
+    from team_world import Team, run_json
+
+    from okstra_git.logic.reports.starter import decide, starter
+
+    pat = Team.make(tmp_path).clone("pat", "Pat")
+    assert okstra(pat, "task", "new", TEAM_KEY, "--type", "error-analysis").returncode == 0
+    assert okstra(pat, "sync", "origin").returncode == 0
+    data = run_json(pat, "report", "init", TEAM_KEY)["data"]
+    command = okstra_line(
+        "run", "start", TEAM_KEY, "--type", "implementation-planning", "--remote", "origin"
+    )
+    assert data["readerSummary"]["recommendedCommand"] == command
+    assert data["recommendedNextSteps"][0]["command"] == command
+
+    verified = starter(TEAM_KEY, "final-verification", "001", remote="origin")
+    decide(verified, "rejected")
+    assert verified["readerSummary"]["recommendedCommand"] == okstra_line(
+        "run", "start", TEAM_KEY, "--type", "implementation", "--remote", "origin"
+    )

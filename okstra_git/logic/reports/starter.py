@@ -53,14 +53,32 @@ LAST_STAGE_STEP = (
 first (``task status`` says the same)."""
 
 
-def next_command(task_key: str, following: str, task_type: str | None = None) -> str:
+def next_command(
+    task_key: str, following: str, task_type: str | None = None, remote: str | None = None
+) -> str:
     """The command that starts the next phase (or shows the task once it is done); an
-    implementation report whose task still has open stages goes on with ``stage claim``."""
+    implementation report whose task still has open stages goes on with ``stage claim``.
+    ``remote``: the remote the team shares through, which the command then goes through (a
+    claim or run start taken in one clone alone would conflict with the others')."""
+    through = ("--remote", remote) if remote else ()
     if following == "done":
         return okstra("task", "show", task_key)
     if following == IMPLEMENTATION and task_type == IMPLEMENTATION:
-        return okstra("stage", "claim", task_key)
-    return okstra("run", "start", task_key, "--type", following)
+        return okstra("stage", "claim", task_key, *through)
+    return okstra("run", "start", task_key, "--type", following, *through)
+
+
+def remote_of(command: str) -> str | None:
+    """The ``--remote`` a recommended command goes through (None: none), so a verdict decided
+    later keeps the remote its starter named."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    at = words.index("--remote") + 1 if "--remote" in words else 0
+    return words[at] if 0 < at < len(words) else None
 
 
 def now_iso() -> str:
@@ -101,6 +119,7 @@ def starter(
     open_stages: list[int] | None = None,
     open_items: list[dict[str, str]] | None = None,
     generated_at: str | None = None,
+    remote: str | None = None,
 ) -> dict[str, Any]:
     """Report data for one run of ``task_type``, valid once its prompts are written.
 
@@ -110,7 +129,8 @@ def starter(
     implementation report, ``stage`` is the stage a stage report covers, ``open_stages`` the
     Stage Map stages not done besides it (then the task goes on implementing, not to
     final-verification) and ``open_items`` the approved plan's §5 rows still open or answered,
-    each carried into a follow-up row. ``generated_at`` defaults to now.
+    each carried into a follow-up row. ``generated_at`` defaults to now. ``remote``: the remote
+    the recommended commands go through (the clone's team remote).
     """
     task_id = task_key.split(":")[-1]
     following = _NEXT[task_type]
@@ -124,9 +144,9 @@ def starter(
         "direction": _DIRECTION[task_type],
         "nextStep": step,
     }
-    command = next_command(task_key, following, task_type)
+    command = next_command(task_key, following, task_type, remote)
     if step == LAST_STAGE_STEP:
-        command = okstra("integrate", task_key)
+        command = okstra("integrate", task_key, *(("--remote", remote) if remote else ()))
     header: dict[str, Any] = {
         "taskKey": task_key,
         "taskType": task_type,
@@ -232,9 +252,11 @@ def decide(data: dict[str, Any], verdict: str, all_stages_done: bool = True) -> 
     step = next_step_text(following)
     for part in ("verdictCard", "finalVerdict"):
         data[part] = {"verdictToken": verdict, "direction": direction, "nextStep": step}
-    command = next_command(data["header"]["taskKey"], following)
-    data["recommendedNextSteps"][0] = {"text": step, "command": command}
     summary = data.get("readerSummary")
+    before = summary.get("recommendedCommand") if isinstance(summary, dict) else None
+    remote = remote_of(before) if isinstance(before, str) else None
+    command = next_command(data["header"]["taskKey"], following, remote=remote)
+    data["recommendedNextSteps"][0] = {"text": step, "command": command}
     if isinstance(summary, dict):
         summary["recommendedCommand"] = command
     for row in data["followUpTasks"]:
