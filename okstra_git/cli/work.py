@@ -9,6 +9,8 @@ TYPE_CHECKING = False  # typing is for the type checker: it costs every command 
 if TYPE_CHECKING:
     from datetime import timedelta
 
+    from ..services.worker import Progress
+
 
 @command(
     "work",
@@ -60,15 +62,21 @@ def work(
     once: bool,
     cmd: list[str],
 ) -> Output:
+    import sys
+
     from ..services.context import open_context
     from ..services.status import next_for
     from ..services.worker import work as run
     from ..views.stage import race_lost, run_directive
-    from ..views.work import worked
+    from ..views.work import progress, worked
+
+    def say(step: Progress) -> None:  # one line a step, beside the command's own output
+        sys.stderr.write(progress(step) + "\n")
+        sys.stderr.flush()
 
     ctx = open_context()
     done = run(
         ctx, ctx.key(key), cmd, remote, lease, once,
-        directive=run_directive, stage=stage, race_lost=race_lost,
+        say=say, directive=run_directive, stage=stage, race_lost=race_lost,
     )  # fmt: skip
     return worked(done, next_for(ctx, done.key))

@@ -15,6 +15,8 @@ Why it is built this way:
   its work is no longer this loop's to record.
 - A stage whose command failed is not claimed again by this loop (it would fail the same way):
   the loop goes on with the others and, when only such stages are left, says so and exits 1.
+- Each step is told to ``say`` as a typed value (:data:`Progress`); ``views/work.py`` words
+  it and the command prints it (a service never imports a view).
 """
 
 from __future__ import annotations
@@ -34,9 +36,8 @@ from typing import Any
 
 from ..core.errors import BadInput, OkstraError, Refused
 from ..core.keys import TaskKey
-from ..core.shell import command
 from ..core.userfiles import write_atomic
-from ..core.values import Record, field
+from ..core.values import Record, Value, field
 from ..git.process import no_progress, no_prompts
 from ..git.worktrees import dirty_paths, worktree_head
 from ..logic.workspace import run_paths
@@ -87,6 +88,163 @@ class WorkReport(Record):
     """The exit status."""
 
 
+# -- what the loop tells as it goes (views/work.py's progress words each) --------------------
+
+
+class Waiting(Value):
+    """Nothing to claim now: the stages that wait, and what for (told when that changes)."""
+
+    blocked: tuple[tuple[int, str], ...]
+
+
+class FetchRetry(Value):
+    """The remote could not be fetched; the loop looks again."""
+
+    error: str
+
+
+class Finished(Value):
+    """Every stage of the task (``stage``: that one) is done."""
+
+    key: TaskKey
+    stage: int | None
+
+
+class Stuck(Value):
+    """Only stages whose command failed are left: the loop ends, exit 1."""
+
+    failed: tuple[int, ...]
+
+
+class NotClaimed(Value):
+    """A claim was refused (another run took it first, or it waits on something)."""
+
+    why: str
+
+
+class Claimed(Value):
+    """A stage claimed for this loop."""
+
+    stage: int
+    run_id: str
+    worktree: str
+    lease_until: str | None
+    taken_over_from: str | None
+
+
+class NotResumed(Value):
+    """A run of this clone's could not be resumed (taken over meanwhile)."""
+
+    run_id: str
+    why: str
+
+
+class Resumed(Value):
+    """A stage this clone held, resumed by the loop."""
+
+    stage: int
+    run_id: str
+    worktree: str
+
+
+class RenewRetry(Value):
+    """A lease renewal failed for a reason other than the stage changing hands."""
+
+    stage: int
+    error: str
+
+
+class Renewed(Value):
+    """A stage's lease renewed while its command runs."""
+
+    stage: int
+    until: str
+
+
+class Running(Value):
+    """The agent's command started in a stage's worktree."""
+
+    argv: tuple[str, ...]
+    worktree: str
+    stage: int
+
+
+class Lost(Value):
+    """A stage taken over by another run while its command ran."""
+
+    stage: int
+    why: str
+
+
+class NotDone(Value):
+    """A stage whose done was refused."""
+
+    stage: int
+    error: str
+
+
+class Done(Value):
+    """A stage marked done."""
+
+    stage: int
+    head: str
+    report: str | None
+    """The report the command wrote, or None."""
+    published: str | None
+    """The remote it was published to, or None."""
+
+
+class Note(Value):
+    """A note the done gave (its run's, its publication's), as written."""
+
+    text: str
+
+
+class IntegrateConflict(Value):
+    """Integrating the done stages stopped on a merge conflict: the loop ends."""
+
+    error: str
+
+
+class IntegrateLater(Value):
+    """Integrating failed now (a lost race, an unreachable remote): a later claim retries."""
+
+    error: str
+
+
+class Integrated(Value):
+    """The done stages merged into the task branch."""
+
+    stages: tuple[int, ...]
+    task_branch: str
+    head: str
+    published: str | None
+    """The remote it was published to, or None."""
+
+
+class NotReleased(Value):
+    """A stage's release failed."""
+
+    stage: int
+    error: str
+
+
+class Released(Value):
+    """A stage given back, its commits kept on its branch."""
+
+    stage: int
+    why: str
+    branch: str
+
+
+Progress = (
+    Waiting | FetchRetry | Finished | Stuck | NotClaimed | Claimed | NotResumed | Resumed
+    | RenewRetry | Renewed | Running | Lost | NotDone | Done | Note | IntegrateConflict
+    | IntegrateLater | Integrated | NotReleased | Released
+)  # fmt: skip
+"""What the loop tells ``say``, one step at a time."""
+
+
 class Worker:
     """One loop over one task of one clone (see the module's docstring)."""
 
@@ -98,7 +256,7 @@ class Worker:
         remote: str | None,
         lease: timedelta | str | None,
         once: bool,
-        say: Callable[[str], None],
+        say: Callable[[Progress], None],
         directive: Callable[[claims.ClaimResult], str],
         stage: int | None = None,
         race_lost: Callable[[str], None] | None = None,
@@ -132,7 +290,7 @@ class Worker:
         """A stop signal that arrived while the loop was writing (acted on when it is done)."""
         self.interruptible = False
         self.child: subprocess.Popen[bytes] | None = None
-        self.last_note = ""
+        self.last_note: Progress | None = None
 
     @property
     def ctx(self) -> Context:
@@ -170,7 +328,7 @@ class Worker:
 
     def _loop(self) -> None:
         pause = POLL_FIRST
-        last_wait = ""
+        last_wait: tuple[tuple[int, str], ...] = ()
         while True:
             self._checkpoint()
             batch = self._claim_next()
@@ -183,12 +341,12 @@ class Worker:
                 why = self._waiting_for()
                 if why != last_wait:  # a change is worth a line, and a quick look again
                     if why:
-                        self.say(f"waiting: {why}")
+                        self.say(Waiting(why))
                     last_wait, pause = why, POLL_FIRST
                 self._sleep(pause)
                 pause = min(pause * 2, POLL_MOST, self._poll_cap())
                 continue
-            pause, last_wait = POLL_FIRST, ""
+            pause, last_wait = POLL_FIRST, ()
             for place in batch.stages:
                 if self.stage is not None and place.stage != self.stage:
                     continue  # a resumed batch's other stage: left to a loop that works it
@@ -227,7 +385,7 @@ class Worker:
             try:
                 pull(self.ctx, self.remote)
             except FetchFailed as exc:  # the remote unreachable a while: wait and look again
-                self._once_said(f"could not fetch (will retry): {exc}")
+                self._once_said(FetchRetry(str(exc)))
                 return None
         own = self._resume_own()
         if own is not None:
@@ -242,16 +400,14 @@ class Worker:
             left = [n for n in left if n == self.stage]
         if not left:
             self.report.finished = True
-            what = f"stage {self.stage}" if self.stage is not None else "every stage"
-            self.say(f"{what} of {self.key} is done")
+            self.say(Finished(self.key, self.stage))
             return None
         ready = [n for n in found.selection.ready if n not in self.failed]
         if self.stage is not None:
             ready = [n for n in ready if n == self.stage]
         if not ready:
             if self.failed and not self._can_wait_for(left, found.stages):
-                stuck = ", ".join(map(str, sorted(self.failed)))
-                self.say(f"nothing left for this loop: the command failed on stage(s) {stuck}")
+                self.say(Stuck(tuple(sorted(self.failed))))
                 self.report.code = 1
             return None
         only = None if not set(found.selection.batch) & self.failed else ready[0]
@@ -266,16 +422,16 @@ class Worker:
             else:
                 result = claims.claim(self.ctx, self.key, only, self.lease, take_over_expired=True)
         except Refused as exc:  # another run took it first, or it needs what waiting brings
-            self._once_said(f"not claimed yet: {str(exc).splitlines()[0]}")
+            self._once_said(NotClaimed(str(exc).splitlines()[0]))
             return None
         for place in result.stages:
             self.held[place.stage] = result.run_id
-            lease = f"; lease until {place.lease_expires_at}" if place.lease_expires_at else ""
-            taken = f", taken over from {place.take_over_of}" if place.take_over_of else ""
             self.say(
-                f"claimed stage {place.stage} ({result.run_id}{taken}) in "
-                f"{place.worktree_path}{lease}"
-            )
+                Claimed(
+                    place.stage, result.run_id, place.worktree_path, place.lease_expires_at,
+                    place.take_over_of,
+                )
+            )  # fmt: skip
         self._write_directive(result)
         return result
 
@@ -305,14 +461,11 @@ class Worker:
                     for place in result.stages:
                         self._renew_now(place.stage)
             except Refused as exc:  # taken over meanwhile: no longer this clone's
-                self._once_said(f"run {run} not resumed: {str(exc).splitlines()[0]}")
+                self._once_said(NotResumed(run, str(exc).splitlines()[0]))
                 continue
             for place in result.stages:
                 self.held[place.stage] = result.run_id
-                self.say(
-                    f"resumed stage {place.stage} ({result.run_id}, this clone's claim) in "
-                    f"{place.worktree_path}"
-                )
+                self.say(Resumed(place.stage, result.run_id, place.worktree_path))
             self._write_directive(result)
             return result
         return None
@@ -325,13 +478,13 @@ class Worker:
         except Refused:
             raise
         except OkstraError as exc:  # the remote unreachable: the renewer tries again
-            self.say(f"could not renew stage {stage}'s lease (will retry): {exc}")
+            self.say(RenewRetry(stage, str(exc)))
 
-    def _once_said(self, line: str) -> None:
-        """``say`` a line unless it is the one said last by this method (a poll repeats it)."""
-        if line != self.last_note:
-            self.last_note = line
-            self.say(line)
+    def _once_said(self, step: Progress) -> None:
+        """``say`` a step unless it is the one said last by this method (a poll repeats it)."""
+        if step != self.last_note:
+            self.last_note = step
+            self.say(step)
 
     def _can_wait_for(self, left: list[int], stages: dict[int, Any]) -> bool:
         """Whether a stage not done may still become ready for this loop: one that is not a
@@ -345,11 +498,12 @@ class Worker:
 
         return any(not blocked(n) for n in left)
 
-    def _waiting_for(self) -> str:
+    def _waiting_for(self) -> tuple[tuple[int, str], ...]:
+        """The stages not done that wait, and what for (this loop's one stage, with one)."""
         sel = readiness(self.ctx, self.key, take_over_expired=True).selection
-        return "; ".join(f"stage {n}: {why}" for n, why in sorted(sel.blocked.items()) if
-                         not why.startswith("done")
-                         and self.stage in (None, n))  # fmt: skip
+        return tuple((n, why) for n, why in sorted(sel.blocked.items()) if
+                     not why.startswith("done")
+                     and self.stage in (None, n))  # fmt: skip
 
     def _paths(self, result: claims.ClaimResult) -> dict[str, str]:
         seq = result.run_id.removeprefix(f"{claims.RUN_TYPE}-")
@@ -383,12 +537,12 @@ class Worker:
             "OKSTRA_REPOSITORY": str(self.root),
             "OKSTRA_REMOTE": self.remote or "",
         }
-        self.say(f"running {command(*self.argv)} in {worktree} (stage {stage})")
+        self.say(Running(tuple(self.argv), worktree, stage))
         code, lost = self._run_command(env, worktree, stage)
         if lost is not None:
             self.report.lost[stage] = lost
             self.held.pop(stage, None)
-            self.say(f"stage {stage} is no longer this loop's: {lost}")
+            self.say(Lost(stage, lost))
             return
         head = worktree_head(worktree, self.ctx.repo)
         dirty = dirty_paths(worktree) if head is not None else []
@@ -448,17 +602,15 @@ class Worker:
         except Refused as exc:
             self.held.pop(stage, None)
             self.report.lost[stage] = str(exc).splitlines()[0]
-            self.say(f"stage {stage} could not be marked done: {exc}")
+            self.say(NotDone(stage, str(exc)))
             return
         self.held.pop(stage, None)
         self.report.done.append(stage)
-        c = result.claim
-        said = f" with {report}" if report else " (the command wrote no report)"
-        where = f"; published to {result.published}" if result.published else ""
-        self.say(f"stage {stage} done at {(c.head_commit or '')[:12]}{said}{where}")
+        head = result.claim.head_commit or ""
+        self.say(Done(stage, head, str(report) if report else None, result.published or None))
         for note in (result.run_note, result.publish_note):
             if note:
-                self.say(note)
+                self.say(Note(note))
         self._integrate()
 
     def _integrate(self) -> None:
@@ -470,16 +622,16 @@ class Worker:
         try:
             done = integrate(self.ctx, self.key, self.remote)
         except MergeConflict as exc:
-            self.say(f"integrating stopped on a conflict: {exc}")
+            self.say(IntegrateConflict(str(exc)))
             self.report.code = 1
             self.report.conflict = str(exc)
             return
         except OkstraError as exc:  # lost races, an unreachable remote: a later claim retries
-            self.say(f"could not integrate now (a later claim does): {exc}")
+            self.say(IntegrateLater(str(exc)))
             return
-        merged = ", ".join(str(m.stage) for m in done.merged) or "nothing new"
-        where = f"; published to {done.remote}" if done.published else ""
-        self.say(f"integrated {merged} into {done.task_branch} at {done.head[:12]}{where}")
+        merged = tuple(m.stage for m in done.merged)
+        published = done.remote if done.published else None
+        self.say(Integrated(merged, done.task_branch, done.head, published))
 
     def _give_back(self, stage: int, why: str) -> None:
         self.failed.add(stage)
@@ -492,10 +644,9 @@ class Worker:
         try:
             result = release_via_remote(self.ctx, self.remote, self.key, stage, reason, run)
         except OkstraError as exc:
-            self.say(f"stage {stage} could not be released: {exc}")
+            self.say(NotReleased(stage, str(exc)))
             return
-        branch = result.claim.branch
-        self.say(f"released stage {stage} ({why}); its commits stay on {branch}")
+        self.say(Released(stage, why, result.claim.branch))
         if result.run_note:
             self._finish_run(run)
 
@@ -559,10 +710,10 @@ class _Renewer(threading.Thread):
                     worker._end_child()
                 return
             except OkstraError as exc:  # the remote unreachable a while: try again next time
-                worker.say(f"could not renew stage {self.stage}'s lease (will retry): {exc}")
+                worker.say(RenewRetry(self.stage, str(exc)))
                 continue
             for r in done.renewed:
-                worker.say(f"renewed stage {r.stage}'s lease until {r.lease_expires_at}")
+                worker.say(Renewed(r.stage, r.lease_expires_at))
 
 
 def work(
@@ -572,26 +723,19 @@ def work(
     remote: str | None = None,
     lease: timedelta | str | None = None,
     once: bool = False,
-    say: Callable[[str], None] | None = None,
     *,
+    say: Callable[[Progress], None],
     directive: Callable[[claims.ClaimResult], str],
     stage: int | None = None,
     race_lost: Callable[[str], None] | None = None,
 ) -> WorkReport:
-    """Run the loop (see the module's docstring); progress goes to ``say``, one line a step;
-    each claim's run directive, as ``directive`` words it, into the run's prompt file; a claim
-    through ``remote`` that another clone beat tells ``race_lost``.
+    """Run the loop (see the module's docstring); progress goes to ``say``, one step at a
+    time (:data:`Progress`); each claim's run directive, as ``directive`` words it, into the
+    run's prompt file; a claim through ``remote`` that another clone beat tells ``race_lost``.
     ``stage``: work that stage alone — wait until it is ready, claim it, work it, then end."""
-
-    def to_stderr(line: str) -> None:
-        sys.stderr.write(f"okstra work: {line}\n")
-        sys.stderr.flush()
-
     if remote is not None:
         from .sync.transport import check_remote
 
         check_remote(ctx.repo, remote)
     with no_progress():  # one line a step: no fetch, push or checkout draws git's meter
-        return Worker(
-            ctx, key, argv, remote, lease, once, say or to_stderr, directive, stage, race_lost
-        ).run()
+        return Worker(ctx, key, argv, remote, lease, once, say, directive, stage, race_lost).run()
