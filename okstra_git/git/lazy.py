@@ -8,13 +8,29 @@ Modules of the git layer name it so, and the type checker sees the real module
 
 from __future__ import annotations
 
+import os
 import sys
+
+
+def _env_true(name: str) -> bool:
+    """An environment variable as git reads a boolean one (``git_env_bool``)."""
+    value = os.environ.get(name, "").strip().lower()
+    if value in ("true", "yes", "on"):
+        return True
+    try:
+        return int(value) != 0
+    except ValueError:
+        return False
 
 
 class _Lazy:
     def __getattr__(self, name: str) -> object:
         import pygit2
 
+        if _env_true("GIT_CONFIG_NOSYSTEM"):
+            # git then reads no system config (/etc/gitconfig); libgit2 would, and an identity
+            # or setting git ignores would decide okstra's commits.
+            pygit2.settings.search_path[pygit2.enums.ConfigLevel.SYSTEM] = ""
         for module in list(sys.modules.values()):  # every importer's name, now the module
             if getattr(module, "pygit2", None) is self:
                 module.pygit2 = pygit2  # type: ignore[attr-defined]

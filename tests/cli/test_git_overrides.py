@@ -78,3 +78,32 @@ def test_git_dir_and_work_tree_name_the_repository(repo: Path, run, tmp_path: Pa
     assert there.returncode == 0, there.stderr
     bad = run(elsewhere, "okstra", "task", "list", GIT_DIR=str(tmp_path / "nothing"))
     assert bad.returncode != 0 and "internal error" not in bad.stderr
+
+
+def _system_config_can_be_swapped() -> bool:
+    """A mount namespace (root, unshare) can lay another file over /etc/gitconfig, the system
+    config both git and libgit2 read, for one process tree — the machine's own stays as it is."""
+    if os.geteuid() != 0 or not os.path.isfile("/etc/gitconfig") or not shutil.which("unshare"):
+        return False
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(
+    not _system_config_can_be_swapped(), reason="needs root and unshare -m (a mount namespace)"
+)
+def test_git_config_nosystem_leaves_out_the_system_config(repo: Path, run, tmp_path: Path):
+    """GIT_CONFIG_NOSYSTEM: git reads no /etc/gitconfig, so neither does okstra — libgit2 read
+    it anyway, and a project id (or an identity) git ignores named okstra's records."""
+    system = tmp_path / "system.gitconfig"
+    system.write_text("[okstra]\n\tprojectId = from-system\n")
+    swap = ["unshare", "-m", "sh", "-c", 'mount --bind "$0" /etc/gitconfig && exec "$@"']
+    for nosystem, task in (("0", "g:x"), ("1", "g:y")):
+        argv = [*swap, str(system), "git", *NEW[:3], task, *NEW[4:]]
+        env = {**os.environ, "GIT_CONFIG_NOSYSTEM": nosystem}
+        proc = subprocess.run(argv, cwd=repo, text=True, capture_output=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+    keys = task_keys(repo)
+    assert "from-system:g:x" in keys and len(keys) == 2, keys
+    (without,) = [key for key in keys if key.endswith(":g:y")]
+    assert not without.startswith("from-system:"), without
