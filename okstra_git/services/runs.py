@@ -187,69 +187,25 @@ def _start(
     return state, records["run"]
 
 
-WRITTEN_AT_START = ("manifest", "state", "workerResults", "carry")
-"""The run files ``run start`` writes (folders end in ``/``); the others (prompt, report, data,
-status, session) are the run's to write."""
-
-
-def run_manifest(state: TaskState, record: RunRecord) -> dict[str, Any]:
-    """The run manifest (``manifests/run-manifest-<type>-<seq>.json``): the run and the set-up
-    it was started with, for the agents that carry it out."""
-    data = to_data(record)
-    setup = data.pop("setup", {})
-    manifest: dict[str, Any] = {
-        "schemaVersion": 1,
-        "taskKey": data["taskKey"],
-        "taskType": data["taskType"],
-        "seq": data["seq"],
-        "startedAt": data["startedAt"],
-        "startedBy": data["startedBy"],
-        "taskCommit": state.head,
-        "baseRef": setup.get("baseRef"),
-        "baseCommit": data.get("baseCommit"),
-        "workers": setup.get("workers"),
-        "models": setup.get("models", {}),
-        "options": {
-            "directive": None,
-            "relatedTasks": [],
-            **setup.get("options", {}),
-        },
-        "convergence": data.get("convergence"),
-        "files": {kind: path for kind, path in data["paths"].items() if kind in WRITTEN_AT_START},
-        "runWrites": {
-            kind: path for kind, path in data["paths"].items() if kind not in WRITTEN_AT_START
-        },
-    }
-    if record.task_type == FINAL_VERIFICATION:
-        manifest["verificationScope"] = setup.get("verificationScope", "whole-task")
-        manifest["stage"] = setup.get("stage", "auto")
-    if "clone" in data:
-        manifest["clone"] = data["clone"]
-    return manifest
-
-
 def written_at_start(ctx: Context, record: RunRecord) -> dict[str, str]:
     """The workspace paths ``run start`` wrote for ``record``, by kind (none in a bare
     repository, which has no workspace)."""
     if ctx.workdir is None:
         return {}
+    from ..records.runfiles import WRITTEN_AT_START
+
     return {kind: record.paths[kind] for kind in WRITTEN_AT_START}
 
 
 def write_run_files(ctx: Context, state: TaskState, record: RunRecord) -> None:
-    """Write the run's manifest and state file and make its folders in this work tree (none
-    in a bare repository)."""
+    """Write the run's manifest and state file (``records/runfiles.py``) and make its folders
+    in this work tree (none in a bare repository)."""
     if ctx.workdir is None:
         return
-    from ..core.jsontext import dumps_pretty
-    from ..core.userfiles import write_atomic
+    from ..records.runfiles import store_manifest
 
     make_workspace(ctx, record.paths)
-    paths = record.paths
-    root = ctx.workdir
-    write_atomic(
-        root / paths["manifest"], dumps_pretty(run_manifest(state, record)), "run manifest"
-    )
+    store_manifest(ctx.workdir, state.head, record)
     write_run_state(ctx, record)
 
 
@@ -257,22 +213,9 @@ def write_run_state(ctx: Context, record: RunRecord) -> None:
     """The run's state file (``state/team-state-<type>-<seq>.json``): where the run stands."""
     if ctx.workdir is None:
         return
-    from ..core.jsontext import dumps_pretty
-    from ..core.userfiles import write_atomic
+    from ..records.runfiles import store_run_state
 
-    data = {
-        "schemaVersion": 1,
-        "taskKey": record.task_key,
-        "taskType": record.task_type,
-        "seq": record.seq,
-        "status": record.status,
-        "startedAt": record.started_at,
-        "finishedAt": record.finished_at,
-        "reportPath": record.report_path,
-    }
-    path = ctx.workdir / record.paths["state"]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, dumps_pretty(data), "run state file")
+    store_run_state(ctx.workdir, record)
 
 
 def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
