@@ -322,8 +322,9 @@ def test_a_verdict_other_than_accepted_starts_with_a_blocker_to_write(task: Task
 def test_a_shared_clones_starter_recommends_commands_through_its_remote(tmp_path: Path):
     """In a clone that shares through a remote (init --remote origin) the report's recommended
     command goes through it, as every printed step there does: a claim or run start taken in
-    one clone alone would conflict with the others'. A verdict decided later (the critic's
-    routing) keeps that remote."""
+    one clone alone would conflict with the others'. A planning report recommends the claim the
+    engine names after it (it said run start --type implementation). A verdict decided later
+    (the critic's routing) keeps that remote."""
     from team_world import KEY as TEAM_KEY
     from team_world import Team, run_json
 
@@ -339,6 +340,11 @@ def test_a_shared_clones_starter_recommends_commands_through_its_remote(tmp_path
     assert data["readerSummary"]["recommendedCommand"] == command
     assert data["recommendedNextSteps"][0]["command"] == command
 
+    # A plan's report goes on as the next step after it does: a claim starts implementation.
+    planned = starter(TEAM_KEY, "implementation-planning", "001", remote="origin")
+    assert planned["readerSummary"]["recommendedCommand"] == okstra_line(
+        "stage", "claim", TEAM_KEY, "--remote", "origin"
+    )
     verified = starter(TEAM_KEY, "final-verification", "001", remote="origin")
     decide(verified, "rejected")
     assert verified["readerSummary"]["recommendedCommand"] == okstra_line(

@@ -57,13 +57,14 @@ def next_command(
     task_key: str, following: str, task_type: str | None = None, remote: str | None = None
 ) -> str:
     """The command that starts the next phase (or shows the task once it is done); an
-    implementation report whose task still has open stages goes on with ``stage claim``.
+    implementation report whose task still has open stages, and a planning report, go on with
+    ``stage claim`` (what the next step after either is: a claim starts the implementation run).
     ``remote``: the remote the team shares through, which the command then goes through (a
     claim or run start taken in one clone alone would conflict with the others')."""
     through = ("--remote", remote) if remote else ()
     if following == "done":
         return okstra("task", "show", task_key)
-    if following == IMPLEMENTATION and task_type == IMPLEMENTATION:
+    if following == IMPLEMENTATION and task_type in (IMPLEMENTATION, IMPLEMENTATION_PLANNING):
         return okstra("stage", "claim", task_key, *through)
     return okstra("run", "start", task_key, "--type", following, *through)
 
