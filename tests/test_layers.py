@@ -337,3 +337,74 @@ def test_the_value_rule_catches_what_it_names():
     )
     assert _data_classes(ast.parse(source)) == (["A", "B", "C"], ["D"])
     assert _data_classes(ast.parse("class E(Value):\n    x: int\n")) == ([], [])
+
+
+STREAMS = {"stdout", "stderr", "__stdout__", "__stderr__"}
+"""``sys``'s output streams."""
+
+
+def _writes_output(tree: ast.AST) -> list[str]:
+    """Where ``tree`` prints or reaches an output stream: ``print`` (called, or handed on as
+    a function), ``sys.stdout``/``sys.stderr`` (any use: a write, a flush, a ``fileno()``),
+    ``from sys import stdout``, and ``os.write`` to descriptor 1 or 2. Reading ``sys.stdin``
+    is input, not output."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "print":
+            found.append(f"line {node.lineno}: print")
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in STREAMS
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "sys"
+        ):
+            found.append(f"line {node.lineno}: sys.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "sys":
+            found += [f"line {node.lineno}: from sys import {a.name}" for a in node.names
+                      if a.name in STREAMS]  # fmt: skip
+        elif (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) == "os.write"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value in (1, 2)
+        ):
+            found.append(f"line {node.lineno}: os.write({node.args[0].value}, …)")
+    return found
+
+
+def test_services_print_nothing():
+    """A service returns values or tells typed steps to a callback the command gives; what
+    is printed, and where, is the command's (its view words it): nothing in ``services/``
+    prints or writes to stdout or stderr (docs/architecture.md)."""
+    found = [
+        f"{name} {where}"
+        for name, path in modules().items()
+        if layer_of(name) == LAYERS.index("services")
+        for where in _writes_output(ast.parse(path.read_text("utf-8")))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_output_rule_catches_what_it_names():
+    """The rule above sees each way of printing it names (so it cannot pass by matching
+    nothing), and lets input and other programs' streams be."""
+    loud = (
+        "print('x')\n"
+        "def f(say=print): ...\n"
+        "sys.stderr.write('x\\n')\n"
+        "sys.stdout.flush()\n"
+        "stream = sys.__stderr__\n"
+        "from sys import stdout\n"
+        "os.write(2, b'x')\n"
+        "subprocess.Popen(argv, stdout=sys.stderr.fileno())\n"
+    )
+    assert len(_writes_output(ast.parse(loud))) == 8
+    quiet = (
+        "lines = sys.stdin.read()\n"
+        "proc.stdout.strip()\n"
+        "say(Serving(url))\n"
+        "os.write(fd, b'x')\n"
+        "self.printed = True\n"
+    )
+    assert _writes_output(ast.parse(quiet)) == []

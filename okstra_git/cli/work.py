@@ -77,6 +77,7 @@ def work(
     ctx = open_context()
     done = run(
         ctx, ctx.key(key), cmd, remote, lease, once,
-        say=say, directive=run_directive, stage=stage, race_lost=race_lost,
+        say=say, directive=run_directive, output=sys.stderr.fileno(), stage=stage,
+        race_lost=race_lost,
     )  # fmt: skip
     return worked(done, next_for(ctx, done.key))

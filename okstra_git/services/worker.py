@@ -25,7 +25,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -258,6 +257,7 @@ class Worker:
         once: bool,
         say: Callable[[Progress], None],
         directive: Callable[[claims.ClaimResult], str],
+        output: int,
         stage: int | None = None,
         race_lost: Callable[[str], None] | None = None,
     ) -> None:
@@ -282,6 +282,8 @@ class Worker:
         """Told the remote when another clone claimed first (``claim_via_remote``)."""
         self.stage = stage
         """``work --stage N``: the one stage this loop claims and works, then it ends."""
+        self.output = output
+        """The file descriptor the command's output goes to (the command gives its stderr)."""
         self.report = WorkReport(key, stage=stage)
         self.failed: set[int] = set()
         self.held: dict[int, str] = {}
@@ -560,9 +562,9 @@ class Worker:
         why the stage is lost when a renewal found it taken over."""
         renewer = _Renewer(self, stage)
         # Its own session: a stop reaches every process it started; its output goes to
-        # stderr beside the loop's progress (stdout holds the loop's --json).
+        # ``output`` (stderr, beside the loop's progress: stdout holds the loop's --json).
         self.child = subprocess.Popen(
-            self.argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno(),
+            self.argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=self.output,
             start_new_session=True,
         )  # fmt: skip
         renewer.start()
@@ -726,16 +728,20 @@ def work(
     *,
     say: Callable[[Progress], None],
     directive: Callable[[claims.ClaimResult], str],
+    output: int,
     stage: int | None = None,
     race_lost: Callable[[str], None] | None = None,
 ) -> WorkReport:
     """Run the loop (see the module's docstring); progress goes to ``say``, one step at a
     time (:data:`Progress`); each claim's run directive, as ``directive`` words it, into the
-    run's prompt file; a claim through ``remote`` that another clone beat tells ``race_lost``.
+    run's prompt file; the command's output to the file descriptor ``output``; a claim through
+    ``remote`` that another clone beat tells ``race_lost``.
     ``stage``: work that stage alone — wait until it is ready, claim it, work it, then end."""
     if remote is not None:
         from .sync.transport import check_remote
 
         check_remote(ctx.repo, remote)
     with no_progress():  # one line a step: no fetch, push or checkout draws git's meter
-        return Worker(ctx, key, argv, remote, lease, once, say, directive, stage, race_lost).run()
+        return Worker(
+            ctx, key, argv, remote, lease, once, say, directive, output, stage, race_lost
+        ).run()
