@@ -129,6 +129,13 @@ class Runs(Value):
     """One sentence: how it runs, or why not."""
 
 
+class WorktreeGate(Value):
+    """One worktree of the repository, and whether a push from it runs the gate."""
+
+    path: Path
+    runs: Runs
+
+
 def runs_gate(where: Layout) -> Runs:
     hook = where.hooks_dir / L.HOOK
     kind = _kind(hook)
@@ -531,9 +538,7 @@ def _lfs_runs(where: Layout, runs: Runs) -> bool:
     return any("lfs pre-push" in (_read(path) or "") for path in chain)
 
 
-def push_problems(
-    cwd: Path, where: Layout, runs: Runs, worktrees: list[dict[str, object]]
-) -> list[str]:
+def push_problems(cwd: Path, where: Layout, runs: Runs, worktrees: list[WorktreeGate]) -> list[str]:
     """Every reason a push from this repository would not do what it should: from here or
     from another worktree it would not run the gate, or it would not upload LFS objects."""
     problems = []
@@ -541,9 +546,11 @@ def push_problems(
         problems.append(f"a push from here does not run the gate: {runs.why}")
     here = where.worktree
     for tree in worktrees:
-        path = Path(str(tree["path"]))
-        if not tree["runs"] and (here is None or not _same(path, here)):
-            problems.append(f"a push from the worktree {path} does not run the gate: {tree['why']}")
+        path = tree.path
+        if not tree.runs.runs and (here is None or not _same(path, here)):
+            problems.append(
+                f"a push from the worktree {path} does not run the gate: {tree.runs.why}"
+            )
     lfs = lfs_problem(cwd, where, runs)
     if lfs is not None:
         problems.append(lfs)
@@ -581,7 +588,7 @@ def _others(cwd: Path, here: Layout) -> list[str]:
     return notes
 
 
-def worktree_report(cwd: Path) -> list[dict[str, object]]:
+def worktree_report(cwd: Path) -> list[WorktreeGate]:
     """Every worktree of the repository and whether a push from it runs the gate."""
     report = []
     for tree in _worktrees(cwd):
@@ -589,7 +596,7 @@ def worktree_report(cwd: Path) -> list[dict[str, object]]:
             there = runs_gate(layout(tree))
         except BadInput:
             continue
-        report.append({"path": str(tree), "runs": there.runs, "why": there.why})
+        report.append(WorktreeGate(tree, there))
     return report
 
 
@@ -644,7 +651,7 @@ class HookStatus(Value):
     where: Layout
     runs: Runs
     """Whether a push from here runs the gate, and through which files."""
-    worktrees: list[dict[str, object]]
+    worktrees: list[WorktreeGate]
     """Every worktree and whether a push from it runs the gate (:func:`worktree_report`)."""
     config: GateConfig | None
     """The gate's settings; None when they cannot be read (``broken`` says why)."""

@@ -41,7 +41,9 @@ def status(found: HookStatus) -> Output:
         "why": runs.why,
         "via": [str(p) for p in runs.via],
         "executable": executable,
-        "worktrees": worktrees,
+        "worktrees": [
+            {"path": str(w.path), "runs": w.runs.runs, "why": w.runs.why} for w in worktrees
+        ],
         "lfs": found.lfs,
         "problems": problems,
         "gate": None
@@ -58,7 +60,7 @@ def status(found: HookStatus) -> Output:
         f"a push from here {'runs' if runs.runs else 'does NOT run'} the gate: {runs.why}",
         f"runs: {executable}" if executable else None,
         *(
-            f"worktree {w['path']}: {'gated' if w['runs'] else 'NOT gated'} ({w['why']})"
+            f"worktree {w.path}: {'gated' if w.runs.runs else 'NOT gated'} ({w.runs.why})"
             for w in worktrees
             if len(worktrees) > 1
         ),
