@@ -13,7 +13,6 @@ them. No network: this compares refs a fetch already brought.
 from __future__ import annotations
 
 from ..core.keys import TaskKey
-from ..core.shell import okstra
 from ..core.tracking import LOCAL_REFS, tracking_name, tracking_refs
 from ..core.values import Value
 from ..git.repo import GitRepo
@@ -133,20 +132,6 @@ def _state(repo: GitRepo, local: str | None, theirs: str | None) -> str:
     except (KeyError, ValueError):
         return "diverged"  # an object the fetch did not bring: sync will say what
     return "diverged"
-
-
-def notice(what: str, lags: list[Lag]) -> str | None:
-    """The one sentence every reader prints when its local view is out of date."""
-    stale = [lag for lag in lags if lag.stale]
-    if not stale:
-        return None
-    remote = stale[0].remote
-    refs = ", ".join(f"{lag.ref} {lag.state.replace('-', ' ')}" for lag in stale[:3])
-    more = f" and {len(stale) - 3} more" if len(stale) > 3 else ""
-    return (
-        f"{what} here is older than what was fetched from {remote} ({refs}{more}); this shows "
-        f"the local records. Bring them in step with: {okstra('sync', remote)}"
-    )
 
 
 def home_remote(repo: GitRepo) -> str | None:

@@ -8,7 +8,7 @@ from ..records.task import require_task, task_ref
 from ..services import remoteview
 from ..services.context import Context
 from . import Output
-from .remote import lags_data
+from .remote import lags_data, notice
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ def lag_notice(ctx: Context, key: TaskKey, what: str) -> tuple[list[dict[str, st
     """The task's refs against the fetched remote copies: for ``--json`` (``remoteLag``) and
     the one stderr line every reader prints when the local view is out of date."""
     lags = remoteview.task_lag(ctx.repo, key)
-    said = remoteview.notice(what, lags)
+    said = notice(what, lags)
     return lags_data(lags), f"git okstra: note: {said}\n" if said else ""
 
 
@@ -114,7 +114,7 @@ def list_(ctx: Context, group: str | None) -> Output:
         ]
         return "\n".join(lines or ["no tasks"])
 
-    said = remoteview.notice("the task list", listed.lags)
+    said = notice("the task list", listed.lags)
     return Output(
         {"tasks": rows, "remoteLag": lags_data(listed.lags)},
         text,
