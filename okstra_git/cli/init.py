@@ -51,4 +51,5 @@ def init(
     ctx = open_context()
     changes = setup.init(ctx, project_id, worktree_root, protect, remote, hooks, lease)
     unshared = setup.unshared_remote(ctx) if remote is None and changes else None
-    return configured(changes, ctx.default_project, remote, ctx.clone_dir, unshared)
+    shares = unshared is not None and setup.shares_tasks(ctx, unshared)
+    return configured(changes, ctx.default_project, remote, ctx.clone_dir, unshared, shares)

@@ -108,6 +108,18 @@ def unshared_remote(ctx: Context) -> str | None:
     return None
 
 
+def shares_tasks(ctx: Context, remote: str) -> bool:
+    """``remote`` already holds okstra tasks (``git ls-remote``): a team shares through it, and
+    a clone that starts a task alone would be unseen by the others. Asked without a credential
+    prompt (init did not ask for the network); a remote that cannot be asked does not."""
+    from ..git.process import git, no_prompts
+    from ..records.refnames import TASKS_PREFIX
+
+    with no_prompts():
+        proc = git(ctx.clone_dir, "ls-remote", "--refs", remote, f"{TASKS_PREFIX}*")
+    return proc.returncode == 0 and bool(proc.stdout.strip())
+
+
 def _lease_text(lease: timedelta | str | None) -> str:
     """How ``okstra.claim.lease`` spells ``lease`` (None: the default), as ``--lease`` takes it."""
     if lease is None:

@@ -13,12 +13,14 @@ def configured(
     remote: str | None,
     clone_dir: str,
     unshared: str | None = None,
+    shares: bool = False,
 ) -> Output:
     """One ``name = value`` line a setting changed, then (the first time) the next commands,
     each run in the clone from any folder: bring the tasks ``remote`` shares, or make the
     first one; with no ``remote``, how to share through ``unshared``, a remote of the clone
     that does not carry okstra's refs (a team clone that ran plain ``init`` would otherwise
-    claim alone, unseen by the others)."""
+    claim alone, unseen by the others) — the first thing to do when ``unshared`` already
+    ``shares`` tasks."""
     # What a clone does next: bring the tasks its remote shares, or make the first one.
     argvs = [okstra_argv("sync", remote), okstra_argv("task", "list")] if remote else []
     argvs.append(okstra_argv("task", "new", "KEY", "--type", "TYPE"))
@@ -29,6 +31,11 @@ def configured(
     if changes and remote:
         lines.append(f"next: bring the tasks {remote} shares: {then[0]}, then {then[1]}")
         lines.append(f"  or start a task: {then[2]} {types}")
+    elif changes and unshared and shares:
+        share = line(okstra_argv("init", "--remote", unshared), clone_dir)
+        then.insert(0, share)
+        lines.append(f"next: {unshared} already shares okstra tasks; join them: {share}")
+        lines.append(f"  or start a task in this clone alone: {then[1]} {types}")
     elif changes:
         lines.append(f"next: start a task: {then[0]} {types}")
         if unshared:

@@ -211,6 +211,31 @@ def test_the_final_verifications_next_step_starts_the_report_with_a_verdict(repo
     assert data["finalVerdict"]["verdictToken"] == "accepted"
 
 
+def test_plain_init_where_the_remote_already_shares_tasks_leads_with_joining(tmp_path: Path):
+    """A clone of a remote other clones already share tasks through: plain init's first next
+    step is init --remote (starting a task alone comes second) — in text and in --json's then;
+    run as printed, the clone sees the team's task."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    assert okstra(pat, "task", "new", KEY, "--type", "error-analysis").returncode == 0
+    assert okstra(pat, "sync", "origin").returncode == 0
+    for name in ("sam", "kim"):
+        git(tmp_path, "clone", "-q", str(team.remote), str(tmp_path / name))
+    share = f"git -C {tmp_path / 'sam'} okstra init --remote origin"
+    made = okstra(tmp_path / "sam", "init")
+    assert made.returncode == 0, made.stderr
+    first = [line for line in made.stdout.splitlines() if line.startswith("next: ")]
+    assert first == [f"next: origin already shares okstra tasks; join them: {share}"], made.stdout
+    assert "or start a task in this clone alone: " in made.stdout.splitlines()[-1]
+    then = json.loads(okstra(tmp_path / "kim", "init", "--json").stdout)["then"]
+    assert then[0] == f"git -C {tmp_path / 'kim'} okstra init --remote origin", then
+    joined = run_line(share)
+    assert joined.returncode == 0, joined.stderr
+    sync = joined.stdout.split("next: bring the tasks origin shares: ")[1].split(", then ")[0]
+    assert run_line(sync).returncode == 0
+    assert KEY in okstra(tmp_path / "sam", "task", "list").stdout
+
+
 def test_plain_init_in_a_clone_offers_to_share_through_its_remote(tmp_path: Path):
     """A team clone that ran plain init used to hear only 'start a task': it then claimed alone,
     unseen by the other clones. It is offered init --remote, which runs as printed."""
