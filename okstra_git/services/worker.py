@@ -42,6 +42,7 @@ from ..git.worktrees import dirty_paths, worktree_head
 from ..logic.workspace import run_paths
 from ..records.claim import load_claims
 from . import claims
+from .claims.common import RunLeftRunning, Unpublished
 from .claims.leases import claim_lease, renew_via_remote
 from .claims.remote import claim_via_remote, done_via_remote, release_via_remote
 from .claimview import readiness
@@ -194,9 +195,9 @@ class Done(Value):
 
 
 class Note(Value):
-    """A note the done gave (its run's, its publication's), as written."""
+    """What a done said of its run (left running) or of its publication (not yet)."""
 
-    text: str
+    note: RunLeftRunning | Unpublished
 
 
 class IntegrateConflict(Value):

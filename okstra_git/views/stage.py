@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from ..logic.nextstep import Step
     from ..services.claims.claim import ClaimResult, Placement
+    from ..services.claims.common import RunLeftRunning, Unpublished
     from ..services.claims.done import DoneResult
     from ..services.claims.handover import ConcurrentStage, DoneDependency
     from ..services.claims.leases import RenewResult
@@ -99,7 +100,8 @@ def marked_done(result: DoneResult, report: str | None) -> Output:
         lines.append(f"published to {result.published}: the claim and the stage's branch")
     if result.run_finished:
         lines.append(f"every stage of {c.run_id} is done: the run is finished (completed)")
-    lines += [n for n in (result.run_note, result.publish_note) if n]
+    lines += [run_note(result.run_note)] if result.run_note else []
+    lines += [publish_note(result.publish_note)] if result.publish_note else []
     if result.merge:
         lines.append(f"integrate it into the task branch: {result.merge}")
     return Output(
@@ -107,10 +109,10 @@ def marked_done(result: DoneResult, report: str | None) -> Output:
             "claim": to_data(c),
             "reportFile": stored,
             "runFinished": result.run_finished,
-            "runNote": result.run_note,
+            "runNote": run_note(result.run_note) if result.run_note else None,
             "already": result.already,
             "publishedTo": result.published,
-            "publishNote": result.publish_note,
+            "publishNote": publish_note(result.publish_note) if result.publish_note else None,
             "merge": result.merge,
         },
         "\n".join(lines),
@@ -123,9 +125,36 @@ def released(result: ReleaseResult) -> Output:
     lines = [f"stage {c.stage} released ({c.run_id}) by {c.released_by}: {c.release_reason}"]
     if c.worktree_path:
         lines.append(f"its worktree {c.worktree_path} is kept; the next claim continues there")
-    if result.run_note:
-        lines.append(result.run_note)
-    return Output({"claim": to_data(c), "runNote": result.run_note}, "\n".join(lines))
+    note = run_note(result.run_note) if result.run_note else None
+    if note:
+        lines.append(note)
+    return Output({"claim": to_data(c), "runNote": note}, "\n".join(lines))
+
+
+def run_note(left: RunLeftRunning) -> str:
+    """What a done or a release says of the run it left running, and what finishes it."""
+    if left.why == "no-report":
+        return (
+            f"every stage of {left.run_id} is done, but the run is still running: finishing it "
+            "needs its report, and this `stage done` was given no --report. Finish it with: "
+            f"{left.finish} --status completed --report PATH"
+        )
+    how = (
+        f"{left.finish} --status completed --report PATH (some of its stages are done)"
+        if left.why == "some-done"
+        else f"{left.finish} --status error"
+    )
+    return f"run {left.run_id} holds no started stage now and is still running; {how}"
+
+
+def publish_note(unpublished: Unpublished) -> str:
+    """What a done through a remote recorded here but could not publish there yet."""
+    if unpublished.error is None:
+        return (
+            f"the task's latest events are recorded here but not on {unpublished.remote} (its "
+            f"task ref moved there); publish them with: {unpublished.sync}"
+        )
+    return f"not published: {unpublished.error} — publish it with: {unpublished.sync}"
 
 
 def claimed(result: ClaimResult) -> Output:

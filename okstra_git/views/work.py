@@ -61,7 +61,11 @@ def _progress(step: Progress) -> str:
             where = f"; published to {step.published}" if step.published else ""
             return f"stage {step.stage} done at {step.head[:12]}{said}{where}"
         case w.Note():
-            return step.text
+            from ..services.claims.common import RunLeftRunning
+            from .stage import publish_note, run_note
+
+            note = step.note
+            return run_note(note) if isinstance(note, RunLeftRunning) else publish_note(note)
         case w.IntegrateConflict():
             return f"integrating stopped on a conflict: {step.error}"
         case w.IntegrateLater():

@@ -8,10 +8,12 @@ import pytest
 
 from okstra_git.core.keys import parse_task_key
 from okstra_git.services import worker as w
+from okstra_git.services.claims.common import RunLeftRunning, Unpublished
 from okstra_git.views.work import progress
 
 KEY = parse_task_key("p:g:i")
 HEAD = "0123456789abcdef0123456789abcdef01234567"
+FINISH = "git okstra run finish p:g:i --type implementation --seq 001"
 
 LINES = [
     (w.Waiting(((1, "held by run implementation-001"), (3, "waiting for stage(s) 1"))),
@@ -39,7 +41,12 @@ LINES = [
     (w.Done(2, HEAD, "/r/stage-2.md", None), "stage 2 done at 0123456789ab with /r/stage-2.md"),
     (w.Done(2, HEAD, None, "origin"),
      "stage 2 done at 0123456789ab (the command wrote no report); published to origin"),
-    (w.Note("run implementation-001 finished"), "run implementation-001 finished"),
+    (w.Note(RunLeftRunning("implementation-001", FINISH, "no-report")),
+     "every stage of implementation-001 is done, but the run is still running: finishing it "
+     "needs its report, and this `stage done` was given no --report. Finish it with: "
+     f"{FINISH} --status completed --report PATH"),
+    (w.Note(Unpublished("origin", "git okstra sync origin", "exit 128")),
+     "not published: exit 128 — publish it with: git okstra sync origin"),
     (w.IntegrateConflict("CONFLICT in a"), "integrating stopped on a conflict: CONFLICT in a"),
     (w.IntegrateLater("lost a race"), "could not integrate now (a later claim does): lost a race"),
     (w.Integrated((1, 2), "okstra/p/g/i", HEAD, "origin"),

@@ -7,6 +7,7 @@ from datetime import datetime
 from ...core.errors import BadInput, Refused
 from ...core.keys import TaskKey
 from ...core.shell import okstra as shell_okstra
+from ...core.values import Value
 from ...records.claim import Claim, ClaimState, claim_ref, load_claim, load_claims
 from ...records.run import load_run
 from ...records.task import require_task
@@ -15,6 +16,30 @@ from ..runs import finish_run
 from ..snapshots import load_stage_map
 
 RUN_TYPE = "implementation"
+
+
+class RunLeftRunning(Value):
+    """A done or a release left its run running: what finishes it (views/stage.py's
+    ``run_note`` says it)."""
+
+    run_id: str
+    finish: str
+    """``git okstra run finish KEY --type implementation --seq N``, without its ``--status``."""
+    why: str
+    """``no-report``: every stage is done, but this ``stage done`` had no ``--report``;
+    ``some-done`` or ``none-done``: a release left no started stage, some or none of the
+    batch done."""
+
+
+class Unpublished(Value):
+    """What a done recorded here but could not publish to ``remote`` yet, and the command that
+    does (views/stage.py's ``publish_note`` says it)."""
+
+    remote: str
+    sync: str
+    """``git okstra sync REMOTE``."""
+    error: str | None = None
+    """Why the remote could not be reached; None: the task ref moved there (sync merges it)."""
 
 
 def iso_seconds(moment: datetime) -> str:
@@ -45,7 +70,7 @@ def not_started(key: TaskKey, c: Claim) -> Refused:
 
 def finish_run_if_done(
     ctx: Context, key: TaskKey, c: Claim, report: str | None
-) -> tuple[bool, str | None]:
+) -> tuple[bool, RunLeftRunning | None]:
     """Finish the run ``completed`` once none of its batch is still started under it.
 
     The run's report is the one given with the batch's last ``stage done``: finishing a run
@@ -55,12 +80,8 @@ def finish_run_if_done(
     if seq is None:
         return False, None
     if report is None:
-        return False, (
-            f"every stage of {c.run_id} is done, but the run is still running: finishing it "
-            "needs its report, and this `stage done` was given no --report. Finish it with: "
-            + shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
-            + " --status completed --report PATH"
-        )
+        finish = shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
+        return False, RunLeftRunning(c.run_id, finish, "no-report")
     finish_run(ctx, key, RUN_TYPE, seq, "completed", report)
     return True, None
 

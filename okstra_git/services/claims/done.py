@@ -19,7 +19,14 @@ from ...records.task import now_iso, task_ref
 from ..context import Context
 from ..layout import layout, task_worktree_path
 from ..ownership import is_ours
-from .common import RUN_TYPE, finish_run_if_done, not_started, require_claim
+from .common import (
+    RUN_TYPE,
+    RunLeftRunning,
+    Unpublished,
+    finish_run_if_done,
+    not_started,
+    require_claim,
+)
 
 MAX_CARRY_BYTES = 64 * 1024
 """A stage carry sidecar is a small summary handed to the next stage; larger is refused."""
@@ -32,7 +39,7 @@ class DoneResult(Value):
     """The claim as stored now."""
     run_finished: bool
     """True when this was the batch's last stage and the run was finished ``completed``."""
-    run_note: str | None
+    run_note: RunLeftRunning | None
     """Why the run was not finished, when every stage of its batch is done."""
     already: bool = False
     """True when the stage was already done at this head: nothing was written to the claim (a
@@ -42,7 +49,7 @@ class DoneResult(Value):
     worktree here, or merged already)."""
     published: str | None = None
     """The remote the claim and the stage's branch were pushed to (``stage done --remote``)."""
-    publish_note: str | None = None
+    publish_note: Unpublished | None = None
     """What was recorded here but could not be published yet, with the command that does it."""
 
 
@@ -85,7 +92,7 @@ def done(
     report: str | None = None,
     carry: str | None = None,
     head: str | None = None,
-    publish: Callable[[list[RefUpdate], Claim], str | None] | None = None,
+    publish: Callable[[list[RefUpdate], Claim], Unpublished | None] | None = None,
 ) -> DoneResult:
     """Mark ``stage`` done with its worktree HEAD; finish the run when its batch is done.
 
@@ -167,7 +174,7 @@ def _after_done(
     stored: Claim,
     update: RefUpdate,
     report: str | None,
-    publish: Callable[[list[RefUpdate], Claim], str | None] | None,
+    publish: Callable[[list[RefUpdate], Claim], Unpublished | None] | None,
     already: bool,
 ) -> DoneResult:
     """Finish the run if this was its last stage, then publish what changed (``publish``)."""

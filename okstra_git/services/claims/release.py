@@ -16,7 +16,7 @@ from ...records.task import now_iso
 from ..context import Context
 from ..identity import ensure_clone_id
 from ..ownership import is_ours
-from .common import RUN_TYPE, idle_run, require_claim
+from .common import RUN_TYPE, RunLeftRunning, idle_run, require_claim
 
 
 class ReleaseResult(Value):
@@ -24,7 +24,7 @@ class ReleaseResult(Value):
 
     claim: Claim
     """The claim as stored now."""
-    run_note: str | None
+    run_note: RunLeftRunning | None
     """When the run holds no started stage any more but is still running: the command that
     finishes it (a released run is never finished behind the user's back)."""
 
@@ -98,17 +98,13 @@ def release(
         return ReleaseResult(stored, None)
     finish = shell_okstra("run", "finish", key, "--type", RUN_TYPE, "--seq", seq)
     claims = load_claims(ctx.repo, key)
-    if any(
+    some_done = any(
         claims[n].claim.run_id == stored.run_id and claims[n].claim.status == "done"
         for n in stored.batch
         if n in claims
-    ):
-        how = f"{finish} --status completed --report PATH (some of its stages are done)"
-    else:
-        how = f"{finish} --status error"
-    return ReleaseResult(
-        stored, f"run {stored.run_id} holds no started stage now and is still running; {how}"
     )
+    why = "some-done" if some_done else "none-done"
+    return ReleaseResult(stored, RunLeftRunning(stored.run_id, finish, why))
 
 
 def _only_run_here(ctx: Context, key: TaskKey) -> str | None:

@@ -20,6 +20,7 @@ from ..context import Context
 from ..sync.engine import pull
 from ..sync.transport import FetchFailed, check_remote, push_leased, remote_locks
 from .claim import claim
+from .common import Unpublished
 from .done import done
 from .release import ReleaseResult, release
 
@@ -230,7 +231,7 @@ def done_via_remote(
     branch = stage_shared_ref(key, stage)
     sync_hint = okstra("sync", remote)
 
-    def publish(changed: list[RefUpdate], claim: Claim) -> str | None:
+    def publish(changed: list[RefUpdate], claim: Claim) -> Unpublished | None:
         wanted = [(u.name, u.new) for u in changed]
         if claim.head_commit:
             wanted.append((branch, claim.head_commit))
@@ -242,12 +243,7 @@ def done_via_remote(
         pushes = [u for u in leased if u not in behind and u.new != u.expected]
         outcome = push_leased(ctx.repo, remote, pushes)
         if outcome.ok:
-            return (
-                f"the task's latest events are recorded here but not on {remote} (its task "
-                f"ref moved there); publish them with: {sync_hint}"
-                if behind
-                else None
-            )
+            return Unpublished(remote, sync_hint) if behind else None
         if not outcome.lost_race:
             raise Refused(
                 f"stage {stage} of {key} is done here, but {remote} refused the push "
@@ -266,8 +262,8 @@ def done_via_remote(
                         raise
                     # Offline work goes on: the done is recorded here and says how to publish it.
                     result = done(ctx, key, stage, report, carry, head)
-                    note = f"not published: {exc} — publish it with: {sync_hint}"
-                    return result.replace(publish_note=note)
+                    unpublished = Unpublished(remote, sync_hint, str(exc))
+                    return result.replace(publish_note=unpublished)
                 blocked = pulled.blocking((ref,))
                 if blocked:
                     raise Refused(
