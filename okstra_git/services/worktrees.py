@@ -349,6 +349,14 @@ def kept_prefix(key: TaskKey, stage: int) -> str:
     return f"{KEPT_PREFIX}{key.ref_suffix}/stage-{stage}/"
 
 
+class MovedReport(Value):
+    """A stage report moved out of a worktree before it was removed."""
+
+    stage: int
+    source: Path
+    target: Path
+
+
 class PruneResult(Value):
     """What ``worktree prune`` removed, kept and skipped."""
 
@@ -361,7 +369,7 @@ class PruneResult(Value):
     """Refs made under ``refs/okstra-kept/`` for commits the task branch lacks (force)."""
     skipped: list[str] = field(default_factory=list)
     """Locked worktrees, left as they are, each with the command that unlocks it."""
-    moved_reports: list[str] = field(default_factory=list)
+    moved_reports: list[MovedReport] = field(default_factory=list)
     """Stage reports a claim names, moved out of a worktree before it was removed."""
 
 
@@ -501,7 +509,7 @@ def _keep(ctx: Context, key: TaskKey, plans: list[_Teardown]) -> list[str]:
     return sorted(refs)
 
 
-def _move_report(ctx: Context, plan: _Teardown) -> str:
+def _move_report(ctx: Context, plan: _Teardown) -> MovedReport:
     """Copy the stage report out of the worktree, to the same place in the main worktree's
     workspace (where the claim's relative ``reportPath`` then resolves); another file already
     there is never overwritten: the report goes beside it, named after the stage."""
@@ -523,7 +531,7 @@ def _move_report(ctx: Context, plan: _Teardown) -> str:
             write_atomic(candidate, data, "stage report", new=True)
         except IsADirectoryError:
             continue
-        return f"stage {plan.stage} report {plan.report} -> {candidate}"
+        return MovedReport(plan.stage, plan.report, candidate)
     raise Refused(f"no free place to keep the stage {plan.stage} report {plan.report}")
 
 

@@ -67,7 +67,8 @@ def task_worktree(found: TaskWorktree) -> Output:
 
 def pruned(result: PruneResult) -> Output:
     """``worktree prune``: what it removed, moved, kept and skipped."""
-    lines = [f"moved {m}" for m in result.moved_reports]
+    moved = [f"stage {m.stage} report {m.source} -> {m.target}" for m in result.moved_reports]
+    lines = [f"moved {m}" for m in moved]
     lines += [f"removed the worktree and branch of stage {n}" for n in result.removed]
     lines += [f"removed despite: {p}" for p in result.problems]
     lines += [f"kept unmerged commit as {ref}" for ref in result.kept]
@@ -78,7 +79,7 @@ def pruned(result: PruneResult) -> Output:
             "forcedOver": result.problems,
             "kept": result.kept,
             "skipped": result.skipped,
-            "movedReports": result.moved_reports,
+            "movedReports": moved,
         },
         "\n".join(lines) or "nothing to prune",
     )
