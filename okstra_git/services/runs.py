@@ -488,8 +488,14 @@ def finish_run_shared(
 
     A final-verification finish publishes the verdict notes in the same atomic push: a clone
     that fetched the finished run without the verdict it routed on would see release-handoff
-    next with no verdict on the task's HEAD, and start the verification over."""
+    next with no verdict on the task's HEAD, and start the verification over. A planning
+    finish publishes the approval notes so: the planner's ``plan approve`` (who approved, and
+    how) stayed here, and the first claim elsewhere recorded an approval of its own from the
+    plan's marker."""
+    from ..records.approval import APPROVALS_REF
     from ..records.verdict import VERDICTS_REF
+
+    planning = "implementation-planning"
 
     return _through_remote(
         ctx,
@@ -497,7 +503,7 @@ def finish_run_shared(
         key,
         f"finish of its {task_type} run {seq}",
         lambda _state: finish_run(ctx, key, task_type, seq, status, report, data),
-        notes=(VERDICTS_REF,) if task_type == FINAL_VERIFICATION else (),
+        notes={FINAL_VERIFICATION: (VERDICTS_REF,), planning: (APPROVALS_REF,)}.get(task_type, ()),
     )
 
 

@@ -117,7 +117,7 @@ class TaskStatus(Record):
     """The task branch here against the one ``remote`` published (as last fetched)."""
     unpublished: list[str]
     """Records of the task this clone has and ``remote`` lacks: refs ahead of the remote's, or
-    only here, and verdict notes not on the remote yet."""
+    only here, and approval or verdict notes not on the remote yet."""
     home: str | None
     """When the task is on no remote: the remote this clone shares through (``init --remote
     R``), which lacks it — ``unpublished`` then lists the task's refs, all only here."""
@@ -244,6 +244,7 @@ def status_and_situation(
 
 def _unpublished(repo: GitRepo, status: TaskStatus) -> list[str]:
     from ..core.tracking import tracking_name
+    from ..records.approval import APPROVALS_REF
     from ..records.verdict import VERDICTS_REF
 
     assert status.remote is not None
@@ -252,12 +253,14 @@ def _unpublished(repo: GitRepo, status: TaskStatus) -> list[str]:
         for lag in status.lag
         if lag.remote == status.remote and lag.state in ("ahead", "missing-there")
     ]
-    mine, theirs = (
-        repo.read_ref(VERDICTS_REF),
-        repo.read_ref(tracking_name(status.remote, VERDICTS_REF)),
-    )
-    if mine is not None and mine != theirs and (theirs is None or not repo.contains(theirs, mine)):
-        found.append(VERDICTS_REF)
+    for notes in (APPROVALS_REF, VERDICTS_REF):
+        mine, theirs = repo.read_ref(notes), repo.read_ref(tracking_name(status.remote, notes))
+        if (
+            mine is not None
+            and mine != theirs
+            and (theirs is None or not repo.contains(theirs, mine))
+        ):
+            found.append(notes)
     return found
 
 

@@ -603,3 +603,33 @@ def test_a_final_verification_finish_publishes_its_verdict_with_it(tmp_path: Pat
     seen = status(ben)
     assert seen["verdict"] is not None and seen["verdict"]["opensGate"], seen["verdict"]
     assert seen["next"]["kind"] == "human" and seen["next"]["argv"][:2] == ["git", "push"]
+
+
+def test_a_planning_finish_publishes_the_planners_approval_with_it(tmp_path: Path):
+    """The planner approves the plan (plan approve) during the shared planning run, then
+    finishes it as next says: the approval notes go out in the finish's push. They stayed in the
+    planner's clone (its status said in step), and the first claim elsewhere recorded an
+    approval of its own from the plan's marker (method A, by the claimer)."""
+    from okstra_git.records.approval import APPROVALS_REF
+
+    team = Team.make(tmp_path)
+    ann = team.clone("ann", "Ann")
+    assert okstra(ann, "task", "new", KEY, "--type", "implementation-planning").returncode == 0
+    run_json(ann, "sync", "origin")
+    assert run_step(_next_of(ann)[0]).returncode == 0  # run start --remote origin
+    plan = ann / "plans" / "i.md"
+    plan.parent.mkdir()
+    plan.write_text(ONE_STAGE)
+    run_json(ann, "plan", "submit", KEY, str(plan))
+    run_json(ann, "plan", "approve", KEY)
+    assert team.on_remote(APPROVALS_REF) == {}
+    assert APPROVALS_REF in status(ann)["published"]["unpublished"]  # not "in step"
+    finish = _next_of(ann)[0]
+    assert finish["argv"][2:4] == ["run", "finish"] and "--remote" in finish["argv"], finish
+    Path(finish["report"]).parent.mkdir(parents=True, exist_ok=True)
+    Path(finish["report"]).write_text("# Plan\n\nOne stage.\n")
+    assert run_step(finish).returncode == 0
+    assert team.on_remote(APPROVALS_REF) == {APPROVALS_REF: git(ann, "rev-parse", APPROVALS_REF)}
+    ben = team.clone("ben", "Ben")
+    run_json(ben, "sync", "origin")
+    assert status(ben)["plan"]["approved"], status(ben)["plan"]
