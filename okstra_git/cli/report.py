@@ -43,24 +43,24 @@ def validate(data: str, no_task: bool) -> Output:
 
     report = read_data(data)[1]
     problems = check(report)
-    note = "task records not checked (--no-task)" if no_task else None
-    if note is not None:
-        from ..services.reports import clock_check
+    if no_task:
+        from ..services.reports import RecordsChecked, clock_check
 
         problems += clock_check(report)
+        checked = RecordsChecked(skipped="asked")
     else:
         from ..services.reports import records_check
 
-        found, note = records_check(report)
+        found, checked = records_check(report)
         problems += found
     from ..views.report import validated
 
     then, step = None, None
-    if not problems and not no_task and note.startswith("checked against"):
+    if not problems and checked.skipped is None:
         from ..services.reports import report_step
 
         then, step = report_step(None, str(report["header"]["taskKey"]), data)
-    return validated(data, report, problems, note, then, step)
+    return validated(data, report, problems, checked, then, step)
 
 
 @command(

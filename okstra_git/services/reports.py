@@ -110,7 +110,17 @@ def _now() -> Any:
     return datetime.now(UTC)
 
 
-def records_check(data: dict[str, Any]) -> tuple[list[Problem], str]:
+class RecordsChecked(Value):
+    """How ``report validate`` checked the report against its task's records."""
+
+    key: str | None = None
+    """The task whose records it was checked against (None: not checked)."""
+    skipped: str | None = None
+    """Why not: ``asked`` (``--no-task``), ``bad-key`` (header.taskKey is not a task key),
+    ``no-repository``, or ``no-task`` (no task ``key`` in this repository)."""
+
+
+def records_check(data: dict[str, Any]) -> tuple[list[Problem], RecordsChecked]:
     """``report validate``'s task checks: the report's task in the repository of the current
     folder, when there is one. Returns the problems and what was (not) checked."""
     from ..core.keys import parse_task_key
@@ -120,16 +130,16 @@ def records_check(data: dict[str, Any]) -> tuple[list[Problem], str]:
     try:
         key = parse_task_key(str(data["header"]["taskKey"]))
     except (BadInput, KeyError, TypeError):
-        return [], "task records not checked: header.taskKey is not a task key"
+        return [], RecordsChecked(skipped="bad-key")
     try:
         ctx = open_context()
     except BadInput:
-        return [], "task records not checked: not in a git repository"
+        return [], RecordsChecked(skipped="no-repository")
     if load_task(ctx.repo, key) is None:
-        return [], f"task records not checked: no task {key} in this repository"
+        return [], RecordsChecked(str(key), "no-task")
     facts = task_facts(ctx, key, data)
     found = task_problems(data, facts) + time_problems(data, _now(), facts.run_started_at)
-    return found, f"checked against the records of {key}"
+    return found, RecordsChecked(str(key))
 
 
 def clock_check(data: dict[str, Any]) -> list[Problem]:

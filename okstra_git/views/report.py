@@ -15,18 +15,36 @@ if TYPE_CHECKING:
     from ..logic.nextstep import Step
     from ..logic.reports.rules import Problem
     from ..services.reportfiles import Rendered
+    from ..services.reports import RecordsChecked
+
+
+NOT_CHECKED = {
+    "asked": "task records not checked (--no-task)",
+    "bad-key": "task records not checked: header.taskKey is not a task key",
+    "no-repository": "task records not checked: not in a git repository",
+    "no-task": "task records not checked: no task {key} in this repository",
+}
+"""Why ``report validate`` did not check the report against its task's records."""
+
+
+def records_note(checked: RecordsChecked) -> str:
+    """``report validate``'s ``taskRecords``: what its report was checked against, or why not."""
+    if checked.skipped is None:
+        return f"checked against the records of {checked.key}"
+    return NOT_CHECKED[checked.skipped].format(key=checked.key)
 
 
 def validated(
     data: str,
     report: dict[str, Any],
     problems: list[Problem],
-    note: str | None,
+    checked: RecordsChecked,
     then: str | None = None,
     step: Step | None = None,
 ) -> Output:
     """Valid with what the report is of, or every problem with its pointer and rule (exit 1);
     how the task's records were checked; and, valid, what follows (:func:`_after`)."""
+    note = records_note(checked)
     header = report.get("header")
     if not isinstance(header, dict):
         header = {}
