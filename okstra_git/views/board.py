@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 STATES = ("blocked", "ready", "started", "done", "merged")
 """A stage's colour on the board: ``started`` includes a claim whose lease expired (shown as
-such), ``merged`` a done stage whose commit the task worktree holds."""
+such), ``merged`` a done stage whose commit the task worktree holds — or the published task
+branch does (the team's state, in a clone that has not taken that branch in yet)."""
 
 NODE_W, NODE_H, GAP_X, GAP_Y, PAD = 176, 40, 40, 12, 2
 """Stage Map graph geometry, in pixels."""
@@ -134,7 +135,7 @@ def stage_state(stage: dict[str, Any]) -> str:
     state = stage["state"]
     if state == "expired":
         return "started"
-    if state == "done" and stage["merged"]:
+    if state == "done" and (stage["merged"] or stage.get("integrated")):
         return "merged"
     return state
 

@@ -236,3 +236,31 @@ def test_each_reason_a_served_board_rebuilds_for_has_its_words():
         "could not rebuild the board (fetching works again): boom"
     )
     assert set(REBUILT_BECAUSE) == {"refs", "lease", "fetch-failed", "fetch-works"}
+
+
+def test_a_clone_without_the_task_branch_shows_stages_merged_on_the_published_one(
+    tmp_path: Path,
+):
+    """A board read in a clone that has not taken the task branch in (a planner's, a person's)
+    showed every integrated stage 'not merged', in red, and counted none merged: it judged the
+    task worktree this clone does not have. The published task branch holds them."""
+    from plans import plan_text
+    from team_world import KEY, Team, approve_here, run_json, stage_report, work_on
+
+    team = Team.make(tmp_path)
+    ann = team.clone("ann", "Ann")
+    approve_here(ann, plan_text([(1, [], ["src/one.py"])]))
+    run_json(ann, "sync", "origin")
+    claimed = run_json(ann, "stage", "claim", KEY, "--remote", "origin")
+    work_on(Path(claimed["placements"][0]["worktreePath"]), 1, "Ann")
+    report = stage_report(ann, 1, "Ann")
+    run_json(ann, "stage", "done", KEY, "--stage", "1", "--report", report, "--remote", "origin")
+    run_json(ann, "integrate", KEY, "--remote", "origin")
+    ben = team.clone("ben", "Ben")
+    run_json(ben, "sync", "origin")
+    (stage,) = next(t for t in board_of(ben)["tasks"] if t["taskKey"] == KEY)["stages"]
+    assert stage["merged"] is False and stage["integrated"] is True
+    assert stage_state(stage) == "merged"
+    page = render(board_of(ben))
+    assert 'merged <span class="k">(published task branch)</span>' in page
+    assert "not merged" not in page
