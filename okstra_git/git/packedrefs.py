@@ -5,8 +5,8 @@ from __future__ import annotations
 import bisect
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import mmap
 

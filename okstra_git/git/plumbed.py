@@ -22,7 +22,6 @@ import re
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
 
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput
@@ -50,12 +49,16 @@ from .repo import (
     is_aside,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     import pygit2
+
+    T = TypeVar("T")
 else:
     from .lazy import pygit2
 
-T = TypeVar("T")
 
 _ZERO = "0" * 40
 _HEX40 = re.compile(r"[0-9a-f]{40}")

@@ -18,7 +18,6 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict
@@ -26,12 +25,21 @@ from ..core.values import Value
 from .packedrefs import _clashing, _loose_names, _packed_entries, _packed_refs_under, _shared_folder
 from .plumbing import not_a_commit, note_paths, unreadable
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TypeVar, cast
+
     import pygit2
 
     from .reflocks import LockReport
+
+    T = TypeVar("T")
 else:
     from .lazy import pygit2
+
+    def cast(_kind, value):  # typing.cast: tells mypy; at run time the value itself
+        return value
+
 
 BULK_REFS = 1000
 """From this many refs written at once on, those ``packed-refs`` can take go there in one write
@@ -53,8 +61,6 @@ _PLAIN_COMMIT = re.compile(
     rb"committer [^<>\n]*<[^<>\n]*> [0-9]{1,18} [+-][0-9]{4}\n\n"
 )
 """The headers of a commit as okstra writes it: one libgit2 surely parses."""
-
-T = TypeVar("T")
 
 
 class RefMoved(Exception):

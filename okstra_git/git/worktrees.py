@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict, OkstraError, Refused, system_problem
@@ -22,6 +21,7 @@ from .repo import (
     same_path,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import pygit2
 else:

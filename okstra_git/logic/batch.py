@@ -12,11 +12,11 @@ take expired claims over: taking a stage from a run that may still be working is
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..core.errors import BadInput, Refused
 from ..core.values import Value
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .stagemap import Stage
 

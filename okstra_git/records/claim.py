@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from ..core.errors import BadInput
 from ..core.jsontext import dumps_pretty
@@ -22,6 +21,12 @@ from ..core.values import Record, Value
 from ..git.repo import GitRepo
 from ..logic.batch import EXPIRED, Holder
 from .base import check_own, from_data, stored_json, to_data
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+else:
+    Any = object  # records.base evaluates the fields' hints: an object field takes any value
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -5,7 +5,6 @@ transaction): agents poll these, so they load only the records they show."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..core.keys import TaskKey
 from ..core.values import Value
@@ -14,6 +13,7 @@ from ..records.claim import Claim, ClaimState, StoredReport, claim_holder, load_
 from ..records.task import require_task
 from .context import Context
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
 

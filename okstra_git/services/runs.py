@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..core.errors import BadInput, Conflict, Refused
 from ..core.keys import TaskKey
@@ -32,6 +31,10 @@ from ..records.run import (
 )
 from ..records.task import RunRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from .context import Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def open_run(

@@ -15,6 +15,8 @@ from conftest import git
 from team_world import Team
 from test_remote_claim_race import claims, publish_task
 
+from okstra_git.records.base import CHECK_OWN_RECORDS
+
 PROBE = """
 import runpy, sys
 sys.argv = ["git-okstra", *sys.argv[1:]]
@@ -67,3 +69,47 @@ def test_remote_claims_and_dones_and_lone_claims_load_no_pygit2(tmp_path: Path) 
     assert claims(ann, key)[2]["runId"] == "implementation-002"
     assert 2 not in claims(world.remote, key)  # claimed here alone
     assert git(ann, "fsck", "--strict", "--no-dangling") == ""
+
+
+HEAVY = ("typing", "tempfile", "shutil", "random", "threading", "subprocess")
+"""Modules a claim or done through a remote does without: together ~10% of its own process
+(instruction counts, issue 25 goal 5): typing through annotations only, tempfile (and shutil,
+random) for a temp file's name, threading for one thread-local."""
+
+LISTED = f"""
+import runpy, sys
+sys.argv = ["git-okstra", *sys.argv[1:]]
+try:
+    runpy.run_module("okstra_git", run_name="__main__")
+finally:
+    sys.stderr.write("loaded: " + " ".join(m for m in {HEAVY!r} if m in sys.modules) + "\\n")
+"""
+
+
+def test_remote_claims_and_dones_load_no_typing_tempfile_or_threading(tmp_path: Path) -> None:
+    world = Team.make(tmp_path)
+    planner = world.clone("planner", "Pat")
+    ann = world.clone("ann", "Ann")
+    key = "p:g:lean"
+    publish_task(planner, key)
+    assert probed(ann, "sync", "origin").returncode == 0
+
+    def listed(*args: str) -> subprocess.CompletedProcess[str]:
+        # -S: no site, whose .pth files may load any of them first (sys.path is passed on);
+        # and as a user runs it, without the suite's schema check of its own records.
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), CHECK_OWN_RECORDS: ""}
+        argv = [sys.executable, "-S", "-c", LISTED, *args]
+        return subprocess.run(argv, cwd=ann, capture_output=True, text=True, env=env)
+
+    claimed = listed("stage", "claim", key, "--stage", "1", "--remote", "origin", "--no-worktree")
+    assert claimed.returncode == 0, claimed.stderr
+    assert claimed.stderr.endswith("loaded: \n"), claimed.stderr
+    assert claims(world.remote, key)[1]["runId"] == "implementation-001"  # it wrote its files
+    manifests = ann / ".okstra" / "tasks" / "g" / "lean" / "runs" / "implementation" / "manifests"
+    assert [p.name for p in manifests.iterdir()] == ["run-manifest-implementation-001.json"]
+
+    work = git(ann, "commit-tree", git(ann, "rev-parse", "HEAD^{tree}"), "-p", "HEAD", "-m", "w")
+    done = listed("stage", "done", key, "--stage", "1", "--head", work, "--remote", "origin")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.endswith("loaded: \n"), done.stderr
+    assert claims(world.remote, key)[1]["status"] == "done"

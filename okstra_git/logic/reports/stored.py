@@ -9,7 +9,10 @@ version, edited by hand) is shown as indented JSON. Pure.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 DATA_NAME = "report.json"
 _SHAPE_ONLY = frozenset({"starter-prompt", "generated-at", "header-stage"})

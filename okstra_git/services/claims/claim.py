@@ -31,7 +31,6 @@ import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...core.errors import Refused
 from ...core.keys import TaskKey
@@ -68,6 +67,7 @@ from ..runs import finish_run, make_workspace, open_run, write_run_files
 from ..snapshots import load_stage_map
 from .common import RUN_TYPE, iso_seconds, release_command
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .handover import ConcurrentStage, DoneDependency
 

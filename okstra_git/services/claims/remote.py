@@ -8,7 +8,6 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NoReturn
 
 from ...core.errors import Conflict, Refused
 from ...core.shell import okstra
@@ -24,8 +23,10 @@ from .common import Unpublished
 from .done import done
 from .release import ReleaseResult, release
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import timedelta
+    from typing import NoReturn
 
     from ...core.keys import TaskKey
     from ...records.claim import Claim

@@ -18,7 +18,6 @@ layer only.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from ...core.errors import Conflict, Refused
 from ...core.shell import okstra
@@ -37,6 +36,7 @@ from .transport import (
     remote_locks,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..branches import BranchState
 

@@ -7,7 +7,6 @@ import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ...core.crashpoints import crash_point
 from ...core.errors import BadInput, Refused
@@ -25,6 +24,7 @@ from ...git.reflocks import LockReport, held_locks, report
 from ...git.repo import BULK_REFS, GitRepo, RefMoved, RefUpdate
 from .state import Listing, list_refs
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     pass
 
