@@ -270,7 +270,9 @@ def _plan(ctx: Context, key: TaskKey) -> tuple[PlanStatus, tuple[str, ...]]:
     found = plan_status(ctx, key)
     latest = found.state.task.latest_plan
     assert latest is not None
-    approval = found.approvals[-1] if found.approvals else None
+    # The first approval is the approval (plan show names it too); a later line on the same
+    # blob records it again (a claim recording a marker another clone's note had).
+    approval = found.approvals[0] if found.approvals else None
     return PlanStatus(
         seq=latest.seq,
         path=latest.path,

@@ -633,3 +633,45 @@ def test_a_planning_finish_publishes_the_planners_approval_with_it(tmp_path: Pat
     ben = team.clone("ben", "Ben")
     run_json(ben, "sync", "origin")
     assert status(ben)["plan"]["approved"], status(ben)["plan"]
+
+
+def test_status_names_the_first_approval_of_the_plan_as_plan_show_does(tmp_path: Path):
+    """Two approval lines on one plan blob (the planner's plan approve, then a claim in a clone
+    that had only the ticked marker recording it again, method A): task status said the later
+    one — the claimer as the approver's recorder, at the claim's time — where plan show says
+    the first."""
+    from okstra_git.records.approval import Approval, approval_notes_update
+    from okstra_git.records.base import from_data
+    from okstra_git.services.context import open_context
+
+    team = Team.make(tmp_path)
+    ann = team.clone("ann", "Ann")
+    approve_here(ann, ONE_STAGE)
+    first = status(ann)["plan"]
+    ctx = open_context(ann)
+    (approval,) = [a for a in _approvals(ann) if a["method"] == "B"]
+    again = from_data(
+        Approval,
+        {**approval, "method": "A", "approvedAt": "2099-01-01T00:00:00+00:00",
+         "recordedBy": "Ben <ben@example.invalid>"},
+        "test",
+    )  # fmt: skip
+    update = approval_notes_update(ctx.repo, again)
+    assert update is not None
+    ctx.repo.update_refs([update], "test: the approval recorded again")
+    assert len(_approvals(ann)) == 2
+    shown = status(ann)["plan"]
+    assert (shown["approvedAt"], shown["method"]) == (first["approvedAt"], "B"), shown
+    header = okstra(ann, "plan", "show", KEY).stdout.splitlines()[0]
+    assert f"at {first['approvedAt']} (method B)" in header, header
+
+
+def _approvals(clone: Path) -> list[dict]:
+    from okstra_git.records.approval import APPROVALS_REF
+
+    lines = git(clone, "notes", "--ref", APPROVALS_REF, "list").splitlines()
+    found = []
+    for note in lines:
+        text = git(clone, "notes", "--ref", APPROVALS_REF, "show", note.split()[1])
+        found += [json.loads(line) for line in text.splitlines() if line.strip()]
+    return found
