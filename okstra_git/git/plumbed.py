@@ -130,7 +130,7 @@ def _plain_repository(here: str) -> tuple[Path, Path] | None:
     return Path(os.path.realpath(git_dir)), Path(os.path.realpath(here))
 
 
-def _valid_refname(name: str) -> bool:
+def valid_refname(name: str) -> bool:
     """Whether ``name`` is a ref name libgit2 would look up (git-check-ref-format(1), one
     level allowed for names like ``HEAD``); it answers no ref for any other."""
     if not name or name.endswith(("/", ".")) or "@{" in name or name == "@":
@@ -149,7 +149,7 @@ def _ref_value(git_dir: Path, common_dir: Path, name: str) -> str | None:
     """What the ref ``name`` of the worktree whose git dir is ``git_dir`` points at, symbolic
     refs followed as far as libgit2 follows them: the ref files, then packed-refs."""
     for _ in range(5):
-        if not _valid_refname(name):
+        if not valid_refname(name):
             return None
         per_worktree = "/" not in name or name.startswith(_PER_WORKTREE)
         path = (git_dir if per_worktree else common_dir) / name

@@ -110,9 +110,16 @@ def _env(env: Mapping[str, str] | None, cwd: str | Path | None) -> dict[str, str
     return {**(os.environ if env is None else env), **quiet[where]}
 
 
-def run(argv: Sequence[str], cwd: str | Path | None = None, *, check: bool = False) -> Completed:
-    """Run ``argv`` (``git …``, or this installation's ``git okstra``) in ``cwd`` with no
-    stdin; output captured as text. ``check`` raises CalledProcessError on a non-zero exit."""
+def run(
+    argv: Sequence[str],
+    cwd: str | Path | None = None,
+    *,
+    check: bool = False,
+    stdin: str | None = None,
+) -> Completed:
+    """Run ``argv`` (``git …``, or this installation's ``git okstra``) in ``cwd`` with
+    ``stdin`` as its input (None: none); output captured as text. ``check`` raises
+    CalledProcessError on a non-zero exit."""
     import subprocess
 
     return subprocess.run(
@@ -124,7 +131,8 @@ def run(argv: Sequence[str], cwd: str | Path | None = None, *, check: bool = Fal
         encoding="utf-8",
         errors="surrogateescape",
         capture_output=True,
-        stdin=subprocess.DEVNULL,
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
         check=check,
     )
 
@@ -268,11 +276,13 @@ def run_showing_progress(
     *,
     keep_fds: Sequence[int] = (),
     title: str = "",
+    stdin: str | None = None,
 ) -> Completed:
-    """Run ``argv`` in ``cwd`` with ``env`` (default: this process's) and no stdin; its output
-    captured as text, as :func:`run` does. When :func:`shows_progress`, its stderr (git's
-    progress meter, ``\r``-updated) is also passed on as it comes, after ``title`` on a line of
-    its own; otherwise it is only collected (the caller asks git for no meter then).
+    """Run ``argv`` in ``cwd`` with ``env`` (default: this process's) and ``stdin`` as its
+    input (None: none); its output captured as text, as :func:`run` does. When
+    :func:`shows_progress`, its stderr (git's progress meter, ``\r``-updated) is also passed on
+    as it comes, after ``title`` on a line of its own; otherwise it is only collected (the
+    caller asks git for no meter then).
 
     ``keep_fds`` stay open in the child: a lock held on one is held until the child exits too,
     so a process that outlives this one (this one killed) still holds it."""
@@ -280,12 +290,15 @@ def run_showing_progress(
     import tempfile
 
     shown = shows_progress()
-    with tempfile.TemporaryFile() as out:  # a file, not a pipe: one pipe is read at a time
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as given:
+        # files, not pipes: one pipe is read at a time
+        given.write((stdin or "").encode("utf-8", "surrogateescape"))
+        given.seek(0)
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=_env(env, cwd),
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else given,
             stdout=out,
             stderr=subprocess.PIPE,
             pass_fds=tuple(keep_fds),

@@ -293,16 +293,17 @@ def test_two_clones_claiming_at_once_never_share_a_stage(two_machines):
     print(f"{reselected} of {ROUNDS} rounds had a claim lose on the remote and choose again")
 
 
-def many_tasks(repo: Path, count: int) -> None:
-    """``count`` valid task refs, one event each, written by ``git fast-import``."""
+def many_tasks(repo: Path, count: int, group: str = "g") -> None:
+    """``count`` valid task refs, one event each, in groups ``<group>0``…``<group>9``, written
+    by ``git fast-import``."""
     lines = []
     for n in range(count):
         data = json.dumps(
             {
                 "schemaVersion": 1,
-                "taskKey": f"p:g{n % 10}:t{n}",
+                "taskKey": f"p:{group}{n % 10}:t{n}",
                 "projectId": "p",
-                "taskGroup": f"g{n % 10}",
+                "taskGroup": f"{group}{n % 10}",
                 "taskId": f"t{n}",
                 "taskType": "error-analysis",
                 "workCategory": "feature",
@@ -319,7 +320,7 @@ def many_tasks(repo: Path, count: int) -> None:
             }
         )
         lines += [
-            f"commit refs/okstra/tasks/g{n % 10}/t{n}",
+            f"commit refs/okstra/tasks/{group}{n % 10}/t{n}",
             "committer T <t@x> 1700000000 +0000",
             "data 8",
             "task new",
@@ -394,6 +395,49 @@ def test_a_sync_in_step_at_scale_asks_for_the_ref_list_and_fetches_nothing(tmp_p
     assert sync_json(b, "--fetch-only")["unchanged"] == 0
     assert refs(b, "refs/okstra/tasks/") == refs(remote, "refs/okstra/tasks/")
     assert not (b / ".git" / "refs" / "okstra").exists()
+
+
+def test_a_first_sync_of_a_large_remote_fetches_by_id_and_packs_its_tracking_refs(
+    tmp_path: Path,
+):
+    """From BULK_REFS changed tracking refs on, the fetch asks for the commits ls-remote
+    listed and writes the tracking refs in one packed-refs write (git fetch writes a loose
+    file each): the same refs and objects as git's fetch, connectivity checked, the records
+    checked as ever; refs gone there are pruned, and fewer changes go through git's fetch."""
+    a, remote = pair(tmp_path, "a")
+    count = max(transport.PROBE_FROM, transport.BULK_REFS)
+    many_tasks(a, count)
+    new_task(a, "p:g:solo")
+    add_verdict(a)
+    assert len(sync_json(a)["pushed"]) == count + 2
+    b, _ = pair(tmp_path, "b")
+    many_tasks(b, count, "h")  # enough here to ask the remote for its list first
+    env, log = logging_git(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "okstra_git", "sync", "--json", "--fetch-only"],
+                          cwd=b, env=env, text=True, capture_output=True)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    commands = log.read_text().splitlines()
+    fetches = [line for line in commands if " fetch " in f" {line} "]
+    assert len(fetches) == 1 and "--stdin" in fetches[0], commands
+    theirs = refs(remote, "refs/okstra/")
+    tracking = refs(b, "refs/okstra-remotes/origin/")
+    assert {n.replace("okstra-remotes/origin", "okstra"): v for n, v in tracking.items()} == theirs
+    assert not (b / ".git" / "refs" / "okstra-remotes").exists()  # packed, no loose file
+    notes = refs(b, "refs/notes/okstra-remotes/origin/")
+    assert notes and notes == {
+        n.replace("okstra/", "okstra-remotes/origin/"): v
+        for n, v in refs(remote, "refs/notes/okstra/").items()
+    }
+    assert refs(b, "refs/okstra/tasks/g") == refs(remote, "refs/okstra/tasks/g")
+    assert git(b, "rev-list", "--objects", "--all", "--quiet") == ""  # every object here
+    # Most refs gone there (another clone deleted them): pruned here on the next sync.
+    gone = sorted(refs(remote, "refs/okstra/tasks/g"))[1:]
+    deletes = "".join(f"delete {name}\n" for name in gone)
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=remote, input=deletes, text=True,
+                   check=True)  # fmt: skip
+    assert sync_json(b, "--fetch-only")["fetched"]
+    left = refs(b, "refs/okstra-remotes/origin/tasks/g")
+    assert len(left) == 1, len(left)
 
 
 def test_sync_sums_up_by_kind_of_ref_lists_every_ref_with_v_and_json_is_unchanged(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -19,10 +20,12 @@ from ...core.tracking import (
     tracking_refs,
 )
 from ...core.values import Value
-from ...git.process import Completed, git, run_showing_progress, shows_progress
+from ...git.process import Completed, git, run, run_showing_progress, shows_progress
 from ...git.reflocks import LockReport, held_locks, report
 from ...git.repo import BULK_REFS, GitRepo, RefMoved, RefUpdate
 from .state import Listing, list_refs
+
+_HEX40 = re.compile(r"[0-9a-f]{40}")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -106,13 +109,17 @@ class FetchFailed(Refused):
     """``git fetch`` of the remote failed (unreachable, no access): nothing was fetched."""
 
 
-def _git_showing_progress(repo: GitRepo, *args: str) -> Completed:
-    """``git ARGS`` here; on a terminal with git's progress meter passed on (``--progress``:
-    it comes after the subcommand), as a plain ``git fetch`` or ``git push`` shows it."""
+def _git_showing_progress(repo: GitRepo, *args: str, stdin: str | None = None) -> Completed:
+    """``git ARGS`` here (``stdin`` its input); on a terminal with git's progress meter passed
+    on (``--progress``: it comes after the subcommand), as a plain ``git fetch`` or ``git
+    push`` shows it."""
+    where = repo.workdir or repo.git_dir
     if not shows_progress():
-        return git(repo.workdir or repo.git_dir, *args)
+        if stdin is not None:
+            return run(["git", *args], where, stdin=stdin)
+        return git(where, *args)
     argv = ["git", args[0], "--progress", *args[1:]]
-    return run_showing_progress(argv, repo.workdir or repo.git_dir)
+    return run_showing_progress(argv, where, stdin=stdin)
 
 
 def _fetch(repo: GitRepo, remote: str, refspecs: list[str]) -> None:
@@ -142,13 +149,61 @@ def fetch_if_moved(repo: GitRepo, remote: str) -> Listing | None:
     :data:`PROBE_FROM` okstra refs or more, here and fetched, ask it first (``git ls-remote``).
     Returns the refs read to tell, for the caller to reuse, when no fetch was needed."""
     listing = list_refs(repo, remote)
-    if (
-        len(listing.here) + len(listing.there) < PROBE_FROM
-        or _advertised(repo, remote) != listing.there
-    ):
+    if len(listing.here) + len(listing.there) < PROBE_FROM:
         fetch(repo, remote)
         return None
-    return listing
+    advertised = _advertised(repo, remote)
+    if advertised == listing.there:
+        return listing
+    there = _fetch_advertised(repo, remote, advertised, listing.there)
+    if there is None:
+        fetch(repo, remote)
+        return None
+    return Listing(listing.here, there)
+
+
+def _fetch_advertised(
+    repo: GitRepo, remote: str, advertised: dict[str, str], tracked: dict[str, str]
+) -> dict[str, str] | None:
+    """When :data:`BULK_REFS` tracking refs or more would change (a clone's first sync of a
+    large remote), fetch what ``git ls-remote`` listed (``advertised``) by commit id, and write
+    the tracking refs from that list in one ``packed-refs`` write (notes and refs a loose file
+    holds, in ref transactions): ``git fetch`` writes a loose file per ref, ~1 ms each, as
+    much as the transfer itself at 10k refs. The objects come through ``git fetch`` as with
+    the refspecs (its connectivity check, ``fetch.fsckObjects``), from the user's transport.
+
+    Returns the tracking refs now held (local names → id), as :func:`list_refs` gives
+    ``there``; None for the caller to run the plain fetch when fewer refs change, when a name
+    or id is not one git's own fetch would write as given, or when this fetch failed (the
+    remote moved since it listed its refs, or does not serve a commit by id)."""
+    changed = {name: oid for name, oid in advertised.items() if tracked.get(name) != oid}
+    gone = [name for name in tracked if name not in advertised]
+    if len(changed) + len(gone) < BULK_REFS:
+        return None  # git's fetch writes only the refs that changed: a few loose files
+    from ...git.plumbed import valid_refname
+
+    if not all(_HEX40.fullmatch(oid) and valid_refname(name) for name, oid in changed.items()):
+        return None
+    wanted = "".join(f"{oid}\n" for oid in sorted(set(changed.values())))
+    proc = _git_showing_progress(
+        repo, "fetch", "--no-tags", "--no-write-fetch-head", "--quiet", "--stdin", remote,
+        stdin=wanted,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        return None
+    sets = [RefUpdate(tracking_name(remote, n), changed[n], tracked.get(n)) for n in changed]
+    bulk = tracking_refs(remote)
+    moves = [RefUpdate(tracking_name(remote, n), None, tracked[n]) for n in sorted(gone)]
+    moves += [u for u in sets if not u.name.startswith(bulk)]
+    try:
+        moves += repo.update_packed([u for u in sets if u.name.startswith(bulk)])
+        for start in range(0, len(moves), TRANSACTION_REFS):
+            repo.update_refs(
+                moves[start : start + TRANSACTION_REFS], f"okstra sync: fetched from {remote}"
+            )
+    except RefMoved:  # another fetch moved them meanwhile: git's own fetch settles it
+        return None
+    return dict(advertised)
 
 
 def _advertised(repo: GitRepo, remote: str) -> dict[str, str]:
