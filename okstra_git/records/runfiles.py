@@ -11,8 +11,6 @@ Their formats are ``schemas/run-manifest.schema.json`` and ``schemas/run-state.s
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
 
 from ..core.jsontext import dumps_pretty
 from ..core.userfiles import write_atomic
@@ -20,6 +18,11 @@ from ..core.values import Record, field
 from ..logic.phases import FINAL_VERIFICATION
 from .base import check_own, to_data
 from .run import Convergence, RunRecord
+
+TYPE_CHECKING = False  # typing is for the type checker: a claim loads none of it
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 SCHEMA_VERSION = 1
 WRITTEN_AT_START = ("manifest", "state", "workerResults", "carry")
