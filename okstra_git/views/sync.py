@@ -63,7 +63,7 @@ def data(report: SyncReport) -> dict[str, object]:
         "unchanged": report.unchanged,
         "pushed": report.pushed,
         "diverged": [r.ref for r in report.diverged],
-        "conflicts": [_conflict_data(c) for c in report.conflicts],
+        "conflicts": [_conflict_data(c, report.remote) for c in report.conflicts],
         "invalid": report.invalid,
         "kept": report.kept,
         "renumbered": report.renumbered,
@@ -91,14 +91,26 @@ def _branch_data(branch: BranchState) -> dict[str, str | None]:
     }
 
 
-def _conflict_data(conflict: TaskConflict) -> dict[str, object]:
+def choice_words(choice: str, remote: str) -> str:
+    """What a conflict's choice (``TaskConflict.choices``) does."""
+    from ..services.sync.state import DROPPED
+
+    if choice == "take-theirs":
+        return f"keep {remote}'s side and drop yours (kept under {DROPPED})"
+    return f"keep both: yours moves to the next free number after {remote}'s"
+
+
+def _conflict_data(conflict: TaskConflict, remote: str) -> dict[str, object]:
     return {
         "taskKey": conflict.task_key,
         "summary": conflict.summary,
         "unit": conflict.unit,
         "here": _side(conflict.here),
         "there": _side(conflict.there),
-        "choices": [{"what": what, "command": cmd} for what, cmd in conflict.choices],
+        "choices": [
+            {"what": choice_words(choice, remote), "command": cmd}
+            for choice, cmd in conflict.choices
+        ],
         "refs": list(conflict.refs),
     }
 
@@ -200,7 +212,7 @@ def _error(report: SyncReport) -> str:
             "  Nothing of this task was pushed or rewritten; every other task was synced. "
             "Choose one:"
         )
-        lines += [f"  - {what}: {cmd}" for what, cmd in c.choices]
+        lines += [f"  - {choice_words(what, report.remote)}: {cmd}" for what, cmd in c.choices]
         parts.append("\n".join(lines))
     if report.invalid:
         parts.append(

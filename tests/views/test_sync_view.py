@@ -59,3 +59,16 @@ def test_a_summary_counts_each_kind_and_names_what_needs_a_person():
     assert every[1] == f"  refs/okstra/tasks/g/t0: fetched {A[:12]}"
     assert every[-4] == f"  refs/okstra/branches/t1: published {A[:12]}"
     assert every[-3] == f"  refs/okstra/branches/t2: to publish {A[:12]}"
+
+
+def test_a_conflicts_choices_say_what_each_does():
+    """The sync service hands each choice as a kind and its command (services/sync/conflicts.py);
+    the view words it as the service did."""
+    from okstra_git.views.sync import choice_words
+
+    assert choice_words("take-theirs", "origin") == (
+        "keep origin's side and drop yours (kept under refs/okstra-dropped/)"
+    )
+    assert choice_words("renumber", "origin") == (
+        "keep both: yours moves to the next free number after origin's"
+    )

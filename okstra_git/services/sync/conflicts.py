@@ -1,5 +1,5 @@
-"""A task's true conflict, worded: what both sides did and one ``sync --task`` command per
-choice (docs/concurrency-and-sync.md)."""
+"""A task's true conflict: what both sides did and one ``sync --task`` command per choice
+(docs/concurrency-and-sync.md); views/sync.py says what each choice does."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from ...core.shell import okstra
 from ...git.repo import CommitInfo, GitRepo
 from ...records.claim import CLAIM_PATH
 from .state import (
-    DROPPED,
     TaskConflict,
     TaskRefs,
 )
@@ -25,12 +24,9 @@ def conflict(
     renumberable: bool,
 ) -> TaskConflict:
     theirs = okstra("sync", remote, "--task", key, "--take-theirs", unit)
-    choices = [(f"keep {remote}'s side and drop yours (kept under {DROPPED})", theirs)]
+    choices = [("take-theirs", theirs)]
     if renumberable:
-        renumber = okstra("sync", remote, "--task", key, "--renumber", unit)
-        choices.append(
-            (f"keep both: yours moves to the next free number after {remote}'s", renumber)
-        )
+        choices.append(("renumber", okstra("sync", remote, "--task", key, "--renumber", unit)))
     return TaskConflict(key, summary, unit, here, there, tuple(choices), ())
 
 

@@ -63,7 +63,9 @@ class TaskConflict(Value):
     there: CommitInfo | None
     """The remote's event it clashes with (None when it could not be told apart)."""
     choices: tuple[tuple[str, str], ...]
-    """(what it does, the command), one per choice."""
+    """(which choice, the command), one per choice: ``take-theirs`` (keep the remote's side,
+    drop this clone's, kept under ``refs/okstra-dropped/``) or ``renumber`` (keep both, this
+    clone's moved to the next free number); views/sync.py says what each does."""
     refs: tuple[str, ...]
     """The task's refs, left as they were: none of them is pushed until it is settled."""
 
