@@ -113,3 +113,64 @@ def test_remote_claims_and_dones_load_no_typing_tempfile_or_threading(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert done.stderr.endswith("loaded: \n"), done.stderr
     assert claims(world.remote, key)[1]["status"] == "done"
+
+
+SYNCING = ("okstra_git.services.sync.engine", "okstra_git.services.sync.reconcile")
+
+
+def test_a_claim_in_step_with_its_task_reads_that_task_alone(tmp_path: Path) -> None:
+    """A claim through a remote that holds the task's refs (task, claims, branches) and the
+    notes as this clone fetched them last fetches nothing and loads no sync engine: one
+    for-each-ref of the task's refs, not a listing of every task's. Once the remote moved the
+    task (another clone claimed a stage), the next claim fetches and reconciles: it never
+    takes the other's stage, and its lease is on what the remote holds. A task that moved
+    only on the remote is not this claim's to fetch: ``sync`` brings it."""
+    world = Team.make(tmp_path)
+    planner = world.clone("planner", "Pat")
+    ann, bob = world.clone("ann", "Ann"), world.clone("bob", "Bob")
+    key, other = "p:g:step", "p:g:other"
+    publish_task(planner, key)
+    publish_task(planner, other)
+    for clone in (ann, bob):
+        assert probed(clone, "sync", "origin").returncode == 0
+    # -S and no record schema check: as a user runs it (see the test above)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), CHECK_OWN_RECORDS: ""}
+    probe = LISTED.replace(repr(HEAVY), repr(SYNCING))
+
+    def claim(clone: Path, stage: int, on: str = key) -> subprocess.CompletedProcess[str]:
+        argv = ["stage", "claim", on, "--stage", str(stage), "--remote", "origin", "--no-worktree"]
+        return subprocess.run(
+            [sys.executable, "-S", "-c", probe, *argv],
+            cwd=clone,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+
+    first = claim(ann, 1)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.endswith("loaded: \n"), first.stderr  # in step: nothing fetched
+    assert claims(world.remote, key)[1] == claims(ann, key)[1]
+
+    # bob claims stage 2 of the task, and of the other task stage 1: ann's copies are behind.
+    for stage, on in ((2, key), (1, other)):
+        assert claim(bob, stage, on).returncode == 0
+    tracked_other = "refs/okstra-remotes/origin/claims/g/other/stage-1"
+    assert git(ann, "for-each-ref", tracked_other) == ""
+    third = claim(ann, 3)
+    assert third.returncode == 0, third.stderr
+    assert "okstra_git.services.sync.engine" in third.stderr  # the task moved: fetched
+    mine, remote = claims(ann, key), claims(world.remote, key)
+    assert mine[2] == remote[2] and mine[2]["runId"] != mine[3]["runId"]  # bob's, known here
+    assert remote[3] == mine[3] and remote[1] == mine[1]
+    assert git(ann, "for-each-ref", tracked_other) != ""  # the fetch brought every task
+
+    assert claim(bob, 2, other).returncode == 0  # only the other task moves on the remote
+    fourth = claim(ann, 4)
+    assert fourth.returncode == 0 and fourth.stderr.endswith("loaded: \n"), fourth.stderr
+    assert claims(world.remote, key)[4] == claims(ann, key)[4]
+    later = tracked_other.replace("stage-1", "stage-2")
+    assert git(ann, "for-each-ref", later) == ""
+    assert probed(ann, "sync", "origin").returncode == 0
+    assert git(ann, "for-each-ref", later) != ""
+    assert git(ann, "fsck", "--strict", "--no-dangling") == ""

@@ -11,13 +11,12 @@ from contextlib import contextmanager
 
 from ...core.errors import Conflict, Refused
 from ...core.shell import okstra
-from ...core.tracking import tracking_name
+from ...core.tracking import BRANCHES, LOCAL_NOTES, tracking_name
 from ...git.repo import OLD_LOCK_SECONDS, GitRepo, RefMoved, RefUpdate
 from ...records.claim import claims_prefix
 from ...records.task import task_ref
 from ..context import Context
-from ..sync.engine import pull
-from ..sync.transport import FetchFailed, check_remote, push_leased, remote_locks
+from ..sync.transport import FetchFailed, check_remote, in_step, push_leased, remote_locks
 from .claim import claim
 from .common import Unpublished
 from .done import done
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
 
     from ...core.keys import TaskKey
     from ...records.claim import Claim
+    from ..sync.engine import SyncReport
     from .claim import ClaimResult
     from .done import DoneResult
 
@@ -64,6 +64,32 @@ def turn(ctx: Context, key: TaskKey) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # drops the flock
+
+
+def pull_unless_in_step(ctx: Context, remote: str, key: TaskKey) -> SyncReport | None:
+    """What a claim, done or release of ``key`` through ``remote`` fetches first: nothing when
+    the task's refs, its claims and branches and the notes are here exactly as the remote
+    holds them now (:func:`~okstra_git.services.sync.transport.in_step`: its own refs alone
+    are read, and the sync engine is not loaded); else the whole fetch and reconcile of
+    ``sync --fetch-only`` (every task is brought in step), its report returned. Every push
+    after it is leased on the remote's values, so a remote that moves meanwhile still loses
+    the race for the claim and the next round fetches."""
+    check_remote(ctx.repo, remote)
+    records = [task_ref(key), claims_prefix(key), LOCAL_NOTES]
+    try:
+        if in_step(ctx.repo, remote, records, [BRANCHES + key.ref_suffix]):
+            return None
+    except FetchFailed:
+        pass  # unreachable: the fetch says so, as it would have without the probe
+    return pull(ctx, remote)
+
+
+def pull(ctx: Context, remote: str) -> SyncReport:
+    """The sync engine's :func:`~okstra_git.services.sync.engine.pull`, loaded when first
+    needed: a claim in step with its task never loads the engine."""
+    from ..sync import engine
+
+    return engine.pull(ctx, remote)
 
 
 def push_claims_atomically(ctx: Context, remote: str, updates: list[RefUpdate]) -> bool:
@@ -159,8 +185,8 @@ def claim_via_remote(
     for _ in range(CLAIM_ATTEMPTS):
         try:
             with turn(ctx, key):
-                pulled = pull(ctx, remote)  # checks the remote first
-                blocked = pulled.blocking((task_ref(key), claims_prefix(key)))
+                pulled = pull_unless_in_step(ctx, remote, key)  # checks the remote first
+                blocked = pulled.blocking((task_ref(key), claims_prefix(key))) if pulled else []
                 if blocked:
                     raise Refused(
                         f"{', '.join(blocked)} could not be brought in step with {remote}, so a "
@@ -257,7 +283,7 @@ def done_via_remote(
         try:
             with turn(ctx, key):
                 try:
-                    pulled = pull(ctx, remote)
+                    pulled = pull_unless_in_step(ctx, remote, key)
                 except FetchFailed as exc:
                     if asked:
                         raise
@@ -265,7 +291,7 @@ def done_via_remote(
                     result = done(ctx, key, stage, report, carry, head)
                     unpublished = Unpublished(remote, sync_hint, str(exc))
                     return result.replace(publish_note=unpublished)
-                blocked = pulled.blocking((ref,))
+                blocked = pulled.blocking((ref,)) if pulled is not None else []
                 if blocked:
                     raise Refused(
                         f"{', '.join(blocked)} could not be brought in step with {remote}, so "
@@ -313,8 +339,8 @@ def release_via_remote(
     for _ in range(CLAIM_ATTEMPTS):
         try:
             with turn(ctx, key):
-                pulled = pull(ctx, remote)
-                blocked = pulled.blocking((ref,))
+                pulled = pull_unless_in_step(ctx, remote, key)
+                blocked = pulled.blocking((ref,)) if pulled is not None else []
                 if blocked:
                     sync = okstra("sync", remote)
                     raise Refused(

@@ -20,6 +20,7 @@ from ...core.tracking import (
     tracking_refs,
 )
 from ...core.values import Value
+from ...git import plumbing
 from ...git.process import Completed, git, run, run_showing_progress, shows_progress
 from ...git.reflocks import LockReport, held_locks, report
 from ...git.repo import BULK_REFS, GitRepo, RefMoved, RefUpdate
@@ -228,6 +229,40 @@ def _advertised(repo: GitRepo, remote: str) -> dict[str, str]:
         if name.startswith((LOCAL_REFS, LOCAL_NOTES)):  # patterns match name tails too
             found[name] = oid
     return found
+
+
+def _under(ref: str, name: str) -> bool:
+    """``ref`` is ``name`` or below it (``name`` a ref, or a folder ending in ``/``)."""
+    return ref == name or ref.startswith(name if name.endswith("/") else name + "/")
+
+
+def in_step(repo: GitRepo, remote: str, records: list[str], mirrored: list[str]) -> bool:
+    """Whether a fetch from ``remote`` would bring nothing for these refs and a reconcile would
+    change none of them: ``records`` (okstra refs or notes refs, each naming that ref and all
+    below it) hold here what was last fetched, and the remote holds exactly that now; so do
+    ``mirrored`` (refs never made local: the branches), as fetched and on the remote.
+
+    One ``git for-each-ref`` of those refs and ``git ls-remote``: what a claim or done through
+    the remote needs of the task it works on, where :func:`fetch_if_moved` reads every task's
+    refs (a listing of 1,000 loose refs costs more than the whole ls-remote)."""
+    names = [*records, *mirrored]
+    tracked = {tracking_name(remote, name): name for name in names}
+    where = str(repo.workdir or repo.git_dir)
+    here: dict[str, str] = {}
+    there: dict[str, str] = {}
+    for ref, oid in plumbing.list_refs(*records, *tracked, where=where).items():
+        local = next((n + ref[len(t) :] for t, n in tracked.items() if _under(ref, t)), None)
+        if local is not None:
+            there[local] = oid
+        elif any(_under(ref, name) for name in records):
+            here[ref] = oid
+    theirs = {
+        ref: oid
+        for ref, oid in _advertised(repo, remote).items()
+        if any(_under(ref, name) for name in names)
+    }
+    ours = {ref: oid for ref, oid in there.items() if any(_under(ref, n) for n in records)}
+    return theirs == there and here == ours
 
 
 class PushOutcome(Value):
