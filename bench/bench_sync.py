@@ -11,7 +11,8 @@ Both ways (``both``): a remote holding M/2 valid task records another clone publ
 clone holding M/2 tasks of its own; ``git okstra sync origin`` (fetch M/2, check and adopt
 them, push M/2) beside, in a copy of the same two, the ``git fetch`` of sync's refspecs plus
 the ``git push --atomic`` of the clone's task refs that it needs. CPU (with every child, the
-remote's receive-pack included) and wall medians; each round starts from fresh copies.
+remote's receive-pack included) and wall medians; each round starts from fresh copies, the
+disk synced (untimed) before each timed command.
 A sync that fails (e.g. an argument list too long) is reported as such, not hidden.
 
 Usage: python bench/bench_sync.py [N] [--rounds R] [--short]
@@ -20,6 +21,7 @@ Usage: python bench/bench_sync.py [N] [--rounds R] [--short]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -149,6 +151,9 @@ def both(count: int, rounds: int) -> tuple[list[Row], str]:
         for n in range(rounds + 1):
             for name in ("sync", "git")[:: 1 if n % 2 else -1]:
                 repo = fresh(name)
+                # The disk's writeback of the copy (and of the last round's deletes) lands
+                # now, untimed: else whichever command comes next pays for it in sys time.
+                os.sync()
                 if name == "sync":
                     timed = run([*ok, "sync", "origin"], repo)
                     printed = timed.out
