@@ -40,7 +40,6 @@ from ...core.values import Value
 from ...git.repo import RefMoved, RefUpdate, cas_retry, crash_point
 from ...git.worktrees import dirty_paths, worktree_head
 from ...logic import batch as batching
-from ...logic.nextstep import line, okstra_argv
 from ...logic.stagemap import Stage
 from ...logic.workspace import run_paths
 from ...records.approval import APPROVALS_REF
@@ -274,6 +273,8 @@ def _base(
     unmerged = sorted(d for d, h in heads.items() if h in missing)
     if not unmerged:
         return head, None
+    from ...logic.nextstep import line, okstra_argv  # only to refuse
+
     fix = line(
         okstra_argv("integrate", lay.key, *(("--remote", remote) if remote else ())), ctx.clone_dir
     )
@@ -310,6 +311,7 @@ def _integrate_dependencies(
     since = require_task(ctx.repo, lay.key).task.implementation_base_commit
     if not ctx.repo.not_contained(head, heads, since):
         return
+    from ...logic.nextstep import line, okstra_argv
     from ..integrate import MergeConflict, abort_merge, integrate
 
     fix = line(
