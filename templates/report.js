@@ -1,11 +1,13 @@
 "use strict";
 // okstra report view: reader mode, and "Export user response", which writes the §5 rows with
 // the user's inputs as a Markdown table that okstra's §5 reader reads back exactly. The cell
-// encoder mirrors okstra_git.mdtable.encode_cell; the tests compare the two on many values.
+// encoder mirrors okstra_git/core/mdtable.py's encode_cell; the tests compare the two on many
+// values.
 (function () {
   // Python's str.strip() whitespace, so a cell is trimmed as okstra trims it when reading.
   var SPACE = "[\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
   var OUTER_SPACE = new RegExp("^" + SPACE + "+|" + SPACE + "+$", "g");
+  var LEADING_SPACE = new RegExp("^" + SPACE + "+");
   var BREAK = new RegExp("\\r\\n|\\r|\\n|<br" + SPACE + "*/?>", "gi");
   var ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|" };
   var PLAIN = /^[A-Za-z0-9._:\/#+-]+$/;
@@ -73,7 +75,9 @@
     });
     var text = strip(parts.join("<br>"));
     if (unwrapCode(text) !== text) {
-      return inertUnpairedBackticks("&#96;" + text.slice(1), asWrittenInCode);
+      // Its opening backtick (in the first line: text starts with it) written inert.
+      var at = parts[0].length - parts[0].replace(LEADING_SPACE, "").length;
+      parts[0] = parts[0].slice(0, at) + "&#96;" + parts[0].slice(at + 1);
     }
     // Each line on its own: a code span never runs across a <br> (see encode_cell).
     return strip(parts.map(function (p) { return inertUnpairedBackticks(p, asWrittenInCode); }).join("<br>"));

@@ -172,7 +172,9 @@ def encode_cell(value: str, *, code: bool = False) -> str:
     parts = [part.translate(_CELL_ESCAPES) for part in _CELL_BREAK.split(value)]
     text = "<br>".join(parts).strip()
     if unwrap_code(text) != text:  # the whole value is one code span: decode_cell would unwrap it
-        return _code_spans("&#96;" + text[1:], _as_written_in_code)
+        # Its opening backtick (in the first line: text starts with it) written inert.
+        at = len(parts[0]) - len(parts[0].lstrip())
+        parts[0] = parts[0][:at] + "&#96;" + parts[0][at + 1 :]
     # Each line on its own: a code span never runs across a <br>, which it would show as text.
     return "<br>".join(_code_spans(part, _as_written_in_code) for part in parts).strip()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pagewords import SPLIT_WORDS
 from reports_data import full_report
@@ -217,6 +217,7 @@ _VALUES = st.lists(st.lists(_PIECES, max_size=14).map("".join), min_size=1, max_
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(values=_VALUES)
+@example(values=["``<br>`a``", " `x`<br>y`", "`a\nb`"])  # one code span across a line break
 def test_the_page_encodes_cells_exactly_as_okstra(
     page: tuple[Any, list[str]], values: list[str]
 ) -> None:
