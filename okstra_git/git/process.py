@@ -30,7 +30,7 @@ class _Finished:
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Protocol
+    from typing import IO, Any, Protocol
 
     class Completed(Protocol):
         """A finished git process: ``returncode``, ``stdout`` and ``stderr`` as text."""
@@ -290,15 +290,19 @@ def run_showing_progress(
     import tempfile
 
     shown = shows_progress()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as given:
+    with contextlib.ExitStack() as files:
         # files, not pipes: one pipe is read at a time
-        given.write((stdin or "").encode("utf-8", "surrogateescape"))
-        given.seek(0)
+        out = files.enter_context(tempfile.TemporaryFile())
+        given: int | IO[bytes] = subprocess.DEVNULL
+        if stdin is not None:  # a file only for input there is (a checkout has none)
+            given = files.enter_context(tempfile.TemporaryFile())
+            given.write(stdin.encode("utf-8", "surrogateescape"))
+            given.seek(0)
         proc = subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=_env(env, cwd),
-            stdin=subprocess.DEVNULL if stdin is None else given,
+            stdin=given,
             stdout=out,
             stderr=subprocess.PIPE,
             pass_fds=tuple(keep_fds),

@@ -28,10 +28,6 @@ from .state import Listing, list_refs
 
 _HEX40 = re.compile(r"[0-9a-f]{40}")
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    pass
-
 
 STAGING = "refs/okstra-outgoing/"
 """Where one sync lists the refs it pushes (``<pid>-<random>/okstra/…``, ``…/notes/…``): two
