@@ -130,7 +130,8 @@ def _values(arg: Arg, current: str) -> Answer:
     if arg.complete == "remote":
         return _matching([(name, "remote") for name in _git_lines("remote")], current)
     if arg.complete == "task":  # filtered first: 20k keys, few of them wanted
-        return [(key, "task") for key in _task_keys(current)]
+        keys = _task_keys(current)
+        return list(zip(keys, ["task"] * len(keys), strict=True))  # no Python loop over them
     return []
 
 

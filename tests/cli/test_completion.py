@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import git, okstra
+from hypothesis import given
+from hypothesis import strategies as st
 
 from okstra_git.cli.completion import candidates
 from okstra_git.core import shell
@@ -272,3 +274,20 @@ def test_kept_keys_are_picked_by_their_first_letters_in_any_order():
     assert _keys(block, "g:") == [] and _keys(b"", "p") == []
     assert _keys(block[:-1], "p:g:th") == ["p:g:three"]  # no newline after the last
     assert _keys(b"p:\xff\n", "p") is None  # not UTF-8: not the kept file's
+
+
+@given(
+    keys=st.lists(st.text(alphabet="ab:é", min_size=1, max_size=4), max_size=8),
+    ordered=st.booleans(),
+    cut=st.booleans(),
+    prefix=st.text(alphabet="ab:é\n", min_size=1, max_size=3),
+)
+def test_kept_keys_by_prefix_are_those_a_filter_finds(keys, ordered, cut, prefix):
+    """Sorted (as kept) the keys of a prefix are one run of lines, cut out whole; in any
+    other order, found one by one: the same keys either way, in the block's order."""
+    from okstra_git.records.taskindex import _keys
+
+    keys = sorted(keys) if ordered else keys
+    block = "".join(f"{key}\n" for key in keys).encode()
+    block = block[:-1] if cut else block
+    assert _keys(block, prefix) == [key for key in keys if key.startswith(prefix)]
