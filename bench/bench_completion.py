@@ -3,9 +3,11 @@
 A repository of N tasks (default 20,000, ``bench_tasks.build``, refs packed), listed once
 (``task list`` makes the task-list index, as any listing does) and completed once (the keys
 are kept for the next TAB). Interleaved round by round:
-- ``git okstra completion words -- git-okstra stage claim bench:g1`` (what the shell scripts run
-  on ``git okstra stage claim bench:g1<TAB>``), against its absolute goal, beside
-  ``git for-each-ref refs/okstra/tasks/`` (the refs alone, for scale);
+- ``completion words -- git-okstra stage claim bench:g1`` as the shell scripts run it on
+  ``git okstra stage claim bench:g1<TAB>`` (okstra's Python without its site,
+  ``views/completion.py``'s ``words_argv``), against its absolute goal, beside
+  ``git for-each-ref refs/okstra/tasks/`` (the refs alone, for scale) and the same words through
+  the console script (what a TAB ran before, and runs when that Python is gone);
 - ``git okstra --version`` beside ``git okstra -h``.
 CPU medians (``_proc.py``).
 
@@ -24,6 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _proc import ENV, Row, absolute_row, git, interleaved, okstra, ratio_row, run, table
 from bench_tasks import build
 
+from okstra_git.core.resources import install_folder
+from okstra_git.views.completion import words_argv
+
 LIMIT_MS = 30
 """Completing a task key: at most this many CPU ms."""
 
@@ -37,11 +42,14 @@ def measure(rounds: int, short: bool, tasks: int | None = None) -> tuple[list[Ro
         git(repo, "pack-refs", "--all")  # as git gc leaves them
         git(repo, "config", "okstra.projectId", "bench")
         run([*exe, "task", "list"], repo)
-        tab = [*exe, "completion", "words", "--", "git-okstra", "stage", "claim", "bench:g1"]
-        offered = subprocess.run(tab, cwd=repo, env=ENV, capture_output=True, text=True)
-        assert offered.stdout.startswith("bench:g1"), offered.stderr  # keys, not a failure
+        line = ["--", "git-okstra", "stage", "claim", "bench:g1"]
+        tab = [*words_argv(sys.executable, install_folder()), *line]
+        for argv in (tab, [*exe, "completion", "words", *line]):
+            offered = subprocess.run(argv, cwd=repo, env=ENV, capture_output=True, text=True)
+            assert offered.stdout.startswith("bench:g1"), offered.stderr  # keys, not a failure
         commands = {
             "completion of a task key": tab,
+            "the same, by the console script": [*exe, "completion", "words", *line],
             "git for-each-ref refs/okstra/tasks/": ["git", "for-each-ref", "refs/okstra/tasks/"],
             "--version": [*exe, "--version"],
             "-h": [*exe, "-h"],

@@ -2,7 +2,9 @@
 
 The scripts are small: on TAB they ask ``git okstra completion words`` for the candidates, and
 that answers from the command declarations (groups, commands, options, choices; task keys
-from the repository), so completion always matches the installed version.
+from the repository), so completion always matches the installed version. They start it on
+the Python okstra runs on, without its site (``views/completion.py``'s ``ENTRY``), else by the
+console script.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ Answer = list[tuple[str, str]] | str
     "~/.config/fish/config.fish for `git okstra …`.",
 )
 def script(shell: str) -> Output:
-    from ..core.resources import okstra_command
+    import sys
+
+    from ..core.resources import install_folder, okstra_command
     from ..core.shell import command as quoted
     from ..views.completion import script as view
 
-    return view(shell, quoted(*okstra_command()))
+    return view(shell, quoted(*okstra_command()), sys.executable or "", install_folder())
 
 
 @command(
@@ -172,6 +176,7 @@ def _task_keys(prefix: str) -> list[str]:
             refs = plumbing.list_refs(TASKS_PREFIX)
             found = taskindex.indexed_keys(common, refs)
             if found is None:
+                _load_site()
                 from ..services import tasks
                 from ..services.context import open_context
 
@@ -182,3 +187,15 @@ def _task_keys(prefix: str) -> list[str]:
         return [key for key in found if key.startswith(prefix)]
     except OkstraError:  # not in a repository, or an unreadable task: offer nothing
         return []
+
+
+def _load_site() -> None:
+    """What the full listing needs (pygit2, jsonschema) may be installed where only Python's
+    site finds it (an editable install's site-packages, a .pth): a TAB starts Python without
+    it (``views/completion.py``'s ``ENTRY``), so it is loaded here, as ``python -S`` says."""
+    import sys
+
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()

@@ -7,10 +7,40 @@ from . import Output
 
 SHELLS = ("bash", "zsh", "fish")
 
+ENTRY = """import sys
+sys.path.append(sys.argv.pop(1))
+try:
+    from okstra_git.entry import main
+except ImportError:
+    sys.exit(127)
+sys.exit(main())"""
+"""What a TAB runs: ``PYTHON -S -P -c ENTRY FOLDER completion words -- WORDS`` (the Python okstra
+runs on, and the folder holding okstra_git), as the pre-push hook starts okstra: without site
+(the .pth files of site-packages) or a console script's own imports (``re``, which loads
+``enum`` and ``functools``), ~10 ms of a TAB's ~30 ms; nothing of the current folder on
+``sys.path`` (``-P``). Exit 127 when okstra_git is not in FOLDER any more: the scripts then run
+the console script. No quote or backslash in it: fish reads those inside '...'."""
 
-def script(shell: str, okstra: str) -> Output:
-    """The completion script for ``shell``, calling okstra as the shell words ``okstra``."""
-    text = _SCRIPTS[shell].replace("@OKSTRA@", okstra)
+
+def words_argv(python: str, folder: str) -> list[str]:
+    """The command line a TAB starts, before ``-- WORDS``."""
+    return [python, "-S", "-P", "-c", ENTRY, folder, "completion", "words"]
+
+
+def script(shell: str, okstra: str, python: str, folder: str) -> Output:
+    """The completion script for ``shell``: a TAB runs ``completion words`` on ``python`` with
+    okstra_git from ``folder`` (:data:`ENTRY`), or, when that Python is gone or okstra_git is
+    not in ``folder``, as the shell words ``okstra`` (the console script)."""
+    import shlex
+
+    text = _SCRIPTS[shell]
+    for name, value in (
+        ("PYTHON", shlex.quote(python)),
+        ("ENTRY", shlex.quote(ENTRY)),
+        ("FOLDER", shlex.quote(folder)),
+        ("OKSTRA", okstra),
+    ):
+        text = text.replace(f"@{name}@", value)
     return Output({"shell": shell, "script": text}, text)
 
 
@@ -29,10 +59,18 @@ _BASH = r"""# bash completion for git okstra, printed by `git okstra completion 
 # or save it as ~/.local/share/bash-completion/completions/git-okstra.
 # With git's own completion loaded, `git okstra <TAB>` completes as well as `git-okstra <TAB>`.
 
+__git_okstra_words() {  # the candidates for the words "$@": `git okstra completion words -h`
+	if [[ -x @PYTHON@ ]]; then  # okstra's Python, without its site (faster)
+		@PYTHON@ -S -P -c @ENTRY@ @FOLDER@ completion words -- "$@" 2>/dev/null
+		(($? != 127)) && return
+	fi
+	@OKSTRA@ completion words -- "$@" 2>/dev/null
+}
+
 __git_okstra_reply() {  # $1: suffix to add ("" or " "), $2: current word, then the words
 	local suffix=$1 cur=$2 line IFS=$'\n'
 	shift 2
-	local -a found=($(@OKSTRA@ completion words -- "$@" 2>/dev/null))
+	local -a found=($(__git_okstra_words "$@"))
 	COMPREPLY=()
 	case ${found[0]} in
 	:file) COMPREPLY=($(compgen -f -- "$cur")) ;;
@@ -77,10 +115,18 @@ _ZSH = r"""#compdef git-okstra
 # Save it as _git-okstra in a folder on $fpath (before compinit runs); zsh's git completion then
 # completes `git okstra …` as well as `git-okstra …`. Or: eval "$(git okstra completion zsh)".
 
+__git_okstra_words() {  # the candidates for the words "$@": `git okstra completion words -h`
+	if [[ -x @PYTHON@ ]]; then  # okstra's Python, without its site (faster)
+		@PYTHON@ -S -P -c @ENTRY@ @FOLDER@ completion words -- "$@" 2>/dev/null
+		(($? != 127)) && return
+	fi
+	@OKSTRA@ completion words -- "$@" 2>/dev/null
+}
+
 _git-okstra() {
 	local line
 	local -a found described
-	found=("${(@f)$(@OKSTRA@ completion words -- "${(@)words[1,CURRENT]}" 2>/dev/null)}")
+	found=("${(@f)$(__git_okstra_words "${(@)words[1,CURRENT]}")}")
 	case $found[1] in
 	:file) _files; return ;;
 	:dir) _files -/; return ;;
@@ -102,8 +148,16 @@ _FISH = r"""# fish completion for git okstra, printed by `git okstra completion 
 # Save it as ~/.config/fish/completions/git-okstra.fish; for `git okstra …` also source it from
 # ~/.config/fish/config.fish (fish loads git's completions from git.fish only).
 
+function __git_okstra_words  # the candidates for the words $argv: `git okstra completion words -h`
+    if test -x @PYTHON@  # okstra's Python, without its site (faster)
+        @PYTHON@ -S -P -c @ENTRY@ @FOLDER@ completion words -- $argv 2>/dev/null
+        test $status -ne 127; and return
+    end
+    @OKSTRA@ completion words -- $argv 2>/dev/null
+end
+
 function __git_okstra_complete
-    set -l found (@OKSTRA@ completion words -- (commandline -opc) (commandline -ct) 2>/dev/null)
+    set -l found (__git_okstra_words (commandline -opc) (commandline -ct))
     switch "$found[1]"
         case :file
             __fish_complete_path (commandline -ct)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from okstra_git.cli.completion import candidates
 from okstra_git.core import shell
 from okstra_git.core.keys import TASK_TYPES
-from okstra_git.core.resources import okstra_command
+from okstra_git.core.resources import install_folder, okstra_command
 
 GIT_BASH_COMPLETION = Path("/usr/share/bash-completion/completions/git")
 
@@ -274,6 +274,66 @@ def test_kept_keys_are_picked_by_their_first_letters_in_any_order():
     assert _keys(block, "g:") == [] and _keys(b"", "p") == []
     assert _keys(block[:-1], "p:g:th") == ["p:g:three"]  # no newline after the last
     assert _keys(b"p:\xff\n", "p") is None  # not UTF-8: not the kept file's
+
+
+SHELL_WORDS = {  # run the script's __git_okstra_words on the words after the script's path
+    "bash": ["bash", "-c", 'source "$1"; shift; __git_okstra_words "$@"', "bash"],
+    "zsh": ["zsh", "-fc", 'compdef() { :; }; source "$1"; shift; __git_okstra_words "$@"', "zsh"],
+    "fish": ["fish", "--no-config", "-c", "source $argv[1]; __git_okstra_words $argv[2..]"],
+}
+
+
+def shell_words(name: str, text: str, where: Path, marker: Path, *line: str) -> tuple[str, bool]:
+    """What the ``name`` script's words function prints for ``line`` in ``where``, and whether
+    the Python it started loaded its site (a ``sitecustomize`` on PYTHONPATH leaves
+    ``marker``)."""
+    if shutil.which(name) is None:
+        pytest.skip(f"{name} is not installed (apt-get install {name})")
+    path = where.parent / f"okstra.{name}"
+    path.write_text(text)
+    custom = marker.parent / "custom"
+    custom.mkdir(exist_ok=True)
+    (custom / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'a').close()\n")
+    python_path = os.pathsep.join(filter(None, [str(custom), os.environ.get("PYTHONPATH")]))
+    marker.unlink(missing_ok=True)
+    proc = subprocess.run(
+        [*SHELL_WORDS[name], str(path), *line],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": python_path},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout, marker.exists()
+
+
+@pytest.mark.parametrize("name", ["bash", "zsh", "fish"])
+def test_a_tab_starts_python_without_its_site_and_falls_back_to_the_console_script(
+    name: str, repo: Path, tmp_path: Path
+):
+    """A TAB runs ``completion words`` on the Python that printed the script, without its site
+    (the .pth files) or the console script's imports; the first time, with nothing kept, the
+    full listing loads site to find pygit2. When that Python is gone,
+    or okstra_git is not in the folder named, the console script answers."""
+    assert okstra(repo, "task", "new", "p:grp:two", "--type", "implementation").returncode == 0
+    text = script(name)
+    marker = tmp_path / "site-was-loaded"
+    line = ("git-okstra", "task", "show", "p:gr")
+    # Nothing kept yet: the full listing loads site for pygit2. Then the kept keys, without.
+    assert shell_words(name, text, repo, marker, *line) == ("p:grp:two\ttask\n", True)
+    assert shell_words(name, text, repo, marker, *line) == ("p:grp:two\ttask\n", False)
+    assert shell_words(name, text, repo, marker, "git-okstra", "stage", "cl")[0].startswith(
+        "claim\tClaim the ready batch"
+    )
+    python, folder = shlex.quote(sys.executable), shlex.quote(install_folder())
+    assert f"{python} -S -P -c " in text and f" {folder} completion words" in text
+    nothing = shlex.quote(str(tmp_path / "no-python"))
+    gone = text.replace(f"-x {python}", f"-x {nothing}").replace(f"{python} -S", f"{nothing} -S")
+    assert shell_words(name, gone, repo, marker, *line) == ("p:grp:two\ttask\n", True)
+    (tmp_path / "empty").mkdir()
+    moved = text.replace(f" {folder} completion words", f" {tmp_path / 'empty'} completion words")
+    assert moved != text
+    assert shell_words(name, moved, repo, marker, *line) == ("p:grp:two\ttask\n", True)
 
 
 @given(
