@@ -45,7 +45,10 @@ def dispatch(argv: list[str], as_json: bool) -> int:
         sys.stdout.write(root_help())
         return 0 if argv else 2
     if argv[0] in ("--version", "-V"):
-        return _print_version(as_json)
+        from ..views.version import version as view
+
+        _print(view(version()), as_json, sys.stdout)
+        return 0
     if not load(argv[0]):
         raise _unknown((), argv[0], [cmd.path[0] for cmd in load_all()])
     cmd, depth = _match(argv)
@@ -332,9 +335,3 @@ def version() -> str:
     from .. import __version__
 
     return __version__
-
-
-def _print_version(as_json: bool) -> int:
-    found = version()
-    sys.stdout.write(dump({"ok": True, "version": found}) if as_json else f"okstra-git {found}\n")
-    return 0
