@@ -117,15 +117,26 @@ def task_branch_against(repo: GitRepo, key: TaskKey, remote: str) -> BranchState
     return _state(repo, shared, mine, theirs)
 
 
-def held_back(repo: GitRepo, remote: str, states: Iterable[BranchState]) -> list[str]:
+class HeldBack(Value):
+    """A task or stage branch sync could not publish: here and on ``remote`` both moved."""
+
+    branch: BranchState
+    remote: str
+    fix: str
+    """The command that publishes both: ``okstra integrate KEY --remote R`` for a task
+    branch whose task names its key, else ``git merge`` of the remote's copy."""
+
+
+def held_back(repo: GitRepo, remote: str, states: Iterable[BranchState]) -> list[HeldBack]:
     """What a sync could not publish: each task or stage branch that differs from the one
-    ``remote`` holds (both moved), named with the command that publishes both."""
+    ``remote`` holds (both moved), with the command that publishes both (views/sync.py's
+    ``held_words`` says it)."""
     import json
 
     from ..core.shell import okstra
     from ..records.task import TASKS_PREFIX
 
-    said = []
+    held = []
     for branch in states:
         if branch.state != "diverged":
             continue
@@ -141,11 +152,8 @@ def held_back(repo: GitRepo, remote: str, states: Iterable[BranchState]) -> list
             if isinstance(key, str) and leaf == "task"
             else command("git", "merge", tracking_name(remote, branch.ref))
         )
-        said.append(
-            f"not published: {branch.ref} here ({(branch.local or '-')[:12]}) and on {remote} "
-            f"({(branch.remote or '-')[:12]}) have both moved; publish both with: {fix}"
-        )
-    return said
+        held.append(HeldBack(branch, remote, fix))
+    return held
 
 
 # -- merge hints --------------------------------------------------------------------------

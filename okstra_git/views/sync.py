@@ -14,7 +14,7 @@ from . import Output
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..git.repo import CommitInfo
-    from ..services.branches import BranchState
+    from ..services.branches import BranchState, HeldBack
     from ..services.sync.engine import SyncReport
     from ..services.sync.state import RefState, TaskConflict
 
@@ -44,14 +44,23 @@ def kind(ref: str) -> str:
     return ref[len(LOCAL_REFS) :].split("/", 1)[0] if ref.startswith(LOCAL_REFS) else ref
 
 
-def synced(report: SyncReport, held: list[str], verbose: bool = False) -> Output:
+def synced(report: SyncReport, held: list[HeldBack], verbose: bool = False) -> Output:
     """What sync did; exit 1, saying why on stderr, when a conflict, a record not adopted or a
-    branch held back (``held``: each one's words) needs a person."""
+    branch held back (``held``) needs a person."""
     said = text(report, verbose)
     if not report.conflicts and not report.invalid and not held:
         return Output(data(report), said)
-    error = "\n".join(p for p in (_error(report), *held) if p)
+    error = "\n".join(p for p in (_error(report), *map(held_words, held)) if p)
     return Output(data(report), said, err=f"git okstra: {error}\n", code=1, error=error)
+
+
+def held_words(held: HeldBack) -> str:
+    """Why sync could not publish a branch, and the command that publishes both sides."""
+    branch = held.branch
+    return (
+        f"not published: {branch.ref} here ({(branch.local or '-')[:12]}) and on {held.remote} "
+        f"({(branch.remote or '-')[:12]}) have both moved; publish both with: {held.fix}"
+    )
 
 
 def data(report: SyncReport) -> dict[str, object]:

@@ -72,3 +72,23 @@ def test_a_conflicts_choices_say_what_each_does():
     assert choice_words("renumber", "origin") == (
         "keep both: yours moves to the next free number after origin's"
     )
+
+
+def test_a_branch_held_back_names_both_sides_and_the_command():
+    """services/branches.held_back hands each branch both clones moved with its fix; the view
+    words it as the service did (test_team_flow finds it on a real sync's stderr)."""
+    from okstra_git.services.branches import HeldBack
+    from okstra_git.views.sync import held_words, synced
+
+    branch = BranchState("refs/okstra/branches/g/i/task", A, B, "diverged")
+    held = HeldBack(branch, "origin", "git okstra integrate G-1 --remote origin")
+    words = (
+        f"not published: refs/okstra/branches/g/i/task here ({A[:12]}) and on origin "
+        f"({B[:12]}) have both moved; publish both with: git okstra integrate G-1 --remote origin"
+    )
+    assert held_words(held) == words
+    assert held_words(HeldBack(BranchState(branch.ref, None, None, "diverged"), "o", "x")) == (
+        f"not published: {branch.ref} here (-) and on o (-) have both moved; publish both with: x"
+    )
+    out = synced(SyncReport("origin", fetched=True, refs=[], branches=[branch]), [held])
+    assert out.code == 1 and out.error == words and out.err == f"git okstra: {words}\n"
