@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import git, make_repo
 
+# On one worker of a parallel run: one wheel and its two installs (session-scoped), built once.
+pytestmark = pytest.mark.xdist_group("test_install")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -149,6 +149,7 @@ def test_two_loops_in_two_clones_finish_a_diamond_and_no_stage_is_taken_twice(
     assert stage_merges == [f"integrate stage {n}" for n in (1, 2, 3, 4)], merges
 
 
+@pytest.mark.slow
 def test_a_killed_loop_leaves_a_claim_that_expires_and_the_other_loop_takes_over(
     tmp_path: Path, agent: Path
 ):

@@ -531,6 +531,7 @@ def test_binary_ish_input() -> None:
     assert find_approval_markers(blob) == []
 
 
+@pytest.mark.slow
 def test_a_fifty_megabyte_report_parses() -> None:
     prose = "Background for the rows below, with `code`, a | pipe and 한글 in every line.\n"
     row = "| C-9 | T | decision | a \\| pipe and `co\\|de` | x | none | resolved | |\n"

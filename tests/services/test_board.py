@@ -25,6 +25,9 @@ from okstra_git.services.tasks import task_log
 from okstra_git.views.board import data as board_data
 from okstra_git.views.board import render, stage_state
 
+# On one worker of a parallel run: one board world (module-scoped), built once.
+pytestmark = pytest.mark.xdist_group("test_board")
+
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:

@@ -19,7 +19,9 @@ from hooks_world import add_verdict, commit, install, pair, push, remote_ref, sn
 from okstra_git.logic.hooklayout import LEFTHOOK_CONFIG, LEFTHOOK_SCRIPT_TEXT, MARKER, TEAM_LINE
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.usefixtures("scripts_on_path")
+# On one worker of a parallel run: the pre-commit store and husky's node_modules (session-scoped)
+# are made once.
+pytestmark = [pytest.mark.usefixtures("scripts_on_path"), pytest.mark.xdist_group("hook_managers")]
 
 
 def run(cwd: Path, *argv: str, env: dict[str, str] | None = None) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from conftest import git, make_repo, okstra, race_jobs
 from plans import plan_text
 from team_world import CLAIMS, KEY, Team, approve_here, run_json, run_line
@@ -222,6 +223,7 @@ def test_a_renewed_claim_outlives_its_first_lease_and_an_unrenewed_one_is_taken_
     assert git(team.remote, "rev-parse", f"{CLAIMS}stage-2") == before
 
 
+@pytest.mark.slow
 def test_a_renewal_through_the_remote_loses_no_race(tmp_path: Path):
     team = Team.make(tmp_path)
     ann = team.clone("ann", "Ann")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import git, make_repo
 from verify_world import KEY, make_world
 
@@ -38,6 +39,7 @@ def probed(cwd: Path, backend: str, *args: str) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.slow
 def test_read_commands_answer_as_gitrepo_does_without_pygit2(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     world = make_world(repo, 3)

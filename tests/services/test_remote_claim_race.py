@@ -49,6 +49,7 @@ def claims(repo: Path, key: str) -> dict[int, dict]:
     }
 
 
+@pytest.mark.slow
 def test_racing_remote_claims_in_one_clone_and_across_clones_never_double_a_stage(team):
     world, planner, clones = team
     lost = 0

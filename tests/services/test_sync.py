@@ -261,6 +261,7 @@ def test_a_claim_that_loses_on_the_remote_is_undone_and_reselected(two_machines,
 ROUNDS = 8
 
 
+@pytest.mark.slow
 def test_two_clones_claiming_at_once_never_share_a_stage(two_machines):
     a, b, remote = two_machines
     env = {**os.environ, "OKSTRA_DEBUG": ""}

@@ -34,6 +34,10 @@ from team_world import (
 
 from okstra_git.records.approval import APPROVALS_REF
 
+# On one worker of a parallel run, in file order: the tests are the rounds of one team behind one
+# git daemon (module-scoped).
+pytestmark = pytest.mark.xdist_group("test_team_e2e")
+
 
 @pytest.fixture(scope="module")
 def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:

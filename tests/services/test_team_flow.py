@@ -8,6 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import git, okstra, race_in
 from plans import plan_text
 from reports_data import fill_prompts
@@ -389,6 +390,7 @@ def _one_task_branch(team: Team, clones: list[Path]) -> None:
         assert ok.returncode == 0, (clone, local, published)
 
 
+@pytest.mark.slow
 def test_three_clones_follow_next_from_approval_to_main(tmp_path: Path):
     team = Team.make(tmp_path)
     pat = team.clone("pat", "Pat", False, "--hooks")

@@ -33,6 +33,9 @@ from okstra_git.logic.stagemap import parse_plan
 from okstra_git.services.demo.incremental import STAGES as DIV_STAGES
 from okstra_git.services.demo.plans import PLAN as ADD_MUL_PLAN
 
+# On one worker of a parallel run: one chromium and one board world (module-scoped), started once.
+pytestmark = pytest.mark.xdist_group("test_board_browser")
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
     "--headless",

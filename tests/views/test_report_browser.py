@@ -24,6 +24,9 @@ from okstra_git.logic.clarify import parse_clarification_items
 from okstra_git.logic.reports.render import render_html
 from okstra_git.logic.reports.rules import validate
 
+# On one worker of a parallel run: one chromium (module-scoped), started once.
+pytestmark = pytest.mark.xdist_group("test_report_browser")
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
     "--headless",
