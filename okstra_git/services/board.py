@@ -90,8 +90,9 @@ class Board(Value):
     """The remotes a fetch brought okstra refs from."""
     protected: list[str]
     """The protected branches here (local and remote-tracking) verdicts are looked for on."""
-    problems: list[str]
-    """What could not be read for the whole board (e.g. the gate's config)."""
+    protect_unknown: str | None = None
+    """Why the protected branches are not known: the gate's config could not be read (its
+    error's message); views/board.py says it among the board's problems."""
 
 
 def build_board(ctx: Context, keys: list[TaskKey] | None = None) -> Board:
@@ -107,8 +108,7 @@ def _board(ctx: Context, keys: list[TaskKey] | None) -> Board:
     from .tasks import task_list
 
     repo = ctx.repo
-    problems: list[str] = []
-    protected = _protected(ctx, problems)
+    protected, protect_unknown = _protected(ctx)
     if keys is None:
         listing = task_list(ctx, None)
         wanted = [ctx.key(listed.task_key) for listed in listing.tasks]
@@ -127,7 +127,7 @@ def _board(ctx: Context, keys: list[TaskKey] | None) -> Board:
         fetched_only=fetched_only,
         remotes=remoteview.okstra_remotes(repo),
         protected=list(protected),
-        problems=problems,
+        protect_unknown=protect_unknown,
     )
 
 
@@ -182,15 +182,15 @@ def _task_branch(repo: GitRepo, key: TaskKey) -> list[tuple[str, BranchState]]:
     return found
 
 
-def _protected(ctx: Context, problems: list[str]) -> dict[str, str]:
+def _protected(ctx: Context) -> tuple[dict[str, str], str | None]:
     """The protected branches here, by name, and their tips: the local branches a glob of
-    ``okstra.protect`` matches, and each remote's copy of them as last fetched."""
+    ``okstra.protect`` matches, and each remote's copy of them as last fetched; with why none
+    are known when the gate's config cannot be read."""
     repo = ctx.repo
     try:
         config = ctx.gate_config()
     except BadInput as exc:
-        problems.append(f"the protected branches are not known: {exc}")
-        return {}
+        return {}, str(exc)
     # The gate's own matching rule (ignoring case), so the board never disagrees with a push.
     found: dict[str, str] = {}
     remotes = repo.remote_names()
@@ -203,7 +203,7 @@ def _protected(ctx: Context, problems: list[str]) -> dict[str, str]:
         for ref, tip in sorted(repo.list_refs("refs/heads/").items())
         if config.protecting_glob(ref) is not None
     }
-    return {**local, **found}
+    return {**local, **found}, None
 
 
 def _carriers(repo: GitRepo, protected: dict[str, str], commit: str) -> list[str]:

@@ -104,8 +104,15 @@ def data(board: Board, fetching: FetchProblem | None = None) -> dict[str, Any]:
         ],
         "remotes": board.remotes,
         "protected": board.protected,
-        "problems": [*board.problems, *([fetch_problem(fetching)] if fetching else [])],
+        "problems": [*problems(board), *([fetch_problem(fetching)] if fetching else [])],
     }
+
+
+def problems(board: Board) -> list[str]:
+    """What could not be read for the whole board: the gate's config (so no protected branch
+    is known)."""
+    unknown = board.protect_unknown
+    return [] if unknown is None else [f"the protected branches are not known: {unknown}"]
 
 
 def _task_data(task: BoardTask) -> dict[str, Any]:

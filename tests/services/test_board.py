@@ -267,3 +267,22 @@ def test_a_clone_without_the_task_branch_shows_stages_merged_on_the_published_on
     page = render(board_of(ben))
     assert 'merged <span class="k">(published task branch)</span>' in page
     assert "not merged" not in page
+
+
+def test_a_gate_config_that_cannot_be_read_is_the_board_s_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The service hands the config's error (Board.protect_unknown); views/board.py words it
+    among the board's problems, as the service did."""
+    (tmp_path / "home").mkdir()
+    isolate_git(tmp_path / "home", monkeypatch)
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo))
+    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    git(repo, "config", "okstra.protect", "main.")
+    board = build_board(open_context(repo))
+    assert board.protected == [] and board.protect_unknown is not None
+    assert board_data(board)["problems"] == [
+        f"the protected branches are not known: {board.protect_unknown}"
+    ]
+    assert "would protect nothing" in board.protect_unknown
