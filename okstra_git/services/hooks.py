@@ -189,14 +189,56 @@ def _lefthook_runs(where: Layout, hook: Path) -> Runs:
 # -- install ------------------------------------------------------------------------------------
 
 
+class Placed(Value):
+    """What install did to one hook file (views/hooks.py's ``action`` words it)."""
+
+    how: str
+    """``unchanged``, ``updated``, ``installed``, ``kept-changes`` (updated; the script there
+    held changes: kept aside as ``kept``) or ``chained`` (installed; the hook there is kept as
+    ``kept`` and run first)."""
+    kept: str | None = None
+    """The name the file that was there is kept under."""
+    hook: str | None = None
+    """Which hook, for a server's install (``pre-receive``, ``update``)."""
+
+
+class Removed(Value):
+    """An okstra script uninstall took out."""
+
+    path: Path
+    kept: Path | None = None
+    """Where it went instead: it held changes, or another okstra's script."""
+    restored: bool = False
+    """The hook it chained is back in its place."""
+
+
+class Note(Value):
+    """Something a person should know after install, uninstall or ``hooks status`` (views/
+    hooks.py's ``note`` words each kind)."""
+
+    kind: str
+    """``pre-commit-restored`` (``path``: pre-commit's script, back), ``pre-commit-copy``
+    (``path``: the copy removed), ``pre-commit-legacy`` (``path``: the gate's slot),
+    ``husky-ahead`` (``path``: the team hook to edit), ``lfs-okstra-first`` and ``lfs-not-run``
+    (a push would not upload LFS objects), ``not-gated`` (``path``: another worktree,
+    ``runs``), ``still-runs`` (``path``: what still runs the gate), ``gitolite`` (``path``: the
+    hooks folder); as ``hooks status``'s problems: ``here-not-run`` (``runs``) and
+    ``worktree-not-run`` (``path``, ``runs``)."""
+    path: Path | None = None
+    runs: Runs | None = None
+
+
 class Outcome(Record):
     """What install/uninstall did, where the gate lives, and what else a person should know."""
 
-    action: str
     manager: str
     gate: Path | None
     """The file that runs the gate (okstra's script or the team's hook), if any."""
-    notes: list[str] = field(default_factory=list)
+    placed: list[Placed] = field(default_factory=list)
+    """What install did to each hook file (none for uninstall)."""
+    removed: list[Removed] | None = None
+    """What uninstall took out (None for an install)."""
+    notes: list[Note] = field(default_factory=list)
 
 
 def install(cwd: Path, force: bool = False) -> Outcome:
@@ -206,7 +248,9 @@ def install(cwd: Path, force: bool = False) -> Outcome:
     now = runs_gate(where)
     if where.hooks_path is not None and (where.husky or where.team_dir):
         if now.runs:
-            return Outcome("unchanged", where.manager, now.via[-1], _others(cwd, where))
+            return Outcome(
+                where.manager, now.via[-1], [Placed("unchanged")], None, _others(cwd, where)
+            )
         raise Refused(_team_refusal(where))
     if where.hooks_path is not None and where.hooks_path_scope not in ("local", "worktree"):
         raise Refused(
@@ -220,50 +264,46 @@ def install(cwd: Path, force: bool = False) -> Outcome:
     kind = _kind(where.hooks_dir / L.HOOK)
     if kind == L.LEFTHOOK:
         if now.runs:
-            return Outcome("unchanged", "lefthook", now.via[-1], _others(cwd, where))
+            return Outcome(
+                "lefthook", now.via[-1], [Placed("unchanged")], None, _others(cwd, where)
+            )
         raise Refused(_lefthook_refusal(where))
     manager = where.manager
     notes = _repair_pre_commit(where.hooks_dir)
     slot = L.HOOK + ".legacy" if _kind(where.hooks_dir / L.HOOK) == L.PRE_COMMIT else L.HOOK
-    action = _install_script(where.hooks_dir, slot, render_script(), force)
+    placed = _install_script(where.hooks_dir, slot, render_script(), force)
     if slot != L.HOOK:
-        notes.append(
-            f"pre-commit owns {L.HOOK}: the gate is {slot}, which pre-commit runs first on every "
-            "push (`pre-commit install -f` deletes it; run this again after one)"
-        )
+        notes.append(Note("pre-commit-legacy", where.hooks_dir / slot))
     notes += _husky_ahead(where) + _lfs_unchained(cwd, where) + _others(cwd, where)
-    return Outcome(action, manager, where.hooks_dir / slot, notes)
+    return Outcome(manager, where.hooks_dir / slot, [placed], None, notes)
 
 
 def uninstall(cwd: Path) -> Outcome:
     """Remove every okstra script that git could run for this repository, putting back what each
     one chained (a rename: bytes and mode as they were). Never touches a team's hook."""
     where = layout(cwd)
-    removed: list[str] = []
+    removed: list[Removed] = []
     for folder in dict.fromkeys((where.hooks_dir, where.common_dir / "hooks")):
         for slot in (L.HOOK, L.HOOK + ".legacy", L.HOOK + ".old"):
             path = folder / slot
             if _kind(path) != L.OKSTRA:
                 continue
-            said = str(path)
+            aside = None
             if not _as_written(_read(path) or ""):
                 aside = _free_name(folder / f"{slot}{MODIFIED_SUFFIX}")
                 os.replace(path, aside)
-                said += f" (it holds changes of yours, or another okstra's script: kept as {aside})"
             chained = folder / (L.HOOK + L.CHAINED_SUFFIX)
-            if chained.exists() or chained.is_symlink():
+            restored = chained.exists() or chained.is_symlink()
+            if restored:
                 os.replace(chained, path)  # no moment without a hook
-                said += " (restored the hook it chained)"
             elif path.exists():
                 path.unlink()
-            removed.append(said)
+            removed.append(Removed(path, aside, restored))
     notes = []
     after = runs_gate(layout(cwd))
     if after.runs:
-        notes.append(f"the gate still runs from {after.via[-1]}, which is not okstra's to change")
-    if not removed:
-        return Outcome("not installed", where.manager, None, notes)
-    return Outcome("removed " + ", ".join(removed), where.manager, None, notes)
+        notes.append(Note("still-runs", after.via[-1]))
+    return Outcome(where.manager, None, [], removed, notes)
 
 
 MODIFIED_SUFFIX = ".okstra-modified"
@@ -319,16 +359,11 @@ def install_server(bare: Path, with_update: bool = False, force: bool = False) -
             _SERVER_EXE_LINE,
             lambda exe: f"OKSTRA_EXE=${{OKSTRA_EXE:-{shlex.quote(exe)}}}",
         )
-        done.append(f"{name} {_install_script(where.hooks_dir, name, script, force, name)}")
-    notes = []
-    if gitolite:
-        notes.append(
-            "gitolite: `gitolite setup` keeps this pre-receive unless a pre-receive in "
-            "~/.gitolite/hooks/common (or a repo-specific hook) is installed over it; check with "
-            f"ls -l {shlex.quote(str(where.hooks_dir))} after one"
-        )
-    return Outcome("; ".join(done), "gitolite" if gitolite else "server",
-                   where.hooks_dir / "pre-receive", notes)  # fmt: skip
+        placed = _install_script(where.hooks_dir, name, script, force, name)
+        done.append(placed.replace(hook=name))
+    notes = [Note("gitolite", where.hooks_dir)] if gitolite else []
+    return Outcome("gitolite" if gitolite else "server", where.hooks_dir / "pre-receive", done,
+                   None, notes)  # fmt: skip
 
 
 def _gitolite(bare: Path) -> bool:
@@ -383,7 +418,9 @@ def recorded_exe(text: str | None) -> str | None:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def _install_script(folder: Path, slot: str, script: str, force: bool, hook: str = L.HOOK) -> str:
+def _install_script(
+    folder: Path, slot: str, script: str, force: bool, hook: str = L.HOOK
+) -> Placed:
     """Put ``script`` at ``folder/slot``; a foreign file there moves to
     ``<hook>.okstra-chained`` (ours runs it first). If one is kept there already and another
     foreign file took the slot, both are someone's work: refuse unless ``force``, which keeps
@@ -393,20 +430,19 @@ def _install_script(folder: Path, slot: str, script: str, force: bool, hook: str
     text = _read(path)
     if text is not None and L.MARKER in text:
         if text == script:
-            return "unchanged"
+            return Placed("unchanged")
         if _same_script(text, script):
             write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
-            return "updated"
+            return Placed("updated")
         # Lines someone added (or another okstra's script): theirs, kept beside the new one.
         aside = _free_name(folder / f"{slot}{MODIFIED_SUFFIX}")
         os.replace(path, aside)
         write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
-        whose = "the script held changes of yours, or another okstra's"
-        return f"updated ({whose}: kept as {aside.name})"
+        return Placed("kept-changes", aside.name)
     folder.mkdir(parents=True, exist_ok=True)
     if text is None and not path.is_symlink():
         write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
-        return "installed"
+        return Placed("installed")
     if chained.exists() or chained.is_symlink():
         if not force:
             raise Refused(
@@ -418,10 +454,10 @@ def _install_script(folder: Path, slot: str, script: str, force: bool, hook: str
         os.replace(chained, chained.with_name(f"{chained.name}.{time.time_ns()}"))
     os.replace(path, chained)
     write_atomic(path, script.encode("utf-8"), "hook", mode=0o755)
-    return f"installed (chained the existing hook, kept as {chained.name})"
+    return Placed("chained", chained.name)
 
 
-def _repair_pre_commit(folder: Path) -> list[str]:
+def _repair_pre_commit(folder: Path) -> list[Note]:
     """Undo what an older okstra did with pre-commit: it moved pre-commit's script aside and
     chained it, and a later ``pre-commit install`` made every push fail ("migration mode").
 
@@ -434,13 +470,10 @@ def _repair_pre_commit(folder: Path) -> list[str]:
         return []
     if _kind(hook) == L.OKSTRA:
         os.replace(chained, hook)
-        return [f"moved pre-commit's script back to {hook} (an older okstra had moved it aside)"]
+        return [Note("pre-commit-restored", hook)]
     if _kind(hook) == L.PRE_COMMIT:
         chained.unlink()
-        return [
-            f"removed {chained}: a copy of pre-commit's script that okstra's hook ran from inside "
-            "pre-commit, which fails every push in 'migration mode'"
-        ]
+        return [Note("pre-commit-copy", chained)]
     return []
 
 
@@ -475,37 +508,21 @@ def _lefthook_refusal(where: Layout) -> str:
     )
 
 
-def _lfs_unchained(cwd: Path, where: Layout) -> list[str]:
+def _lfs_unchained(cwd: Path, where: Layout) -> list[Note]:
     """Install's note when pushes from here would not upload LFS objects (:func:`lfs_problem`)."""
     problem = lfs_problem(cwd, where, runs_gate(where))
     return [] if problem is None else [problem]
 
 
-def lfs_problem(cwd: Path, where: Layout, runs: Runs) -> str | None:
+def lfs_problem(cwd: Path, where: Layout, runs: Runs) -> Note | None:
     """Why a push from here would not upload LFS objects although this repository uses LFS
-    (its pre-push is not in the chain git runs: okstra's hook was there first, so `git lfs
-    install` refused with "Hook already exists"), and the fix; ``None`` when it would."""
+    (its pre-push is not in the chain git runs): ``lfs-okstra-first`` when okstra's hook was
+    there first, so `git lfs install` refused with "Hook already exists", else
+    ``lfs-not-run``; ``None`` when it would."""
     if not _lfs_used(cwd, where) or _lfs_runs(where, runs):
         return None
-    why = (
-        "this repository uses git-lfs but no hook a push runs calls `git lfs pre-push`, so LFS "
-        "objects are not uploaded"
-    )
-    if _kind(where.hooks_dir / L.HOOK) == L.OKSTRA:
-        steps = (okstra("hooks", "uninstall"), command("git", "lfs", "install"))
-        again = " && ".join((*steps, okstra("hooks", "install")))
-        return f"{why} (okstra's hook was there first, so git-lfs did not install it). Run: {again}"
-    return (
-        f"{why}. The hook that runs the gate must also run git-lfs with the same stdin, e.g. "
-        f"{_LFS_AND_GATE} (`git lfs update --manual` prints git-lfs's own lines)"
-    )
-
-
-# One line for a team's hook: both read the pushed refs on stdin, so it is kept and fed to each.
-_LFS_AND_GATE = (
-    'input=$(cat); printf \'%s\\n\' "$input" | git lfs pre-push "$@" || exit 1; '
-    'printf \'%s\\n\' "$input" | git okstra hooks run pre-push "$@" || exit 1'
-)
+    first = _kind(where.hooks_dir / L.HOOK) == L.OKSTRA
+    return Note("lfs-okstra-first" if first else "lfs-not-run")
 
 
 def _lfs_used(cwd: Path, where: Layout) -> bool:
@@ -538,26 +555,26 @@ def _lfs_runs(where: Layout, runs: Runs) -> bool:
     return any("lfs pre-push" in (_read(path) or "") for path in chain)
 
 
-def push_problems(cwd: Path, where: Layout, runs: Runs, worktrees: list[WorktreeGate]) -> list[str]:
+def push_problems(
+    cwd: Path, where: Layout, runs: Runs, worktrees: list[WorktreeGate]
+) -> list[Note]:
     """Every reason a push from this repository would not do what it should: from here or
     from another worktree it would not run the gate, or it would not upload LFS objects."""
     problems = []
     if not runs.runs:
-        problems.append(f"a push from here does not run the gate: {runs.why}")
+        problems.append(Note("here-not-run", runs=runs))
     here = where.worktree
     for tree in worktrees:
         path = tree.path
         if not tree.runs.runs and (here is None or not _same(path, here)):
-            problems.append(
-                f"a push from the worktree {path} does not run the gate: {tree.runs.why}"
-            )
+            problems.append(Note("worktree-not-run", path, tree.runs))
     lfs = lfs_problem(cwd, where, runs)
     if lfs is not None:
         problems.append(lfs)
     return problems
 
 
-def _husky_ahead(where: Layout) -> list[str]:
+def _husky_ahead(where: Layout) -> list[Note]:
     """husky is declared but has not run yet: its first run repoints core.hooksPath and this
     hook stops running, so say now where the gate must go."""
     if where.hooks_path is not None or where.worktree is None:
@@ -566,14 +583,10 @@ def _husky_ahead(where: Layout) -> list[str]:
     team = where.worktree / ".husky" / L.HOOK
     if '"husky' not in package or _kind(team) == L.CALLS_GATE:
         return []
-    return [
-        f"package.json uses husky: once it runs (npm install), core.hooksPath moves to .husky/_ "
-        f"and this hook stops running. Add this line as the first command of {team} and "
-        f"commit it:\n  {L.TEAM_LINE}"
-    ]
+    return [Note("husky-ahead", team)]
 
 
-def _others(cwd: Path, here: Layout) -> list[str]:
+def _others(cwd: Path, here: Layout) -> list[Note]:
     """A note for each other worktree of the repository from which a push is not gated."""
     notes = []
     for tree in _worktrees(cwd):
@@ -584,7 +597,7 @@ def _others(cwd: Path, here: Layout) -> list[str]:
         except BadInput:
             continue  # a worktree whose folder is gone: git prunes it
         if not there.runs:
-            notes.append(f"a push from the worktree {tree} is not gated: {there.why}")
+            notes.append(Note("not-gated", tree, there))
     return notes
 
 
@@ -658,9 +671,9 @@ class HookStatus(Value):
     broken: BadInput | None
     executable: str | None
     """The okstra the installed hook runs, as recorded in it."""
-    problems: list[str]
+    problems: list[Note]
     """Why a push would not be gated (:func:`push_problems`)."""
-    lfs: str | None
+    lfs: Note | None
     """Why a push would not upload LFS objects (:func:`lfs_problem`)."""
 
 

@@ -18,6 +18,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import timedelta
 
+    from .hooks import Outcome
+
 WORKSPACE_EXCLUDE = "/.okstra/"
 
 
@@ -29,8 +31,9 @@ def init(
     remote: str | None,
     hooks: bool = False,
     lease: timedelta | str | None = None,
-) -> dict[str, str]:
-    """Write the given settings; returns what was set. Existing refspecs are not duplicated.
+) -> dict[str, str | Outcome]:
+    """Write the given settings; returns what was set (``hooks.pre-push``: what the hook's
+    install did). Existing refspecs are not duplicated.
 
     Always (idempotently): ``notes.<ref>.mergeStrategy=cat_sort_uniq`` for each okstra notes
     ref, so a plain ``git notes merge`` of two clones' JSON-Lines notes never conflicts, and
@@ -55,7 +58,7 @@ def init(
         raise BadInput(f"--remote {remote!r}: no such remote (see git remote -v)")
 
     repo = ctx.repo
-    changes: dict[str, str] = {}
+    changes: dict[str, str | Outcome] = {}
     if project_id is not None:
         repo.config_set("okstra.projectId", project_id)
         changes["okstra.projectId"] = project_id
@@ -93,7 +96,7 @@ def init(
         from . import hooks as hookinstall
 
         outcome = hookinstall.install(ctx.workdir or ctx.repo.git_dir)
-        changes["hooks.pre-push"] = f"{outcome.action}: {outcome.gate}"
+        changes["hooks.pre-push"] = outcome  # views/init.py says what it did, and where
     return changes
 
 

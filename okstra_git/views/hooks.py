@@ -6,24 +6,124 @@ from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..services.hooks import HookStatus, Outcome
+    from ..services.hooks import HookStatus, Note, Outcome, Placed, Removed
 
 
 def installed(outcome: Outcome) -> Output:
     """What install or uninstall did, where the gate lives, and the notes for a person."""
-    lines = [f"{outcome.action} ({outcome.manager})"]
+    done = action(outcome)
+    notes = [note(n) for n in outcome.notes]
+    lines = [f"{done} ({outcome.manager})"]
     if outcome.gate is not None:
         lines.append(f"gate: {outcome.gate}")
-    lines += [f"note: {note}" for note in outcome.notes]
+    lines += [f"note: {said}" for said in notes]
     return Output(
         {
-            "action": outcome.action,
+            "action": done,
             "manager": outcome.manager,
             "gate": str(outcome.gate) if outcome.gate else None,
-            "notes": outcome.notes,
+            "notes": notes,
         },
         "\n".join(lines),
     )
+
+
+def action(outcome: Outcome) -> str:
+    """What install or uninstall did, in one phrase (``--json``'s action)."""
+    if outcome.removed is not None:
+        if not outcome.removed:
+            return "not installed"
+        return "removed " + ", ".join(map(_removed, outcome.removed))
+    return "; ".join(map(placed, outcome.placed))
+
+
+def placed(done: Placed) -> str:
+    """What install did to one hook file (a server's: named first)."""
+    said = {
+        "chained": f"installed (chained the existing hook, kept as {done.kept})",
+        "kept-changes": "updated (the script held changes of yours, or another okstra's: "
+        f"kept as {done.kept})",
+    }.get(done.how, done.how)
+    return said if done.hook is None else f"{done.hook} {said}"
+
+
+def _removed(gone: Removed) -> str:
+    said = str(gone.path)
+    if gone.kept is not None:
+        said += f" (it holds changes of yours, or another okstra's script: kept as {gone.kept})"
+    if gone.restored:
+        said += " (restored the hook it chained)"
+    return said
+
+
+_LFS_WHY = (
+    "this repository uses git-lfs but no hook a push runs calls `git lfs pre-push`, so LFS "
+    "objects are not uploaded"
+)
+
+# One line for a team's hook: both read the pushed refs on stdin, so it is kept and fed to each.
+_LFS_AND_GATE = (
+    'input=$(cat); printf \'%s\\n\' "$input" | git lfs pre-push "$@" || exit 1; '
+    'printf \'%s\\n\' "$input" | git okstra hooks run pre-push "$@" || exit 1'
+)
+
+
+def note(said: Note) -> str:
+    """A note of install, uninstall or ``hooks status`` (one of its problems, its lfs)."""
+    import shlex
+
+    from ..core.shell import command, okstra
+    from ..logic.hooklayout import HOOK, TEAM_LINE
+
+    path, why = said.path, said.runs.why if said.runs is not None else ""
+    match said.kind:
+        case "pre-commit-restored":
+            return f"moved pre-commit's script back to {path} (an older okstra had moved it aside)"
+        case "pre-commit-copy":
+            return (
+                f"removed {path}: a copy of pre-commit's script that okstra's hook ran from "
+                "inside pre-commit, which fails every push in 'migration mode'"
+            )
+        case "pre-commit-legacy":
+            slot = path.name if path is not None else ""
+            return (
+                f"pre-commit owns {HOOK}: the gate is {slot}, which pre-commit runs first on "
+                "every push (`pre-commit install -f` deletes it; run this again after one)"
+            )
+        case "husky-ahead":
+            return (
+                "package.json uses husky: once it runs (npm install), core.hooksPath moves to "
+                f".husky/_ and this hook stops running. Add this line as the first command of "
+                f"{path} and commit it:\n  {TEAM_LINE}"
+            )
+        case "lfs-okstra-first":
+            steps = (okstra("hooks", "uninstall"), command("git", "lfs", "install"))
+            again = " && ".join((*steps, okstra("hooks", "install")))
+            return (
+                f"{_LFS_WHY} (okstra's hook was there first, so git-lfs did not install it). "
+                f"Run: {again}"
+            )
+        case "lfs-not-run":
+            return (
+                f"{_LFS_WHY}. The hook that runs the gate must also run git-lfs with the same "
+                f"stdin, e.g. {_LFS_AND_GATE} (`git lfs update --manual` prints git-lfs's own "
+                "lines)"
+            )
+        case "not-gated":
+            return f"a push from the worktree {path} is not gated: {why}"
+        case "still-runs":
+            return f"the gate still runs from {path}, which is not okstra's to change"
+        case "gitolite":
+            return (
+                "gitolite: `gitolite setup` keeps this pre-receive unless a pre-receive in "
+                "~/.gitolite/hooks/common (or a repo-specific hook) is installed over it; check "
+                f"with ls -l {shlex.quote(str(path))} after one"
+            )
+        case "here-not-run":
+            return f"a push from here does not run the gate: {why}"
+        case "worktree-not-run":
+            return f"a push from the worktree {path} does not run the gate: {why}"
+    raise AssertionError(f"a hook note with no words: {said.kind}")
 
 
 def status(found: HookStatus) -> Output:
@@ -32,7 +132,8 @@ def status(found: HookStatus) -> Output:
     from ..core.shell import okstra as okstra_command
 
     where, runs, worktrees, config = found.where, found.runs, found.worktrees, found.config
-    problems, broken, executable = found.problems, found.broken, found.executable
+    problems = [note(problem) for problem in found.problems]
+    broken, executable = found.broken, found.executable
     data = {
         "manager": where.manager,
         "hooksDir": str(where.hooks_dir),
@@ -44,7 +145,7 @@ def status(found: HookStatus) -> Output:
         "worktrees": [
             {"path": str(w.path), "runs": w.runs.runs, "why": w.runs.why} for w in worktrees
         ],
-        "lfs": found.lfs,
+        "lfs": None if found.lfs is None else note(found.lfs),
         "problems": problems,
         "gate": None
         if config is None

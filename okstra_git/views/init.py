@@ -6,9 +6,13 @@ from ..core.keys import TASK_TYPES
 from ..logic.nextstep import line, okstra_argv
 from . import Output
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..services.hooks import Outcome
+
 
 def configured(
-    changes: dict[str, str],
+    changes: dict[str, str | Outcome],
     project_id: str | None,
     remote: str | None,
     clone_dir: str,
@@ -21,12 +25,15 @@ def configured(
     that does not carry okstra's refs (a team clone that ran plain ``init`` would otherwise
     claim alone, unseen by the others) — the first thing to do when ``unshared`` already
     ``shares`` tasks."""
+    from .hooks import action
+
+    config = {k: v if isinstance(v, str) else f"{action(v)}: {v.gate}" for k, v in changes.items()}
     # What a clone does next: bring the tasks its remote shares, or make the first one.
     argvs = [okstra_argv("sync", remote), okstra_argv("task", "list")] if remote else []
     argvs.append(okstra_argv("task", "new", "KEY", "--type", "TYPE"))
     then = [line(argv, clone_dir) for argv in argvs]
     types = f"(TYPE, the phase it starts in: one of {', '.join(TASK_TYPES)})"
-    lines = [f"{k} = {v}" for k, v in changes.items()] or ["nothing to change"]
+    lines = [f"{k} = {v}" for k, v in config.items()] or ["nothing to change"]
     # Run again with nothing to change, it said what comes next the first time already.
     if changes and remote:
         lines.append(f"next: bring the tasks {remote} shares: {then[0]}, then {then[1]}")
@@ -43,6 +50,6 @@ def configured(
             then.append(share)
             lines.append(f"  or share tasks with the clones of {unshared} first: {share}")
     return Output(
-        {"config": changes, "projectId": project_id, "then": then},
+        {"config": config, "projectId": project_id, "then": then},
         "\n".join(lines),
     )
