@@ -20,7 +20,6 @@ from pathlib import Path
 from ..core.errors import BadInput, Conflict, Refused, brief
 from ..core.keys import TaskKey
 from ..core.machine import sha1_hex
-from ..core.shell import command
 from ..core.shell import okstra as shell_okstra
 from ..core.userfiles import write_atomic
 from ..core.values import Value, field
@@ -357,6 +356,23 @@ class MovedReport(Value):
     target: Path
 
 
+class Skipped(Value):
+    """A done stage ``worktree prune`` left as it is (views/worktree.py's ``skipped`` words it)."""
+
+    stage: int
+    path: Path
+    """The worktree the stage's claim names."""
+    locked: str | None
+    """Why git keeps it (``git worktree lock --reason``, ``""`` for none): it and its branch
+    stay, and ``git worktree unlock`` of ``path`` frees it; ``None``: the claim names a
+    folder that is not this clone's (not ``own``, nor a worktree on ``branch``)."""
+    own: Path
+    """Where this clone keeps the stage's worktree."""
+    branch: str
+    found: Path | None = None
+    """The locked worktree as git lists it."""
+
+
 class PruneResult(Value):
     """What ``worktree prune`` removed, kept and skipped."""
 
@@ -367,7 +383,7 @@ class PruneResult(Value):
     uncommitted files are gone, commits are kept under ``kept``)."""
     kept: list[str] = field(default_factory=list)
     """Refs made under ``refs/okstra-kept/`` for commits the task branch lacks (force)."""
-    skipped: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
     """Locked worktrees, left as they are, each with the command that unlocks it."""
     moved_reports: list[MovedReport] = field(default_factory=list)
     """Stage reports a claim names, moved out of a worktree before it was removed."""
@@ -429,7 +445,7 @@ def _report_inside(report_path: str | None, worktree: Path) -> Path | None:
 
 def _check_stage(
     ctx: Context, key: TaskKey, state: ClaimState, task: str | None, problems: list[str]
-) -> _Teardown | str | None:
+) -> _Teardown | Skipped | None:
     """What pruning a done stage takes: a teardown, a reason to skip it, or None (gone)."""
     claim = state.claim
     number, path, branch = claim.stage, Path(claim.worktree_path), claim.branch
@@ -441,10 +457,7 @@ def _check_stage(
         # to remove, whatever it names.
         if found is None and head is None:
             return None
-        return (
-            f"stage {number}'s claim names the worktree {path}, which is not this clone's (not "
-            f"{own}, nor a worktree of this repository on {branch}), so it was left alone"
-        )
+        return Skipped(number, path, None, own, branch)
     if found is None and head is None:
         remove_worktree(ctx.repo, path)  # finishes a teardown killed after the branch went
         return None
@@ -456,11 +469,7 @@ def _check_stage(
         )
     present = found is not None and not found.prunable
     if found is not None and found.locked is not None:
-        why = f" ({found.locked})" if found.locked else ""
-        return (
-            f"stage {number} worktree {found.path} is locked{why}, so it and its branch were "
-            f"kept; to prune it, unlock it first: {command('git', 'worktree', 'unlock', path)}"
-        )
+        return Skipped(number, path, found.locked, own, branch, found.path)
     if present:
         require_intact(ctx.repo, path)
         dirty = dirty_paths(path)
@@ -550,13 +559,13 @@ def prune(ctx: Context, key: TaskKey, force: bool) -> PruneResult:
     lay = layout(ctx, key)
     task = ctx.repo.read_ref(f"refs/heads/{lay.task_branch}")
     plans: list[_Teardown] = []
-    skipped: list[str] = []
+    skipped: list[Skipped] = []
     problems: list[str] = []
     for _, state in sorted(load_claims(ctx.repo, key).items()):
         if state.claim.status != "done" or not state.claim.branch:
             continue
         checked = _check_stage(ctx, key, state, task, problems)
-        if isinstance(checked, str):
+        if isinstance(checked, Skipped):
             skipped.append(checked)
         elif checked is not None:
             plans.append(checked)

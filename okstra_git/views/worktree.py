@@ -6,7 +6,7 @@ from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..services.worktrees import PruneResult, TaskWorktree, WorktreeEntry
+    from ..services.worktrees import PruneResult, Skipped, TaskWorktree, WorktreeEntry
 
 
 def listed(entries: list[WorktreeEntry]) -> Output:
@@ -72,14 +72,32 @@ def pruned(result: PruneResult) -> Output:
     lines += [f"removed the worktree and branch of stage {n}" for n in result.removed]
     lines += [f"removed despite: {p}" for p in result.problems]
     lines += [f"kept unmerged commit as {ref}" for ref in result.kept]
-    lines += [f"skipped: {s}" for s in result.skipped]
+    skips = [skipped(s) for s in result.skipped]
+    lines += [f"skipped: {s}" for s in skips]
     return Output(
         {
             "removed": result.removed,
             "forcedOver": result.problems,
             "kept": result.kept,
-            "skipped": result.skipped,
+            "skipped": skips,
             "movedReports": moved,
         },
         "\n".join(lines) or "nothing to prune",
+    )
+
+
+def skipped(skip: Skipped) -> str:
+    """Why prune left a done stage's worktree as it is, and (locked) how to free it."""
+    from ..core.shell import command
+
+    if skip.locked is None:
+        return (
+            f"stage {skip.stage}'s claim names the worktree {skip.path}, which is not this "
+            f"clone's (not {skip.own}, nor a worktree of this repository on {skip.branch}), so "
+            "it was left alone"
+        )
+    why = f" ({skip.locked})" if skip.locked else ""
+    return (
+        f"stage {skip.stage} worktree {skip.found} is locked{why}, so it and its branch were "
+        f"kept; to prune it, unlock it first: {command('git', 'worktree', 'unlock', skip.path)}"
     )
