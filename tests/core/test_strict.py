@@ -16,6 +16,7 @@ from okstra_git.core.strict import (
     MAX_STAGE,
     duration,
     json_value,
+    not_text,
     parsed,
     stage_choice,
     stage_number,
@@ -78,3 +79,38 @@ def test_parsed_names_where_the_value_came_from():
 def test_what_other_json_readers_would_choke_on_is_refused(text: str):
     with pytest.raises(BadInput, match="where"):
         json_value(text, "where")
+
+
+@given(
+    st.recursive(
+        st.text() | st.integers(),
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+)
+def test_not_text_finds_exactly_the_strings_holding_a_surrogate(data):
+    """Any string or key with a code point U+D800–U+DFFF (alone or paired: Python keeps
+    both halves as they are) is named, with its path; text beyond the BMP is text."""
+    import re
+
+    def surrogates(value) -> bool:
+        if isinstance(value, str):
+            return re.search("[\ud800-\udfff]", value) is not None
+        if isinstance(value, list):
+            return any(surrogates(v) for v in value)
+        if isinstance(value, dict):
+            return any(surrogates(k) or surrogates(v) for k, v in value.items())
+        return False
+
+    found = not_text(data)
+    assert (found is not None) == surrogates(data)
+    if found is not None:
+        assert surrogates(found[1])
+
+
+def test_not_text_names_where_the_surrogate_is():
+    assert not_text({"a": ["ok", "\U0001f600", "é"]}) is None
+    assert not_text({"a": ["ok", "x\udc80y"]}) == ("(top)/a/1", "x\udc80y")
+    assert not_text({"k\ud83d\ude00": 1}) == ("(top)/k\ud83d\ude00", "k\ud83d\ude00")
