@@ -11,19 +11,21 @@ import bisect
 import re
 from collections.abc import Callable, Iterator
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+from .patterns import lazy
+
+_FENCE = lazy(r" {0,3}(`{3,}|~{3,})(.*)")
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*")
 # Escapes first so ``\|`` and ``\``` never open anything; pipes are left to ``str.split``.
-_TOKEN = re.compile(r"\\.|`+", re.DOTALL)
-_BACKTICK_RUN = re.compile(r"`+")
+_TOKEN = lazy(r"\\.|`+", re.DOTALL)
+_BACKTICK_RUN = lazy(r"`+")
 _DELIMITER_CELL = re.compile(r":?-+:?")
 _NOT_NAME = re.compile(r"[\W_]+")
 # A line break inside a cell value: a newline, or a <br> tag (how Markdown tables write one).
-_CELL_BREAK = re.compile(r"\r\n|\r|\n|<br\s*/?>", re.IGNORECASE)
-_BR_TAG = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_ESCAPED_BACKSLASH = re.compile(r"\\\\")
+_CELL_BREAK = lazy(r"\r\n|\r|\n|<br\s*/?>", re.IGNORECASE)
+_BR_TAG = lazy(r"<br\s*/?>", re.IGNORECASE)
+_ESCAPED_BACKSLASH = lazy(r"\\\\")
 _CELL_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|"})
-_PLAIN_CODE = re.compile(r"[A-Za-z0-9._:/#+-]+")
+_PLAIN_CODE = lazy(r"[A-Za-z0-9._:/#+-]+")
 
 
 def scan_lines(text: str) -> Iterator[tuple[int, str, bool]]:
@@ -36,7 +38,7 @@ def scan_lines(text: str) -> Iterator[tuple[int, str, bool]]:
         if line.endswith("\r"):
             line = line[:-1]
         if line[:4].lstrip(" ")[:1] in ("`", "~"):
-            match = _FENCE.fullmatch(line)
+            match = _FENCE().fullmatch(line)
             if match:
                 marker, info = match.groups()
                 if not fence:
@@ -98,7 +100,7 @@ def _split_unescaped(body: str) -> list[str]:
 def _backtick_runs(body: str) -> dict[int, list[int]]:
     """Start offsets of every maximal backtick run, keyed by run length (sorted)."""
     runs: dict[int, list[int]] = {}
-    for match in _BACKTICK_RUN.finditer(body):
+    for match in _BACKTICK_RUN().finditer(body):
         runs.setdefault(match.end() - match.start(), []).append(match.start())
     return runs
 
@@ -167,9 +169,9 @@ def encode_cell(value: str, *, code: bool = False) -> str:
     is one whole code span starts with ``&#96;`` so it is not unwrapped when read.
     ``code=True`` wraps a plain token (an id, a ticket, an enum value) in backticks.
     """
-    if code and _PLAIN_CODE.fullmatch(value):
+    if code and _PLAIN_CODE().fullmatch(value):
         return f"`{value}`"
-    parts = [part.translate(_CELL_ESCAPES) for part in _CELL_BREAK.split(value)]
+    parts = [part.translate(_CELL_ESCAPES) for part in _CELL_BREAK().split(value)]
     text = "<br>".join(parts).strip()
     if unwrap_code(text) != text:  # the whole value is one code span: decode_cell would unwrap it
         # Its opening backtick (in the first line: text starts with it) written inert.
@@ -179,14 +181,14 @@ def encode_cell(value: str, *, code: bool = False) -> str:
     return "<br>".join(_code_spans(part, _as_written_in_code) for part in parts).strip()
 
 
-_ENCODED = re.compile(r"&amp;|&lt;|&gt;|\\\\")
+_ENCODED = lazy(r"&amp;|&lt;|&gt;|\\\\")
 _AS_WRITTEN = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "\\\\": "\\"}
 
 
 def _as_written_in_code(content: str) -> str:
     """A code span's content as :data:`_CELL_ESCAPES` wrote it, back as written but for its
     escaped pipes (GFM reads ``\\|`` as ``|`` in a code span too)."""
-    return _ENCODED.sub(lambda m: _AS_WRITTEN[m.group()], content)
+    return _ENCODED().sub(lambda m: _AS_WRITTEN[m.group()], content)
 
 
 def _code_spans(text: str, in_code: Callable[[str], str] | None = None) -> str:
@@ -199,7 +201,7 @@ def _code_spans(text: str, in_code: Callable[[str], str] | None = None) -> str:
     runs = _backtick_runs(text)
     pieces: list[str] = []
     pos = done = 0
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN().finditer(text):
         start, end = match.span()
         if start < done:
             continue
@@ -226,7 +228,7 @@ def _segments(text: str) -> list[tuple[str, bool]]:
     runs = _backtick_runs(text) if "`" in text else {}
     found: list[tuple[str, bool]] = []
     pos = done = 0
-    for match in _TOKEN.finditer(text) if runs else ():
+    for match in _TOKEN().finditer(text) if runs else ():
         start, end = match.span()
         if start < done or match.group()[0] == "\\":
             done = max(done, end)
@@ -259,11 +261,11 @@ def decode_cell(cell: str) -> str:
         if is_code:
             out.append(piece)
             continue
-        parts = _BR_TAG.split(piece)
-        out.append("\n".join(unescape(_ESCAPED_BACKSLASH.sub(r"\\", p)) for p in parts))
+        parts = _BR_TAG().split(piece)
+        out.append("\n".join(unescape(_ESCAPED_BACKSLASH().sub(r"\\", p)) for p in parts))
     return "".join(out).strip()
 
 
 def cell_value(value: str) -> str:
     """What :func:`decode_cell` gives back for ``value`` written with :func:`encode_cell`."""
-    return "\n".join(_CELL_BREAK.split(value)).strip()
+    return "\n".join(_CELL_BREAK().split(value)).strip()

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ..core.crashpoints import crash_point
 from ..core.errors import BadInput, Conflict
+from ..core.patterns import lazy
 from ..core.values import Value
 from .packedrefs import _clashing, _loose_names, _packed_entries, _packed_refs_under, _shared_folder
 from .plumbing import not_a_commit, note_paths, unreadable
@@ -55,7 +55,7 @@ _ENTRY_KINDS = {
     0o120000: "a symbolic link, not a file",
     0o100755: "an executable file, which okstra never writes",
 }
-_PLAIN_COMMIT = re.compile(
+_PLAIN_COMMIT = lazy(
     rb"tree ([0-9a-f]{40,64})\n(?:parent [0-9a-f]{40,64}\n)*"
     rb"author [^<>\n]*<[^<>\n]*> [0-9]{1,18} [+-][0-9]{4}\n"
     rb"committer [^<>\n]*<[^<>\n]*> [0-9]{1,18} [+-][0-9]{4}\n\n"
@@ -788,8 +788,9 @@ class GitRepo:
         if not commits:
             return []
         trees: list[str | None] = []
+        shape = _PLAIN_COMMIT()
         for found in read_objects(list(commits), str(self.git_dir)):
-            plain = found is not None and found[0] == b"commit" and _PLAIN_COMMIT.match(found[1])
+            plain = found is not None and found[0] == b"commit" and shape.match(found[1])
             trees.append(plain.group(1).decode("ascii") if plain else None)
         wanted = [f"{tree}:{path}" for tree in trees if tree is not None]
         blobs = iter(read_objects(wanted, str(self.git_dir)))

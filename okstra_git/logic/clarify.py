@@ -23,6 +23,7 @@ from ..core.mdtable import (
     scan_lines,
     table_blocks,
 )
+from ..core.patterns import lazy
 from ..core.shell import okstra
 from ..core.values import Value
 
@@ -40,7 +41,7 @@ _MARKER = re.compile(r"([ \t]*)[-*+] \[([ xX])\][ \t]+Approved[ \t]*")
 # The report template's labelled line (seed 002): a list item whose label ends in a colon, then
 # the marker in backticks, then nothing or an arrow and a note —
 # ``- 승인 여부 (사용자가 직접 편집): `- [ ] Approved` ← 승인하려면 …``.
-_LABELLED = re.compile(
+_LABELLED = lazy(
     r"[ \t]*[-*+][ \t]+[^`\r\n]*[^`\s]:[ \t]*`[-*+] \[([ xX])\][ \t]+Approved[ \t]*`"
     r"(?:[ \t]+(?:←|<-)[^\r\n]*)?[ \t]*"
 )
@@ -242,7 +243,7 @@ def _checkbox(line: str) -> int | None:
     match = _MARKER.fullmatch(line)
     if match:
         return match.start(2)
-    match = _LABELLED.fullmatch(line)
+    match = _LABELLED().fullmatch(line)
     return match.start(1) if match else None
 
 
@@ -399,7 +400,7 @@ def approval_problems(
 # ---------------------------------------------------------------------------------------------
 # Legacy carry-in (seed 002): 4.5.9 Open Questions / 5.1 / 5.2 rows as §5 rows
 
-_LEGACY_ID = re.compile(r"(OQ-?\d+|A-?\d+|Q-?\d+)")
+_LEGACY_ID = lazy(r"(OQ-?\d+|A-?\d+|Q-?\d+)")
 
 
 def legacy_items(text: str) -> list[ClarificationItem]:
@@ -424,7 +425,7 @@ def legacy_items(text: str) -> list[ClarificationItem]:
             if is_delimiter_row(cells) or not cells:
                 continue
             legacy = decode_cell(cells[0])
-            if not _LEGACY_ID.fullmatch(legacy):
+            if not _LEGACY_ID().fullmatch(legacy):
                 continue
             kind = "material" if legacy.startswith("A") else "decision"
             used = {0}

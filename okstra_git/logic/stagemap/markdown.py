@@ -14,6 +14,7 @@ from ...core.mdtable import (
     table_blocks,
     unwrap_code,
 )
+from ...core.patterns import lazy
 from ...core.values import Value
 from .model import CANONICAL_HEADER, Finding, Stage, StageMap
 
@@ -49,7 +50,7 @@ _FILES_LABEL = re.compile(
 )
 
 
-_SUB_BULLET = re.compile(r"[ \t]+[-*+][ \t]+(.*)")
+_SUB_BULLET = lazy(r"[ \t]+[-*+][ \t]+(.*)")
 
 
 _CODE_SPAN = re.compile(r"`([^`]+)`")
@@ -366,7 +367,7 @@ def _predicted_files(lines: list[tuple[int, str, bool]]) -> tuple[int | None, tu
         if not files:
             # The list may continue as indented sub-bullets under the label.
             for _, more, more_fenced in lines[i + 1 :]:
-                bullet = None if more_fenced else _SUB_BULLET.fullmatch(more)
+                bullet = None if more_fenced else _SUB_BULLET().fullmatch(more)
                 if bullet is None:
                     break
                 files += _file_names(bullet.group(1))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from ...core.crashpoints import crash_point
 from ...core.errors import BadInput, Refused
+from ...core.patterns import lazy
 from ...core.tracking import (
     LOCAL_NOTES,
     LOCAL_REFS,
@@ -26,7 +26,7 @@ from ...git.reflocks import LockReport, held_locks, report
 from ...git.repo import BULK_REFS, GitRepo, RefMoved, RefUpdate
 from .state import Listing, list_refs
 
-_HEX40 = re.compile(r"[0-9a-f]{40}")
+_HEX40 = lazy(r"[0-9a-f]{40}")
 
 
 STAGING = "refs/okstra-outgoing/"
@@ -179,7 +179,8 @@ def _fetch_advertised(
         return None  # git's fetch writes only the refs that changed: a few loose files
     from ...git.plumbed import valid_refname
 
-    if not all(_HEX40.fullmatch(oid) and valid_refname(name) for name, oid in changed.items()):
+    hex40 = _HEX40()
+    if not all(hex40.fullmatch(oid) and valid_refname(name) for name, oid in changed.items()):
         return None
     wanted = "".join(f"{oid}\n" for oid in sorted(set(changed.values())))
     proc = _git_showing_progress(
