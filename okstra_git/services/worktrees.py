@@ -99,7 +99,19 @@ def task_head(ctx: Context, lay: Layout) -> str:
     return head if head is not None else task_start(ctx, lay)[0]
 
 
-def task_start(ctx: Context, lay: Layout) -> tuple[str, str]:
+class MadeFrom(Value):
+    """What a task worktree was made from (views/worktree.py's ``made_from`` words it)."""
+
+    kind: str
+    """``here`` (the task branch this clone has), ``published`` (the task branch another clone
+    published on ``remote``: its stages merged there), ``base`` (the task's implementation
+    base, where its stages started) or ``main`` (the main worktree HEAD, before the first
+    claim)."""
+    name: str | None = None
+    """The task branch (``here``) or the remote (``published``)."""
+
+
+def task_start(ctx: Context, lay: Layout) -> tuple[str, MadeFrom]:
     """Where a task worktree made now starts, and what that is: the task branch another clone
     published (its stages merged there), else the task's implementation base (where its
     stages started), else the main worktree HEAD (before the first claim)."""
@@ -111,15 +123,15 @@ def task_start(ctx: Context, lay: Layout) -> tuple[str, str]:
     for remote in ctx.repo.remote_names():
         published = ctx.repo.read_ref(tracking_name(remote, shared))
         if published is not None:
-            return published, f"the task branch published on {remote}"
+            return published, MadeFrom("published", remote)
     state = load_task(ctx.repo, lay.key)
     base = state.task.implementation_base_commit if state is not None else None
     if base is not None and ctx.repo.has_object(base):
-        return base, "the task's implementation base"
+        return base, MadeFrom("base")
     workdir, head = ctx.repo.main_checkout()
     if workdir is not None and head is None:
         raise _nothing_to_start_from(ctx, lay.key, base)
-    return main_worktree(ctx.repo)[1], "the main worktree HEAD"
+    return main_worktree(ctx.repo)[1], MadeFrom("main")
 
 
 class NothingToStartFrom(Refused):
@@ -190,7 +202,7 @@ class TaskWorktree(Value):
     """Its branch."""
     head: str | None
     """Its HEAD now."""
-    made_from: str | None
+    made_from: MadeFrom | None
     """What it was made from, when this call made it (None: it existed)."""
 
 
@@ -205,7 +217,7 @@ def task_worktree(ctx: Context, key: TaskKey) -> TaskWorktree:
     made_from = None
     if found is None or not found.exists():
         if ctx.repo.read_ref(f"refs/heads/{lay.task_branch}") is not None:
-            made_from = f"the task branch {lay.task_branch} here"
+            made_from = MadeFrom("here", lay.task_branch)
         else:
             made_from = task_start(ctx, lay)[1]
     path = ensure_task_worktree(ctx, lay)

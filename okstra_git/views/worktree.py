@@ -6,7 +6,7 @@ from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..services.worktrees import PruneResult, Skipped, TaskWorktree, WorktreeEntry
+    from ..services.worktrees import MadeFrom, PruneResult, Skipped, TaskWorktree, WorktreeEntry
 
 
 def listed(entries: list[WorktreeEntry]) -> Output:
@@ -53,16 +53,27 @@ def entry_data(e: WorktreeEntry) -> dict[str, object]:
 
 def task_worktree(found: TaskWorktree) -> Output:
     """``worktree task``: where the task worktree is and how it came to be."""
-    how = f"made from {found.made_from}" if found.made_from else "already there"
+    made = made_from(found.made_from) if found.made_from is not None else None
+    how = f"made from {made}" if made else "already there"
     return Output(
         {
             "path": str(found.path),
             "branch": found.branch,
             "head": found.head,
-            "madeFrom": found.made_from,
+            "madeFrom": made,
         },
         f"task worktree {found.path} on {found.branch} at {(found.head or '-')[:12]} ({how})",
     )
+
+
+def made_from(made: MadeFrom) -> str:
+    """What a task worktree made now started from, as ``worktree task`` says it."""
+    return {
+        "here": f"the task branch {made.name} here",
+        "published": f"the task branch published on {made.name}",
+        "base": "the task's implementation base",
+        "main": "the main worktree HEAD",
+    }[made.kind]
 
 
 def pruned(result: PruneResult) -> Output:

@@ -36,3 +36,24 @@ def test_a_locked_worktree_with_and_without_a_reason():
     out = pruned(PruneResult([], [], skipped=[plain]))
     assert out.data["skipped"] == [skipped(plain)]
     assert out.render_text() == f"skipped: {skipped(plain)}"
+
+
+def test_what_a_task_worktree_was_made_from():
+    """services/worktrees.py hands where a task worktree started as a MadeFrom value; the view
+    words it as the service did, in the text and --json's madeFrom."""
+    from okstra_git.services.worktrees import MadeFrom, TaskWorktree
+    from okstra_git.views.worktree import made_from, task_worktree
+
+    assert made_from(MadeFrom("here", "okstra/g/i/task")) == "the task branch okstra/g/i/task here"
+    assert made_from(MadeFrom("published", "origin")) == "the task branch published on origin"
+    assert made_from(MadeFrom("base")) == "the task's implementation base"
+    assert made_from(MadeFrom("main")) == "the main worktree HEAD"
+    made = TaskWorktree(Path("/t"), "okstra/g/i/task", "a" * 40, MadeFrom("published", "origin"))
+    out = task_worktree(made)
+    assert out.data["madeFrom"] == "the task branch published on origin"
+    assert out.render_text() == (
+        "task worktree /t on okstra/g/i/task at aaaaaaaaaaaa (made from the task branch "
+        "published on origin)"
+    )
+    there = task_worktree(made.replace(made_from=None))
+    assert there.data["madeFrom"] is None and there.render_text().endswith("(already there)")
