@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import io
 import locale
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -42,6 +44,12 @@ GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 
+GITCONFIG = (
+    "[user]\n\tname = Test User\n\temail = test@example.invalid\n"
+    '[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n'
+)
+"""The global git config of every test's HOME (:func:`isolate_git`)."""
+
 
 @pytest.fixture(autouse=True)
 def _isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
@@ -52,10 +60,7 @@ def _isolated_git(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 def isolate_git(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Point HOME at ``home`` with a minimal global git config and a fixed identity (a
     module-scoped world sets this up before any test's own HOME exists)."""
-    (home / ".gitconfig").write_text(
-        "[user]\n\tname = Test User\n\temail = test@example.invalid\n"
-        '[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n'
-    )
+    (home / ".gitconfig").write_text(GITCONFIG)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     for name, value in GIT_ENV.items():
@@ -144,12 +149,74 @@ def okstra(
 
 
 def make_repo(path: Path) -> Path:
+    """``git init`` in ``path``, then README.md committed as "initial" on main.
+
+    Where git would make exactly the repository this process already made once (the HOME of
+    :func:`isolate_git` and no other GIT_ variable), that one is copied instead: the ~500 calls
+    of the suite each started three git processes. The copy differs only in its commit's
+    timestamp (the first call's) and the files' inodes and times."""
     path.mkdir(parents=True, exist_ok=True)
+    template = _repo_template()
+    if template and not (path / ".git").exists() and not (path / "README.md").exists():
+        shutil.copytree(template / ".git", path / ".git", symlinks=True)
+        shutil.copy2(template / "README.md", path / "README.md")
+        return path
     git(path, "init", "-q", "-b", "main")
     (path / "README.md").write_text("# sample\n")
     git(path, "add", "README.md")
     git(path, "commit", "-q", "-m", "initial")
     return path
+
+
+def make_remote(seed: Path, remote: Path) -> Path:
+    """A bare repository at ``remote`` holding ``seed``'s main, as ``git init --bare`` and a
+    push of main make it (copied, as :func:`make_repo` does, where ``seed`` is that copy)."""
+    template = _repo_template()
+    made = template and template.parent / "remote.git"
+    if made and not remote.exists() and _head(seed) == _head(template):
+        if not made.exists():
+            git(made.parent, "init", "-q", "--bare", "-b", "main", str(made))
+            git(template, "push", "-q", str(made), "main")
+        shutil.copytree(made, remote, symlinks=True)
+        return remote
+    git(seed.parent, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(seed, "push", "-q", str(remote), "main")
+    return remote
+
+
+def _head(repo: Path) -> str | None:
+    try:
+        return (repo / ".git" / "refs" / "heads" / "main").read_text()
+    except OSError:
+        return None
+
+
+_TEMPLATES: dict[tuple[tuple[str, str], ...], Path] = {}
+
+
+def _repo_template() -> Path | None:
+    """The repository :func:`make_repo` makes in this environment, made once per process
+    (None where the environment is not a test's own: another HOME config, a GIT_ variable)."""
+    home = Path(os.environ.get("HOME", "/nonexistent"))
+    try:
+        if (home / ".gitconfig").read_text() != GITCONFIG or (home / ".config" / "git").exists():
+            return None
+    except OSError:
+        return None
+    git_env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_")))
+    if dict(git_env) != GIT_ENV:
+        return None
+    if git_env not in _TEMPLATES:
+        made = Path(tempfile.mkdtemp(prefix="okstra-test-repo-")) / "repo"
+        atexit.register(shutil.rmtree, made.parent, True)
+        path = made
+        path.mkdir()
+        git(path, "init", "-q", "-b", "main")
+        (path / "README.md").write_text("# sample\n")
+        git(path, "add", "README.md")
+        git(path, "commit", "-q", "-m", "initial")
+        _TEMPLATES[git_env] = made
+    return _TEMPLATES[git_env]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from conftest import git, make_repo, okstra
+from conftest import git, make_remote, make_repo, okstra
 
 from okstra_git.git.repo import GitRepo
 from okstra_git.records.verdict import Verdict, append_verdict
@@ -23,9 +23,7 @@ def pair(tmp_path: Path, name: str = "work") -> tuple[Path, Path]:
     """A bare remote holding main, and a clone of it with ``origin`` configured."""
     remote = tmp_path / "remote.git"
     if not remote.exists():
-        seed = make_repo(tmp_path / "seed")
-        git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-        git(seed, "push", "-q", str(remote), "main")
+        make_remote(make_repo(tmp_path / "seed"), remote)
     work = tmp_path / name
     git(tmp_path, "clone", "-q", str(remote), str(work))
     git(work, "config", "user.name", "Test User")

@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conftest import git, make_repo, okstra
+from conftest import git, make_remote, make_repo, okstra
 from plans import plan_text
 
 from okstra_git.services import plans, tasks
@@ -49,9 +49,7 @@ class Team:
     @classmethod
     def make(cls, root: Path) -> Team:
         remote = root / "remote.git"
-        seed = make_repo(root / "seed")
-        git(root, "init", "-q", "--bare", "-b", "main", str(remote))
-        git(seed, "push", "-q", str(remote), "main")
+        make_remote(make_repo(root / "seed"), remote)
         return cls(root, remote)
 
     def clone(self, name: str, user: str, daemon: bool = False, *init: str) -> Path:
