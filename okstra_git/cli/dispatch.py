@@ -272,13 +272,11 @@ def _one(arg: Arg) -> Arg:
 
 
 def _print(out: Output, as_json: bool, stdout: TextIO) -> None:
-    sys.stderr.write(out.err)
-    if as_json:
-        stdout.write(dump(json_data(out)))
+    if not as_json:
+        out.print_text(stdout, sys.stderr)
         return
-    text = out.render_text()
-    if text:
-        stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stderr.write(out.err)
+    stdout.write(dump(json_data(out)))
 
 
 def json_data(out: Output) -> dict[str, Any]:

@@ -115,6 +115,8 @@ def status() -> Output:
     "installed hook script calls.",
 )
 def pre_push(remote: str, url: str, from_env: bool, require_refs: bool) -> Output:
+    # The hook script's own command line (no option) is run as this by entry._pre_push,
+    # without the dispatcher: keep the two alike (tests/services/test_hooks.py compares them).
     from ..services import gatecheck
 
     return _hook(gatecheck.pre_push(from_env, require_refs))

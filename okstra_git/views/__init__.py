@@ -10,7 +10,7 @@ from ..core.values import Value
 TYPE_CHECKING = False  # no typing import: every command, the pre-push hook too, loads this
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, TextIO
 
 
 def dump(data: dict[str, Any]) -> str:
@@ -78,3 +78,11 @@ class Output(Value):
 
     def render_text(self) -> str:
         return self.text() if callable(self.text) else self.text or ""
+
+    def print_text(self, stdout: TextIO, stderr: TextIO) -> None:
+        """Printed without ``--json``: ``err`` on ``stderr``, then the text on ``stdout``
+        (ending in a newline) when there is any."""
+        stderr.write(self.err)
+        text = self.render_text()
+        if text:
+            stdout.write(text if text.endswith("\n") else text + "\n")

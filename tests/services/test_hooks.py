@@ -571,3 +571,42 @@ def test_the_hook_and_ci_check_stay_lean(repo: Path):
     names = {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if "|" in ln}
     assert proc.returncode == 0 and "okstra_git.views.ci" in names, proc.stderr[-2000:]
     assert "pathlib" not in names
+
+
+def test_the_hooks_command_line_runs_without_the_dispatcher(repo: Path):
+    """The installed hook's command line (`hooks run pre-push REMOTE URL`) runs its handler
+    without the dispatcher and the declarations (entry._pre_push), and says and exits exactly
+    what the dispatcher says for it: an unprotected ref, a protected one with its verdict, one
+    refused without, an unusable stdin. Options still go through the dispatcher."""
+    head = git(repo, "rev-parse", "HEAD")
+    add_verdict(repo)
+    (repo / "unverified.txt").write_text("not verified\n")
+    git(repo, "add", "unverified.txt")
+    git(repo, "commit", "-q", "-m", "unverified")
+    new = git(repo, "rev-parse", "HEAD")
+    zero = "0" * 40
+    dispatcher = (  # the same main, every command line through the dispatcher
+        "import sys; from okstra_git import entry; entry._is_hook_push = lambda argv: False; "
+        "sys.exit(entry.main())"
+    )
+    hook = ("hooks", "run", "pre-push", "origin", "url")
+    for stdin, code in (
+        (f"refs/heads/topic {new} refs/heads/topic {zero}\n", 0),
+        (f"refs/heads/main {head} refs/heads/main {zero}\n", 0),
+        (f"refs/heads/main {new} refs/heads/main {zero}\n", 1),
+        ("three bad fields\n", 2),
+    ):
+        runs = [
+            subprocess.run(argv, cwd=repo, input=stdin, text=True, capture_output=True)
+            for argv in (
+                [sys.executable, "-m", "okstra_git", *hook],
+                [sys.executable, "-c", dispatcher, *hook],
+            )
+        ]
+        fast, full = ((r.returncode, r.stdout, r.stderr) for r in runs)
+        assert fast == full and fast[0] == code, (fast, full)
+    names = loaded_modules(repo, *hook, stdin=f"refs/heads/main {head} refs/heads/main {zero}\n")
+    assert "okstra_git.records.verdict" in names  # the gate ran
+    assert not {n for n in names if n.startswith("okstra_git.cli")}, names
+    names = loaded_modules(repo, *hook, "--require-refs", stdin="")
+    assert "okstra_git.cli.dispatch" in names
