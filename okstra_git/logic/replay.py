@@ -78,16 +78,16 @@ class Replayed(Value):
 
 
 class Clash(Value):
-    """A true conflict: why the task's replay stopped."""
+    """A true conflict: why the task's replay stopped (views/sync.py words it)."""
 
     event: Event
     """The local event that could not be re-applied."""
-    what: str
-    """The file or ``task.json`` field both sides changed differently."""
+    path: str
+    """The file both sides changed differently, or ``task.json`` (see ``field``)."""
+    field: str | None
+    """The ``task.json`` field (dotted) both sides changed differently; None for a file."""
     unit: str
     """What to choose about: a run id, ``plan-<seq>`` or ``task``."""
-    summary: str
-    """One line: what happened on both sides."""
     renumberable: bool
     """Both sides started a run (or plan snapshot) under one number: keeping both is possible."""
 
@@ -143,16 +143,7 @@ def unit_of(path: str) -> str | None:
 
 def _file_clash(event: Event, path: str, before: bytes | None) -> Clash:
     unit = unit_of(path) or "task"
-    started = before is None and unit != "task"
-    if unit.startswith("plan-"):
-        what = f"plan snapshot {unit[5:]}"
-        verb = "submitted on both sides" if started else "changed on both sides"
-    elif unit != "task":
-        what = f"run {unit}"
-        verb = "started on both sides" if started else "changed on both sides"
-    else:
-        what, verb = path, "changed on both sides"
-    return Clash(event, path, unit, f"{what} was {verb}", started)
+    return Clash(event, path, None, unit, before is None and unit != "task")
 
 
 def _merge_manifest(event: Event, current: dict[str, Any]) -> tuple[dict[str, Any], Clash | None]:
@@ -162,9 +153,7 @@ def _merge_manifest(event: Event, current: dict[str, Any]) -> tuple[dict[str, An
         if _equal(have, after):
             continue
         if not _equal(have, before) and path[0] not in LATEST_WINS:
-            shown = ".".join(path)
-            summary = f"task.json field {shown} was changed differently on both sides"
-            return merged, Clash(event, f"{MANIFEST} {shown}", "task", summary, False)
+            return merged, Clash(event, MANIFEST, ".".join(path), "task", False)
         _set(merged, path, after)
     return merged, None
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..git.repo import CommitInfo
     from ..services.branches import BranchState, HeldBack
     from ..services.sync.engine import SyncReport
-    from ..services.sync.state import RefState, TaskConflict
+    from ..services.sync.state import Holder, RefState, TaskConflict
 
 _COUNTED = (
     ("fetched", "fetched"),
@@ -109,10 +109,39 @@ def choice_words(choice: str, remote: str) -> str:
     return f"keep both: yours moves to the next free number after {remote}'s"
 
 
+def summary(conflict: TaskConflict, remote: str) -> str:
+    """One line: what happened on both sides (``TaskConflict.what``), e.g. ``run
+    error-analysis-001 was started on both sides``."""
+    what, unit = conflict.what, conflict.unit
+    kind = what.kind
+    if kind in ("started", "changed") and unit.startswith("plan-"):
+        verb = "submitted" if kind == "started" else kind
+        return f"plan snapshot {unit[5:]} was {verb} on both sides"
+    if kind in ("started", "changed"):
+        name = f"run {unit}" if unit != "task" else what.what  # the unit task: a file
+        return f"{name} was {kind} on both sides"
+    if kind == "field":
+        return f"task.json field {what.what} was changed differently on both sides"
+    if kind == "created":
+        return f"task {conflict.task_key} was created on both sides"
+    if kind == "claimed":
+        here, there = map(_holder, what.holders)
+        return f"stage {what.what} was claimed on both sides: here {here}, on {remote} {there}"
+    if kind == "unchecked":
+        return f"{remote}'s record fails its checks, so no event is replayed onto it: " + "; ".join(
+            what.problems
+        )
+    return f"replaying {what.what!r} would store an invalid task.json: {what.problems[0]}"
+
+
+def _holder(holder: Holder) -> str:
+    return f"{holder.run_id} ({holder.status}) by {holder.user} on {holder.host}"
+
+
 def _conflict_data(conflict: TaskConflict, remote: str) -> dict[str, object]:
     return {
         "taskKey": conflict.task_key,
-        "summary": conflict.summary,
+        "summary": summary(conflict, remote),
         "unit": conflict.unit,
         "here": _side(conflict.here),
         "there": _side(conflict.there),
@@ -214,7 +243,8 @@ def _branch_line(remote: str, branch: BranchState, pushed: set[str]) -> str:
 def _error(report: SyncReport) -> str:
     parts = []
     for c in report.conflicts:
-        lines = [f"sync with {report.remote} stopped for task {c.task_key}: {c.summary}."]
+        said = summary(c, report.remote)
+        lines = [f"sync with {report.remote} stopped for task {c.task_key}: {said}."]
         lines.append(f"  here:   {_side_line(c.here)}")
         lines.append(f"  {report.remote}: {_side_line(c.there)}")
         lines.append(

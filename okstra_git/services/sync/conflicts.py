@@ -1,5 +1,5 @@
 """A task's true conflict: what both sides did and one ``sync --task`` command per choice
-(docs/concurrency-and-sync.md); views/sync.py says what each choice does."""
+(docs/concurrency-and-sync.md); views/sync.py words what clashed and what each choice does."""
 
 from __future__ import annotations
 
@@ -8,16 +8,13 @@ import json
 from ...core.shell import okstra
 from ...git.repo import CommitInfo, GitRepo
 from ...records.claim import CLAIM_PATH
-from .state import (
-    TaskConflict,
-    TaskRefs,
-)
+from .state import Clashed, Holder, TaskConflict, TaskRefs
 
 
 def conflict(
     remote: str,
     key: str,
-    summary: str,
+    what: Clashed,
     unit: str,
     here: CommitInfo,
     there: CommitInfo | None,
@@ -27,14 +24,13 @@ def conflict(
     choices = [("take-theirs", theirs)]
     if renumberable:
         choices.append(("renumber", okstra("sync", remote, "--task", key, "--renumber", unit)))
-    return TaskConflict(key, summary, unit, here, there, tuple(choices), ())
+    return TaskConflict(key, what, unit, here, there, tuple(choices), ())
 
 
-def invalid_base(remote: str, key: str, problems: list[str], tip: CommitInfo) -> TaskConflict:
-    summary = f"{remote}'s record fails its checks, so no event is replayed onto it: " + "; ".join(
-        problems
+def invalid_base(key: str, problems: list[str], tip: CommitInfo) -> TaskConflict:
+    return TaskConflict(
+        key, Clashed("unchecked", problems=tuple(problems)), "task", tip, tip, (), ()
     )
-    return TaskConflict(key, summary, "task", tip, tip, (), ())
 
 
 def claim_conflict(
@@ -43,13 +39,10 @@ def claim_conflict(
     stage = ref.rsplit("-", 1)[-1]
     mine, other = claim_at(repo, local), claim_at(repo, theirs)
     key = str(mine.get("taskKey") or other.get("taskKey") or task.suffix)
-    summary = (
-        f"stage {stage} was claimed on both sides: here {_holder(mine)}, on {remote} "
-        f"{_holder(other)}"
-    )
+    what = Clashed("claimed", stage, (_holder(mine), _holder(other)))
     unit = str(mine.get("runId", "task"))
     there = repo.commit_info(theirs)
-    return conflict(remote, key, summary, unit, repo.commit_info(local), there, False)
+    return conflict(remote, key, what, unit, repo.commit_info(local), there, False)
 
 
 def claim_at(repo: GitRepo, commit: str) -> dict:
@@ -60,8 +53,5 @@ def claim_at(repo: GitRepo, commit: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _holder(claim: dict) -> str:
-    return (
-        f"{claim.get('runId', '?')} ({claim.get('status', '?')}) by {claim.get('user', '?')} "
-        f"on {claim.get('host', '?')}"
-    )
+def _holder(claim: dict) -> Holder:
+    return Holder(*(str(claim.get(name, "?")) for name in ("runId", "status", "user", "host")))

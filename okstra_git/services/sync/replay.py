@@ -17,6 +17,7 @@ from ...records.task import MANIFEST_PATH, TASKS_PREFIX
 from .conflicts import conflict, invalid_base
 from .state import (
     Choice,
+    Clashed,
     RefState,
     TaskConflict,
     TaskRefs,
@@ -49,12 +50,12 @@ def replay_task(
     if base is None and events:
         here = repo.commit_info(repo.first_parents(local, None, ref)[0])
         there = repo.commit_info(repo.first_parents(theirs, None, f"{ref} as fetched")[0])
-        summary = f"task {key_text} was created on both sides"
-        conflicts.append(conflict(remote, key_text, summary, "task", here, there, False))
+        created = Clashed("created")
+        conflicts.append(conflict(remote, key_text, created, "task", here, there, False))
         return RefState(ref, local, theirs, "conflict")
     problems = tip_problems(repo, ref, theirs, base)
     if problems:
-        conflicts.append(invalid_base(remote, key_text, problems, repo.commit_info(theirs)))
+        conflicts.append(invalid_base(key_text, problems, repo.commit_info(theirs)))
         return RefState(ref, local, theirs, "invalid")
     manifest = loads(repo.blob(repo.files_of(theirs)[MANIFEST_PATH]), f"{ref}:{MANIFEST_PATH}")
     remote_files = repo.files_of(theirs)
@@ -66,12 +67,15 @@ def replay_task(
     outcome = rp.replay(manifest, read, events)
     if outcome.clash is not None:
         clash = outcome.clash
-        introduced = _introduced(repo, theirs, base, clash.what)
+        introduced = _introduced(repo, theirs, base, clash.path, clash.field)
+        kind = (
+            "field" if clash.field is not None else "started" if clash.renumberable else "changed"
+        )
         conflicts.append(
             conflict(
                 remote,
                 key_text,
-                clash.summary,
+                Clashed(kind, clash.field or clash.path),
                 clash.unit,
                 repo.commit_info(clash.event.commit),
                 introduced,
@@ -85,12 +89,11 @@ def replay_task(
             continue
         invalid = schemacheck.problems(step.manifest, "task")
         if invalid:
-            summary = f"replaying {step.event.subject!r} would store an invalid task.json"
             conflicts.append(
                 conflict(
                     remote,
                     key_text,
-                    f"{summary}: {invalid[0]}",
+                    Clashed("unstorable", step.event.subject, problems=tuple(invalid)),
                     "task",
                     repo.commit_info(step.event.commit),
                     None,
@@ -131,14 +134,15 @@ def _task_key(repo: GitRepo, commit: str, ref: str) -> str:
         return ref[len(TASKS_PREFIX) :]
 
 
-def _introduced(repo: GitRepo, tip: str, base: str | None, what: str) -> CommitInfo | None:
+def _introduced(
+    repo: GitRepo, tip: str, base: str | None, path: str, leaf: str | None
+) -> CommitInfo | None:
     """The remote's event that made the change a local event clashes with: the first one
-    since ``base`` touching that file (or ``task.json`` field)."""
-    path, _, leaf = what.partition(" ")
+    since ``base`` touching that file (or ``task.json`` field ``leaf``)."""
     for commit in repo.first_parents(tip, base, "the remote's chain"):
         parents = repo.commit_info(commit).parents
         parent = parents[0] if parents else None
-        if leaf:
+        if leaf is not None:
             if _field(repo, parent, leaf) != _field(repo, commit, leaf):
                 return repo.commit_info(commit)
         elif repo.files_of(parent).get(path) != repo.files_of(commit).get(path):

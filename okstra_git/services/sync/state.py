@@ -49,13 +49,44 @@ class Choice(Value):
     """A run id (``error-analysis-001``), ``plan-<seq>``, or ``task`` (take-theirs only)."""
 
 
+class Holder(Value):
+    """Who holds a stage, as its claim record says (``?`` for what it does not say)."""
+
+    run_id: str
+    """The claim's run."""
+    status: str
+    """The claim's status."""
+    user: str
+    """Who claimed it."""
+    host: str
+    """Where."""
+
+
+class Clashed(Value):
+    """What a task's true conflict is about (views/sync.py's ``summary`` words it)."""
+
+    kind: str
+    """``started`` or ``changed`` (the conflict's unit — a run, a plan snapshot — or, for the
+    unit ``task``, the file ``what``), ``field`` (the ``task.json`` field ``what`` changed
+    differently), ``created`` (the task, on both sides), ``claimed`` (stage ``what`` on both:
+    ``holders``), ``unchecked`` (the remote's record fails its checks: ``problems``) or
+    ``unstorable`` (replaying the local event ``what`` would store an invalid ``task.json``:
+    ``problems``)."""
+    what: str = ""
+    """The file, field, stage or event subject, as ``kind`` says."""
+    holders: tuple[Holder, ...] = ()
+    """``claimed``: the stage's holder here, then on the remote."""
+    problems: tuple[str, ...] = ()
+    """``unchecked``, ``unstorable``: what the record checks found."""
+
+
 class TaskConflict(Value):
     """A true conflict in one task: what both sides did and the command for each choice."""
 
     task_key: str
     """The task."""
-    summary: str
-    """What happened, e.g. ``run error-analysis-001 was started on both sides``."""
+    what: Clashed
+    """What happened, e.g. a run started on both sides."""
     unit: str
     """What the choice is about (see :class:`Choice`)."""
     here: CommitInfo
