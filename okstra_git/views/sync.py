@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..git.repo import CommitInfo
     from ..services.branches import BranchState, HeldBack
     from ..services.sync.engine import SyncReport
-    from ..services.sync.state import Holder, RefState, TaskConflict
+    from ..services.sync.state import Holder, RefState, TaskConflict, Unadopted
 
 _COUNTED = (
     ("fetched", "fetched"),
@@ -73,7 +73,7 @@ def data(report: SyncReport) -> dict[str, object]:
         "pushed": report.pushed,
         "diverged": [r.ref for r in report.diverged],
         "conflicts": [_conflict_data(c, report.remote) for c in report.conflicts],
-        "invalid": report.invalid,
+        "invalid": [unadopted(u) for u in report.invalid],
         "kept": report.kept,
         "renumbered": report.renumbered,
         "attempts": report.attempts,
@@ -257,9 +257,23 @@ def _error(report: SyncReport) -> str:
         parts.append(
             f"{len(report.invalid)} record(s) fetched from {report.remote} fail their checks and "
             "were not adopted (nothing here acts on them; whoever wrote them must fix them on "
-            f"{report.remote}):\n" + "\n".join(f"  - {p}" for p in report.invalid)
+            f"{report.remote}):\n" + "\n".join(f"  - {unadopted(u)}" for u in report.invalid)
         )
     return "\n".join(parts)
+
+
+def unadopted(record: Unadopted) -> str:
+    """A record fetched and not adopted, as ``invalid`` names it: ref, and what is wrong."""
+    if record.kind == "checks":
+        return record.problem
+    if record.kind == "notes":
+        from ..records.refnames import NOTES_REFS
+
+        return f"{record.ref}: not an okstra notes ref ({', '.join(NOTES_REFS)})"
+    commit = (record.commit or "-")[:12]
+    if record.kind == "unreadable":
+        return f"{record.ref}: the fetched {commit} is not a commit okstra can read"
+    return f"{record.ref}: the fetched {commit} holds a commit that cannot be read"
 
 
 def _side_line(info: CommitInfo | None) -> str:

@@ -26,7 +26,7 @@ from ...core.values import Record, field
 from ...git.repo import OLD_LOCK_SECONDS, RefUpdate
 from ..context import Context
 from .reconcile import reconcile
-from .state import Choice, Reconciled, RefState, TaskConflict
+from .state import Choice, Reconciled, RefState, TaskConflict, Unadopted
 from .transport import (
     PUSH_ATTEMPTS,
     check_remote,
@@ -59,8 +59,8 @@ class SyncReport(Record):
     """Fetch-reconcile-push rounds; more than one when the remote moved meanwhile."""
     conflicts: list[TaskConflict] = field(default_factory=list)
     """True conflicts, one per task: nothing of those tasks was pushed or rewritten."""
-    invalid: list[str] = field(default_factory=list)
-    """Problems with remote records that were not adopted (ref and field named)."""
+    invalid: list[Unadopted] = field(default_factory=list)
+    """Problems with remote records that were not adopted."""
     kept: list[str] = field(default_factory=list)
     """Refs keeping the local tips a ``--take-theirs`` replaced."""
     renumbered: dict[str, str] = field(default_factory=dict)

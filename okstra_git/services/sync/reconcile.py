@@ -34,6 +34,7 @@ from .state import (
     RefState,
     TaskConflict,
     TaskRefs,
+    Unadopted,
     contains,
     list_refs,
 )
@@ -92,7 +93,7 @@ def _refs(
             if here.get(ref) != there.get(ref):
                 moved.add(suffixes[ref])
         elif ref in there:  # a local ref of another shape is left alone and never pushed
-            done.invalid += ref_problems(ref)
+            done.invalid += _checks(ref, ref_problems(ref))
             done.states.append(RefState(ref, here.get(ref), there[ref], "invalid"))
     done.states.sort(key=lambda state: state.ref)
     # Only tasks with a ref that moved on either side are looked at: the rest read nothing.
@@ -169,14 +170,14 @@ def _unreadable(
     try:
         repo.check_commit(theirs, fetched)
     except BadInput:
-        done.invalid.append(f"{ref}: the fetched {theirs[:12]} is not a commit okstra can read")
+        done.invalid.append(Unadopted(ref, "unreadable", theirs))
         return unreadable
     if local is not None:
         repo.check_history(local, [theirs], ref)  # this clone's own damage: BadInput
     try:
         repo.check_history(theirs, [local] if local else [], fetched)
     except BadInput:
-        done.invalid.append(f"{ref}: the fetched {theirs[:12]} holds a commit that cannot be read")
+        done.invalid.append(Unadopted(ref, "broken", theirs))
         return unreadable
     return None
 
@@ -197,7 +198,7 @@ def _classify(
 
         problems = tip_problems(repo, ref, theirs, known)
         if problems:
-            done.invalid += problems
+            done.invalid += _checks(ref, problems)
             return RefState(ref, local, theirs, "invalid")
         return RefState(
             ref, local, theirs, "fetched" if local is None else "fast-forwarded", theirs
@@ -205,6 +206,10 @@ def _classify(
     if contains(repo, local, theirs):
         return RefState(ref, local, theirs, "ahead", local)
     return RefState(ref, local, theirs, "diverged")
+
+
+def _checks(ref: str, problems: list[str]) -> list[Unadopted]:
+    return [Unadopted(ref, "checks", problem=problem) for problem in problems]
 
 
 def _held(state: RefState) -> RefState:
@@ -228,7 +233,7 @@ def _with_refs(conflict: TaskConflict, refs: tuple[str, ...]) -> TaskConflict:
 def _notes(repo: GitRepo, remote: str, done: Reconciled, listing: Listing) -> None:
     there = {r: v for r, v in listing.there.items() if r.startswith(LOCAL_NOTES)}
     for ref in sorted(there.keys() - set(NOTES_REFS)):
-        done.invalid.append(f"{ref}: not an okstra notes ref ({', '.join(NOTES_REFS)})")
+        done.invalid.append(Unadopted(ref, "notes"))
     for ref in NOTES_REFS:
         local, theirs = listing.here.get(ref), there.get(ref)
         if local is None and theirs is None:

@@ -101,6 +101,22 @@ class TaskConflict(Value):
     """The task's refs, left as they were: none of them is pushed until it is settled."""
 
 
+class Unadopted(Value):
+    """A record fetched from a remote and not adopted (views/sync.py's ``unadopted`` words it)."""
+
+    ref: str
+    """The ref, as okstra names it here."""
+    kind: str
+    """``checks`` (a record check failed: ``problem``), ``unreadable`` (``commit`` is not a
+    commit okstra can read), ``broken`` (the history under ``commit`` holds a commit that cannot
+    be read) or ``notes`` (not a notes ref okstra keeps)."""
+    commit: str | None = None
+    """The fetched value (``unreadable``, ``broken``)."""
+    problem: str = ""
+    """``checks``: what ``records.incoming`` or ``records.refnames`` found, naming ref and
+    field."""
+
+
 class Listing(Value):
     """okstra's refs and notes refs, here and as last fetched from a remote, read at once."""
 
@@ -134,8 +150,8 @@ class Reconciled(Record):
     unchanged: int = 0
     """Refs whose local value is the remote's, as fetched: nothing to do."""
     conflicts: list[TaskConflict] = field(default_factory=list)
-    invalid: list[str] = field(default_factory=list)
-    """Every problem with a remote record that was not adopted, naming ref and field."""
+    invalid: list[Unadopted] = field(default_factory=list)
+    """Every problem with a remote record that was not adopted."""
     kept: list[str] = field(default_factory=list)
     """``refs/okstra-dropped/…`` refs keeping local tips a ``--take-theirs`` replaced."""
     renumbered: dict[str, str] = field(default_factory=dict)
