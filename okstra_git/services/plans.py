@@ -193,7 +193,8 @@ class Assessment(Value):
     """Codes: ``no-plan``, ``invalid-plan``, ``marker-missing``, ``blockers-open``,
     ``section-5-unreadable``, ``stale``, ``not-recorded``. Empty when approved."""
     messages: list[str]
-    """One paragraph per reason, as refusals print them."""
+    """One paragraph per reason, as refusals print them (``not-recorded`` has none: nothing
+    refuses it, ``plan status`` words it in views/plan.py)."""
     approvals: list[Approval]
     """This task's approval notes on the current blob."""
     approved_blob: str | None
@@ -359,11 +360,6 @@ def _assess_content(
             )
         elif not reasons:
             reasons.append("not-recorded")
-            messages.append(
-                f"plan {relpath} is marked approved by hand but no approval is recorded for "
-                f"{key} yet; the first `git okstra stage claim` records it, or run: "
-                f"{okstra('plan', 'approve', key)}"
-            )
     return Assessment(
         state,
         plan,

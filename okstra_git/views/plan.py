@@ -142,12 +142,12 @@ def approved(done: Approved, step: Step) -> Output:
 
 def plan_status(result: Assessment) -> Output:
     """``plan status``: approved with by whom, or why not (exit 1)."""
-    plan = result.plan
+    plan, why = result.plan, messages(result)
     data = {
         "taskKey": str(result.key),
         "approved": result.approved,
         "reasons": result.reasons,
-        "messages": result.messages,
+        "messages": why,
         "path": result.relpath,
         "readFrom": result.source,
         "blob": plan.blob if plan else None,
@@ -166,8 +166,21 @@ def plan_status(result: Assessment) -> Output:
             f"method {first.method}, by {first.approved_by} at {first.approved_at})",
         )
     summary = f"{result.key}: not approved ({', '.join(result.reasons)})"
-    text = "\n".join([summary, *result.messages])
+    text = "\n".join([summary, *why])
     return Output(data, text, code=1, error=text)
+
+
+def messages(result: Assessment) -> list[str]:
+    """Why the plan is not approved, a paragraph a reason: the refusals' own words, and for a
+    marker ticked by hand (``recordable``) that the first claim records it."""
+    if not result.recordable:
+        return result.messages
+    said = (
+        f"plan {result.relpath} is marked approved by hand but no approval is recorded for "
+        f"{result.key} yet; the first `git okstra stage claim` records it, or run: "
+        f"{okstra('plan', 'approve', result.key)}"
+    )
+    return [said, *result.messages]
 
 
 def initialized(task_key: TaskKey, path: Path, clone_dir: str) -> Output:
