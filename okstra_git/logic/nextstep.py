@@ -50,8 +50,8 @@ class StageView(Value):
     """``ready``, ``blocked``, ``started``, ``expired`` or ``done``."""
     mine: bool
     """Held by this clone (a live claim recording this clone's id)."""
-    holder: str
-    """``run by user on host (clone …)``, for a message."""
+    who: str
+    """Who holds (or held) it, and where: ``user on host (clone …)``, as its claim says it."""
     merged: bool | None
     """A done stage: its done commit is in the task branch here (None: not in this clone)."""
     merge_ref: str
@@ -74,7 +74,7 @@ class StageView(Value):
         number: int,
         state: str,
         mine: bool = False,
-        holder: str = "",
+        who: str = "",
         merged: bool | None = None,
         merge_ref: str = "",
         worktree: str = "",
@@ -88,7 +88,7 @@ class StageView(Value):
             number=number,
             state=state,
             mine=mine,
-            holder=holder,
+            who=who,
             merged=merged,
             merge_ref=merge_ref,
             worktree=worktree,
@@ -97,6 +97,11 @@ class StageView(Value):
             report=report,
             integrated=merged if integrated is None else integrated,
         )
+
+    @property
+    def holder(self) -> str:
+        """``run by user on host (clone …)``, for a message."""
+        return f"{self.run_id} by {self.who}"
 
 
 class Situation(Value):
@@ -112,6 +117,8 @@ class Situation(Value):
     running_by: str
     """Who started that run when it is another clone's (its work is theirs); empty: this
     clone's (or a run from before clones had ids)."""
+    running_clone: str
+    """That other clone's id."""
     run_report: str
     """The running run's report file (absolute): where its work writes it."""
     verdict_recorded: bool
@@ -185,6 +192,7 @@ class Situation(Value):
         main_push: tuple[str, ...] | None = None,
         clone_dir: str = "/",
         running_by: str = "",
+        running_clone: str = "",
         main_moved: str = "",
         clarify_open: int = 0,
         clarify_phase: str = "",
@@ -215,6 +223,7 @@ class Situation(Value):
             main_push=main_push,
             clone_dir=clone_dir,
             running_by=running_by,
+            running_clone=running_clone,
             main_moved=main_moved,
             clarify_open=clarify_open,
             clarify_phase=clarify_phase,
@@ -357,12 +366,13 @@ def _finish(s: Situation) -> Step:
     if task_type == "implementation":
         return _implementation(s)
     if s.running_by:
+        by = f"{s.running_by} (clone {s.running_clone})"
         return Step(
             "wait",
             okstra_argv(*_sync_args(s)),
             s.clone_dir,
-            s.running_by,
-            f"{task_type} run {seq} is running in another clone ({s.running_by}): its work "
+            by,
+            f"{task_type} run {seq} is running in another clone ({by}): its work "
             "and its finish are that clone's; "
             + ("sync later to see it" if s.remote else "see it later"),
         )

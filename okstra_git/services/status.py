@@ -406,12 +406,12 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
     running = None
     run_report = ""
     impl_seq = ""
-    running_by = ""
+    running_by = running_clone = ""
     if task.latest_run is not None and task.latest_run.status == "running":
         running = (task.latest_run.task_type, task.latest_run.seq)
         kind = "data" if running[0] == FINAL_VERIFICATION else "report"
         run_report = os.path.join(clone, run_paths(key, *running)[kind])
-        running_by = _started_elsewhere(ctx, status.state, *running)
+        running_by, running_clone = _started_elsewhere(ctx, status.state, *running)
     views = []
     for s in status.stages:
         c = s.claim
@@ -425,7 +425,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
                 number=s.number,
                 state=s.state,
                 mine=s.mine,
-                holder=f"{c.run_id} by {c.who}" if c is not None else "",
+                who=c.who if c is not None else "",
                 merged=s.merged,
                 merge_ref=s.merge_ref,
                 worktree=worktree,
@@ -480,6 +480,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
         main_moved=moved,
         clone_dir=clone,
         running_by=running_by,
+        running_clone=running_clone,
         clarify_open=clarify_open,
         clarify_phase=clarify_phase,
         start_missing=(
@@ -527,18 +528,19 @@ def _open_clarifications(report: str, task: Task) -> tuple[int, str]:
     return count, latest.task_type if count and latest is not None else ""
 
 
-def _started_elsewhere(ctx: Context, state: TaskState, task_type: str, seq: str) -> str:
-    """Who started the running run, when another clone did (empty: this clone, or a run from
-    before clones had ids). Implementation runs belong to their claims, judged per stage."""
+def _started_elsewhere(ctx: Context, state: TaskState, task_type: str, seq: str) -> tuple[str, str]:
+    """Who started the running run and in which clone, when another clone did (empty: this
+    clone, or a run from before clones had ids). Implementation runs belong to their claims,
+    judged per stage."""
     if task_type == "implementation":
-        return ""
+        return "", ""
     from ..records.run import load_run
     from .identity import clone_id
 
     record = load_run(ctx.repo, state, task_type, seq)
     if record is None or record.clone is None or record.clone == clone_id(ctx.repo):
-        return ""
-    return f"{record.started_by} (clone {record.clone})"
+        return "", ""
+    return record.started_by, record.clone
 
 
 def _main_push(ctx: Context, status: TaskStatus) -> tuple[tuple[str, ...] | None, str]:

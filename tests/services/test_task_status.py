@@ -223,6 +223,8 @@ def _impl(**fields: object) -> nextstep.Situation:
 
 
 B = "implementation-001 by B on h (clone 00000000000000bb)"
+HELD = {"who": "B on h (clone 00000000000000bb)", "run_id": "implementation-001"}
+"""A stage view held by B's claim: its holder is B."""
 
 
 @pytest.mark.parametrize(
@@ -256,7 +258,7 @@ B = "implementation-001 by B on h (clone 00000000000000bb)"
             "human",
         ),
         (
-            _impl(remote="origin", stages=(nextstep.StageView(1, "expired", holder=B),)),
+            _impl(remote="origin", stages=(nextstep.StageView(1, "expired", **HELD),)),
             "run",
             "git -C /c okstra stage claim p:g:i --take-over-expired --remote origin",
             "agent",
@@ -268,7 +270,7 @@ B = "implementation-001 by B on h (clone 00000000000000bb)"
             "agent",
         ),
         (
-            _impl(remote="origin", stages=(nextstep.StageView(1, "started", holder=B),)),
+            _impl(remote="origin", stages=(nextstep.StageView(1, "started", **HELD),)),
             "wait",
             "git -C /c okstra sync origin",
             B,
@@ -280,7 +282,7 @@ B = "implementation-001 by B on h (clone 00000000000000bb)"
                 remote="origin",
                 stages=(
                     nextstep.StageView(1, "done", merged=None, integrated=False),
-                    nextstep.StageView(2, "started", holder=B),
+                    nextstep.StageView(2, "started", **HELD),
                 ),
             ),
             "run",
@@ -366,7 +368,8 @@ B = "implementation-001 by B on h (clone 00000000000000bb)"
                 "active",
                 "final-verification",
                 running=("final-verification", "001"),
-                running_by="B <b@x> (clone 00000000000000bb)",
+                running_by="B <b@x>",
+                running_clone="00000000000000bb",
                 remote="origin",
                 clone_dir="/c",
             ),
