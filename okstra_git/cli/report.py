@@ -59,7 +59,8 @@ def validate(data: str, no_task: bool) -> Output:
     if not problems and checked.skipped is None:
         from ..services.reports import report_step
 
-        then, step = report_step(None, str(report["header"]["taskKey"]), data)
+        header = report["header"]
+        then, step = report_step(None, str(header["taskKey"]), data, header)
     return validated(data, report, problems, checked, then, step)
 
 
@@ -124,11 +125,17 @@ def init(
 
     ctx = open_context()
     task_key = ctx.key(key)
+    if out is not None:
+        # The steps printed after it run in the task's clone (git -C CLONE): they name the
+        # file absolute, not relative to the folder this ran in.
+        import os
+
+        out = os.path.abspath(out)
     path, data = reports.init_report(ctx, task_key, task_type, stage, lang, out, force, verdict)
     from ..logic.reports.rules import starter_prompts
     from ..views.report import started
 
-    then, step = reports.report_step(ctx, key, str(path))
+    then, step = reports.report_step(ctx, key, str(path), data["header"])
     return started(task_key, path, data, starter_prompts(data), stage, verdict, out, then, step)
 
 

@@ -435,12 +435,18 @@ def _run_work(s: Situation) -> str:
     return ""
 
 
-def taking(step: Step, data: str) -> str | None:
+def taking(step: Step, data: str, report: str = "") -> str | None:
     """The line of ``step`` (its command, or one of ``also``) that records the report written
     from the report data ``data``: the one whose ``--report`` is that report (the Markdown
     beside ``data``) or ``data`` itself, given ``data`` — report data is recorded as it is, so
-    nothing needs rendering first. None when the step records no such report."""
+    nothing needs rendering first. ``report`` (workspace-relative, the ``.md`` the data is of,
+    from its header) also matches a ``--report`` of that run's report in any folder: data
+    written elsewhere (``report init --out``) is recorded from where it is. None when the step
+    records no such report."""
     import shlex
+
+    def stem(path: str) -> str:
+        return path.removesuffix(".md").removesuffix(".data.json")
 
     lines = [step.command] if step.command else []
     for said in [*lines, *step.also]:
@@ -448,7 +454,10 @@ def taking(step: Step, data: str) -> str | None:
         if "--report" not in argv[:-1]:
             continue
         at = argv.index("--report") + 1
-        if data in (argv[at], argv[at].removesuffix(".md") + ".data.json"):
+        named = argv[at]
+        if data in (named, named.removesuffix(".md") + ".data.json") or (
+            report and stem(named).endswith("/" + stem(report))
+        ):
             return command(*argv[:at], data, *argv[at + 1 :])
     return None
 

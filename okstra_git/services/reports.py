@@ -386,21 +386,38 @@ def default_data_path(
     status`` names the stage reports, whichever worktree this runs in)."""
     if ctx.workdir is None:
         raise BadInput(f"{ctx.repo.git_dir} is a bare repository: give the output with --out")
-    if stage is not None and task_type == IMPLEMENTATION:
-        from ..logic.workspace import stage_report_path
-
-        report = stage_report_path(key, seq, stage)
-        return Path(ctx.clone_dir) / (report.removesuffix(".md") + ".data.json")
+    report = report_of(key, task_type, seq, stage)
     # A run's report stays with the run's other files, in the worktree it runs in (a final
     # verification's in the task worktree, where run start wrote its manifest).
-    report = run_paths(key, task_type, seq)["report"]
-    return ctx.workdir / (report.removesuffix(".md") + ".data.json")
+    root = Path(ctx.clone_dir) if report_is_stages(task_type, stage) else ctx.workdir
+    return root / (report.removesuffix(".md") + ".data.json")
 
 
-def report_step(ctx: Context | None, key_text: str, data: str) -> tuple[str | None, Step | None]:
+def report_is_stages(task_type: str, stage: int | None) -> bool:
+    """Whether report data of ``task_type`` and ``stage`` is one stage's report (``stage
+    done --report``) rather than its run's."""
+    return stage is not None and task_type == IMPLEMENTATION
+
+
+def report_of(key: TaskKey, task_type: str, seq: str, stage: int | None = None) -> str:
+    """The workspace-relative report (``.md``) that report data of this run (and stage) is
+    the data of, wherever the data itself is written."""
+    if report_is_stages(task_type, stage):
+        from ..logic.workspace import stage_report_path
+
+        assert stage is not None
+        return stage_report_path(key, seq, stage)
+    return run_paths(key, task_type, seq)["report"]
+
+
+def report_step(
+    ctx: Context | None, key_text: str, data: str, header: dict[str, Any] | None = None
+) -> tuple[str | None, Step | None]:
     """What follows a report data file ``data`` of ``key_text`` (``report init``, ``report
     validate``): the task's next step's line that records it (``nextstep.taking``), and the
-    step itself (None: no task here to ask)."""
+    step itself (None: no task here to ask). ``header`` (the data's) names the run, and stage,
+    it is the report of: a step that records that report records ``data`` instead, wherever
+    ``data`` was written (``report init --out``)."""
     from ..core.errors import OkstraError
     from ..logic.nextstep import taking
     from .context import open_context
@@ -408,10 +425,16 @@ def report_step(ctx: Context | None, key_text: str, data: str) -> tuple[str | No
 
     try:
         ctx = ctx or open_context()
-        step = next_for(ctx, ctx.key(key_text))
+        key = ctx.key(key_text)
+        step = next_for(ctx, key)
     except OkstraError:
         return None, None
-    return taking(step, os.path.abspath(data)), step
+    report = ""
+    if header is not None:
+        task_type, seq, stage = header.get("taskType"), header.get("seq"), header.get("stage")
+        if isinstance(task_type, str) and isinstance(seq, str):
+            report = report_of(key, task_type, seq, stage if isinstance(stage, int) else None)
+    return taking(step, os.path.abspath(data), report), step
 
 
 # ---------------------------------------------------------------------------------------------

@@ -293,6 +293,43 @@ def test_report_init_and_validate_name_the_step_that_records_the_report(tmp_path
     assert run_json(ann, "task", "status", KEY)["stages"][0]["state"] == "done"
 
 
+def test_report_init_out_in_a_subfolder_names_that_file_in_the_steps_it_prints(tmp_path: Path):
+    """report init --out FILE run in a subfolder printed `git -C CLONE okstra report validate
+    FILE` (FILE relative to the subfolder, run from the clone: another file) and no line to
+    record it (the step's --report is the report beside the default data, not FILE). Both name
+    FILE absolute, and each, run as printed, takes that file to the stage's done."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    run_json(pat, "sync", "origin")
+    ann = team.clone("ann", "Ann")
+    run_json(ann, "sync", "origin")
+    claimed = run_json(ann, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
+    worktree = Path(claimed["placements"][0]["worktreePath"])
+    folder = worktree / "notes"
+    folder.mkdir()
+    started = okstra(folder, "report", "init", KEY, "--type", "implementation", "--stage", "1",
+                     "--out", "r.data.json")  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    data = folder / "r.data.json"
+    lines = started.stdout.splitlines()
+    assert lines[0].startswith(f"wrote {data} "), started.stdout
+    assert lines[-2] == f"then check it: git -C {ann} okstra report validate {data}", lines
+    then = f"then record it: git -C {ann} okstra stage done {KEY} --stage 1 --report {data}"
+    assert lines[-1] == then, started.stdout
+    data.write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
+    checked = run_line(lines[-2].removeprefix("then check it: "))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.splitlines()[-1] == then, checked.stdout
+    # report validate in the subfolder, the file named as there: the same line records it.
+    here = okstra(folder, "report", "validate", "r.data.json")
+    assert here.returncode == 0 and here.stdout.splitlines()[-1] == then, here.stdout
+    commit_stage(worktree, 1)
+    done = run_line(then.removeprefix("then record it: "))
+    assert done.returncode == 0, done.stderr
+    assert run_json(ann, "task", "status", KEY)["stages"][0]["state"] == "done"
+
+
 def test_a_run_a_claim_starts_gets_its_manifest_and_state_file_as_run_start_does(tmp_path: Path):
     """Issue 21's run files: run start writes the run's manifest and state file; a claim,
     which starts the implementation run, made its folders only. It writes both, and the state
