@@ -683,7 +683,7 @@ def test_a_code_span_in_the_directive_holds_any_key(key: str):
     ]
     assert spans[0] == key, (key, spans)
     done = command("git", "-C", "/c", "okstra", "stage", "done", key, "--stage", 1, "--report",
-                   "/c/r.md")  # fmt: skip
+                   "/c/r.md", "--head", "HEAD")  # fmt: skip
     assert done in spans, (done, spans)
 
 

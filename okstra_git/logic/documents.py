@@ -267,14 +267,27 @@ def run_directive(
         lines += _plan_lines(key, s)
         for dep in s.get("dependencies") or []:
             lines += _handover_lines(dep)
+    # Claimed with --no-worktree: the work is committed in the clone's checkout, and stage
+    # done, run there, records its HEAD (there is no stage worktree HEAD to record).
+    bare = not any(s.get("worktreePath") for s in stages)
+    where = (
+        f"in this clone's checkout{f', {_code(clone_dir)}' if clone_dir else ''} (no stage "
+        "worktree: `--head HEAD` records its HEAD as the stage's head; `--head SHA` names "
+        "another commit)"
+        if bare
+        else "in its worktree"
+    )
     lines += [
         "",
-        "Work stage by stage in number order. When a stage is finished, commit in its worktree, "
+        f"Work stage by stage in number order. When a stage is finished, commit {where}, "
         "write its report, then mark it done:",
     ]
     for s in stages:
         report = s.get("report") or "PATH"
-        done = _here(clone_dir, "stage", "done", key, "--stage", s["stage"], "--report", report)
+        head = () if s.get("worktreePath") else ("--head", "HEAD")
+        done = _here(
+            clone_dir, "stage", "done", key, "--stage", s["stage"], "--report", report, *head
+        )
         lines.append(f"- stage {s['stage']}: {_code(done)}")
     first = stages[0]["stage"] if stages else "N"
     carry = command("--carry", _carry(stages[0].get("report", "") if stages else "", first))

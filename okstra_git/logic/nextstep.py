@@ -586,25 +586,37 @@ def _implementation(s: Situation) -> Step:
 
 def _work_on(s: Situation, mine: list[StageView]) -> Step:
     first = mine[0]
-    done = okstra_argv("stage", "done", s.key, "--stage", first.number, "--report", first.report)
-    also = tuple(
-        okstra_line(s, "stage", "done", s.key, "--stage", st.number, "--report", st.report)
-        for st in mine[1:]
-    )
-    where = first.worktree or "its stage worktree"
+    done = _stage_done(s, first)
+    also = tuple(line(_stage_done(s, st), s.clone_dir) for st in mine[1:])
+    if first.worktree:
+        where = f"commit it in {first.worktree}"
+    else:
+        # Claimed with --no-worktree: the work is committed in this clone's checkout, whose
+        # HEAD ``stage done --head HEAD`` (run there) records as the stage's head.
+        where = (
+            f"commit it in this clone's checkout, {s.clone_dir} (claimed without a worktree: "
+            "stage done records its HEAD as the stage's head; --head SHA names another commit)"
+        )
     return Step(
         "work",
         done,
         s.clone_dir,
         "agent",
-        f"stage {first.number} is claimed by this clone: do its work and commit it in {where}, "
+        f"stage {first.number} is claimed by this clone: do its work and {where}, "
         f"write its report at {first.report}, then mark it done",
-        worktree=first.worktree,
+        worktree=first.worktree or s.clone_dir,
         stages=(first.number,),
         report=first.report,
         also=also,
         commit=True,
     )
+
+
+def _stage_done(s: Situation, st: StageView) -> tuple[str, ...]:
+    """``stage done`` of this clone's stage ``st``; one claimed without a worktree has no
+    worktree HEAD to record, so it names the checkout's (``--head HEAD``, run in the clone)."""
+    head = () if st.worktree else ("--head", "HEAD")
+    return okstra_argv("stage", "done", s.key, "--stage", st.number, "--report", st.report, *head)
 
 
 def _clarify(s: Situation) -> Step:

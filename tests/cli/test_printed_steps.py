@@ -11,7 +11,7 @@ from conftest import git, okstra
 from plans import LINEAR_PLAN, plan_text
 from reports_data import fill_prompts
 from task_world import Task
-from team_world import KEY, Team, approve_here, run_line, run_step
+from team_world import KEY, TWO_FREE, Team, approve_here, run_line, run_step
 from verify_world import KEY as VKEY
 
 
@@ -260,3 +260,36 @@ def test_plain_init_in_a_clone_offers_to_share_through_its_remote(tmp_path: Path
     alone = tmp_path / "alone"
     git(tmp_path, "init", "-q", str(alone))
     assert "init --remote" not in okstra(alone, "init").stdout
+
+
+def test_a_claim_without_a_worktree_says_where_its_work_is_committed(repo: Path):
+    """A stage claimed with --no-worktree: task status said 'commit it in its stage worktree'
+    and 'work in: ' (nothing), and its step, stage done without --head, was refused ('give its
+    head commit with --head'); the claim's brief said the same. They name this clone's
+    checkout, whose HEAD the printed stage done records, and run as printed it does."""
+    approve_here(repo, TWO_FREE)
+    claimed = okstra(repo, "stage", "claim", KEY, "--stage", "1", "--no-worktree")
+    assert claimed.returncode == 0, claimed.stderr
+    assert "commit in its worktree" not in claimed.stdout
+    assert f"commit in this clone's checkout, `{repo}`" in claimed.stdout, claimed.stdout
+    text = okstra(repo, "task", "status", KEY).stdout
+    assert "stage worktree" not in text, text
+    assert f"  work in: {repo}\n" in text, text
+    step = json.loads(okstra(repo, "task", "status", KEY, "--json").stdout)["next"]
+    assert sorted(step) == sorted(
+        ["kind", "argv", "cwd", "who", "why", "command", "also", "worktree", "stages", "commit",
+         "report"]
+    )  # fmt: skip
+    assert (step["kind"], step["worktree"], step["commit"]) == ("work", str(repo), True), step
+    assert f"do its work and commit it in this clone's checkout, {repo} " in step["why"], step
+    brief = claimed.stdout.split("- stage 1: `", 1)[1].split("`", 1)[0]
+    assert brief == step["command"], (brief, step["command"])
+    (repo / "s1.py").write_text("STAGE = 1\n")
+    git(repo, "add", "s1.py")
+    git(repo, "commit", "-q", "-m", "stage 1")
+    Path(step["report"]).write_text("# Stage 1\n\ndone\n")
+    done = run_step(step)
+    assert done.returncode == 0, done.stderr
+    stages = json.loads(okstra(repo, "task", "status", KEY, "--json").stdout)["stages"]
+    assert stages[0]["state"] == "done", stages
+    assert git(repo, "rev-parse", "HEAD") in done.stdout
