@@ -24,7 +24,7 @@ _COUNTED = (
     ("merged", "merged"),
     ("replayed", "replayed on the remote's"),
     ("ahead", "ahead"),
-    ("local-only", "new here"),
+    ("local-only", "only here"),
     ("conflict", "in conflict"),
     ("invalid", "not adopted"),
 )

@@ -455,8 +455,8 @@ def test_sync_sums_up_by_kind_of_ref_lists_every_ref_with_v_and_json_is_unchange
     assert first.returncode == 0, first.stderr
     assert first.stdout.splitlines() == [
         "okstra sync with origin (fetched, 1 attempt)",
-        "  tasks: 3 new here; 3 pushed",
-        "  notes: 1 new here; 1 pushed",
+        "  tasks: 3 only here; 3 pushed",
+        "  notes: 1 only here; 1 pushed",
         "0 ref(s) already in step; 4 pushed",
     ]
     new_task(b, "p:h:mine")

@@ -43,7 +43,7 @@ def test_a_summary_counts_each_kind_and_names_what_needs_a_person():
     )
     assert text(report).splitlines() == [
         "okstra sync with origin (fetched, 2 attempts)",
-        "  tasks: 2000 fetched, 1 fast-forwarded, 1 new here; 1 pushed",
+        "  tasks: 2000 fetched, 1 fast-forwarded, 1 only here; 1 pushed",
         "  claims: 1 in conflict, 1 not adopted",
         "  notes: 1 merged; 1 pushed",
         f"  refs/okstra/claims/h/y/stage-1: CONFLICT: left as it was (here {A[:12]}, remote "
