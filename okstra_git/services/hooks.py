@@ -486,7 +486,11 @@ def _team_refusal(where: Layout) -> str:
         else f"core.hooksPath={where.hooks_path} is inside the work tree, so each worktree "
         "runs its own checked-out copy of that folder"
     )
-    exists = "add this line as its first command" if team.exists() else "create it with this line"
+    exists = (
+        f"add this line as the first command of {team}"
+        if team.exists()
+        else f"create {team} with this line"
+    )
     return (
         f"{what}. okstra writes nothing there: a file it added would be untracked in this "
         f"worktree and missing from the others. To gate every push from every clone and "

@@ -54,10 +54,11 @@ from .snapshots import PLANS_DIR, no_plan_message, snapshot, snapshot_path
 _LOCK_TIMEOUT = 60.0
 
 
-def _refuse_invalid(validation: Validation, doing: str) -> None:
-    """Refuse a plan whose Stage Map fails; an unreadable §5 is the approval gate's to refuse."""
+def _refuse_invalid(validation: Validation, doing: str, file: str | Path | None = None) -> None:
+    """Refuse a plan whose Stage Map fails; an unreadable §5 is the approval gate's to refuse.
+    The fix validates ``file`` (default: the path the findings name, as the user gave it)."""
     if validation.findings or validation.unfilled:
-        check = okstra("plan", "validate", validation.path)
+        check = okstra("plan", "validate", file or validation.path)
         failed = len(validation.findings) + len(validation.unfilled)
         raise Refused(
             f"plan {validation.path} fails {failed} Stage Map check(s), so "
@@ -484,7 +485,9 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
             relpath = state.task.latest_plan.path
         path = workdir / relpath
         plan = read_plan_file(path).replace(path=relpath)
-        _refuse_invalid(validate_text(plan.text, relpath), "approve")
+        # The findings name the plan as the task records it (the work tree's path); the fix
+        # names it absolute, as it runs from any folder.
+        _refuse_invalid(validate_text(plan.text, relpath), "approve", path)
         own = read_approval_text(plan.text)
         problems = own.problems(relpath, key=str(key), require_marker=False)
         if problems:

@@ -467,7 +467,7 @@ def resume_clarification(ctx: Context, key: TaskKey, editor: str | None) -> Resu
     if workdir is None:
         raise BadInput(f"{ctx.repo.git_dir} is a bare repository: reports live in a work tree")
     state = require_task(ctx.repo, key)
-    relpath, task_type = _latest_report(state)
+    relpath, task_type = _latest_report(state, workdir)
     path = workdir / relpath
     if not path.is_file():
         raise Refused(
@@ -516,8 +516,9 @@ def resume_clarification(ctx: Context, key: TaskKey, editor: str | None) -> Resu
     )
 
 
-def _latest_report(state: TaskState) -> tuple[str, str]:
-    """The latest report (Markdown, workspace-relative) and the phase it reports on."""
+def _latest_report(state: TaskState, workdir: Path) -> tuple[str, str]:
+    """The latest report (Markdown, workspace-relative) and the phase it reports on: report
+    data's Markdown, rendered beside it in ``workdir``, when the run recorded its data."""
     task = state.task
     relpath = task.latest_report_path
     if relpath is None:
@@ -527,10 +528,15 @@ def _latest_report(state: TaskState) -> tuple[str, str]:
         )
     if relpath.endswith(".json"):
         markdown = re.sub(r"(\.data)?\.json$", ".md", relpath)
-        raise Refused(
-            f"the latest report of {state.key} is report data ({relpath}); render it to "
-            f"{markdown} first: " + okstra("report", "render", relpath, "--md", markdown)
-        )
+        if not (workdir / markdown).is_file():
+            # Absolute: the command runs from any folder (relpath is the work tree's).
+            render = okstra("report", "render", workdir / relpath, "--md", workdir / markdown)
+            raise Refused(
+                f"the latest report of {state.key} is report data ({relpath}); render it to "
+                f"{markdown} first: {render}",
+                hint=render,
+            )
+        relpath = markdown
     named = _REPORT_NAME.search(relpath)
     if named is not None:
         return relpath, named.group("type")

@@ -280,6 +280,8 @@ def _missing_report(key: TaskKey, task_type: str, report: str) -> BadInput:
     how to write it — render the report data beside it if there is some, else start the data."""
     data = report[: -len(".md")] + ".data.json" if report.endswith(".md") else None
     if data is not None and os.path.isfile(data):
+        # Absolute: relative to the folder this ran in (git -C DIR's), not the user's.
+        data = os.path.abspath(data)
         render = okstra("report", "render", data)
         return BadInput(
             f"report {report}: no such file; its report data is beside it: write the report "

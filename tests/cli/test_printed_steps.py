@@ -293,3 +293,77 @@ def test_a_claim_without_a_worktree_says_where_its_work_is_committed(repo: Path)
     stages = json.loads(okstra(repo, "task", "status", KEY, "--json").stdout)["stages"]
     assert stages[0]["state"] == "done", stages
     assert git(repo, "rev-parse", "HEAD") in done.stdout
+
+
+def _error_analysis_with_data(repo: Path) -> tuple[dict, Path]:
+    """p:g:i's error-analysis run started and its report data started (prompts filled), at
+    the data's default place; the run's finish step and the data."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "error-analysis").returncode == 0
+    start = okstra(repo, "run", "start", "p:g:i", "--type", "error-analysis", "--json")
+    assert start.returncode == 0, start.stderr
+    finish = json.loads(start.stdout)["next"]
+    assert okstra(repo, "report", "init", "p:g:i").returncode == 0
+    report = Path(finish["report"])
+    data = report.with_name(report.name.removesuffix(".md") + ".data.json")
+    data.write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
+    return finish, data
+
+
+def test_run_finish_of_a_relative_report_names_its_data_absolute(repo: Path):
+    """run finish --report R.md (relative: git -C DIR runs it in DIR) with the data beside it
+    said `git okstra report render R.data.json`, relative to DIR, not to where the user is:
+    the data is named absolute, and the render run as printed from another folder writes R.md."""
+    finish, data = _error_analysis_with_data(repo)
+    relative = str(Path(finish["report"]).relative_to(repo))
+    argv = [*finish["argv"][2:]]
+    argv[argv.index("--report") + 1] = relative
+    refused = okstra(repo, *argv)
+    assert refused.returncode == 2, refused.stderr
+    hint = refused.stderr.split("hint: ", 1)[1].strip()
+    assert hint == f"git okstra report render {data}", hint
+    assert f"(or finish with --report {data} itself)" in refused.stderr
+    rendered = okstra(Path("/"), *shlex.split(hint)[2:])
+    assert rendered.returncode == 0, rendered.stderr
+    assert Path(finish["report"]).is_file()
+
+
+def test_clarify_resume_of_report_data_names_it_absolute_and_takes_it_once_rendered(repo: Path):
+    """A run recorded with its report data: clarify resume, run in a subfolder, said `git okstra
+    report render .okstra/….data.json --md ….md` (the work tree's paths, from the subfolder:
+    no such file), and once that was rendered refused the same again. The render is named
+    absolute, runs as printed from another folder, and clarify resume then stages the
+    Markdown."""
+    finish, data = _error_analysis_with_data(repo)
+    argv = [*finish["argv"][2:]]
+    argv[argv.index("--report") + 1] = str(data)
+    assert okstra(repo, *argv).returncode == 0
+    (repo / "docs").mkdir()
+    refused = okstra(repo / "docs", "clarify", "resume", "p:g:i", "--no-edit")
+    assert refused.returncode == 1, refused.stderr
+    markdown = Path(finish["report"])
+    render = f"git okstra report render {data} --md {markdown}"
+    assert f"first: {render}\n" in refused.stderr, refused.stderr
+    rendered = okstra(Path("/"), *shlex.split(render)[2:])
+    assert rendered.returncode == 0, rendered.stderr
+    resumed = okstra(repo / "docs", "clarify", "resume", "p:g:i", "--no-edit", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["report"] == str(markdown.relative_to(repo))
+
+
+def test_plan_approve_of_a_plan_failing_its_checks_names_it_absolute(repo: Path):
+    """plan approve, run in a subfolder, of a plan edited since its submit to fail its Stage
+    Map checks said `fix them (git okstra plan validate plans/i.md)`: the work tree's path,
+    no such file from the subfolder. It names the plan absolute."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    plan = repo / "plans" / "i.md"
+    plan.parent.mkdir()
+    plan.write_text(LINEAR_PLAN)
+    assert okstra(repo, "plan", "submit", "p:g:i", str(plan)).returncode == 0
+    plan.write_text(LINEAR_PLAN.replace("### Stage 2 ", "### Stage 9 ", 1))
+    (repo / "docs").mkdir()
+    refused = okstra(repo / "docs", "plan", "approve", "p:g:i")
+    assert refused.returncode == 1, refused.stderr
+    check = f"git okstra plan validate {plan}"
+    assert f"fix them ({check}):" in refused.stderr, refused.stderr
+    validated = okstra(Path("/"), *shlex.split(check)[2:])
+    assert validated.returncode == 1 and "S2" in validated.stdout + validated.stderr, validated

@@ -310,6 +310,8 @@ def test_a_hooks_path_in_the_work_tree_gets_the_team_line_not_a_file(tmp_path: P
 
     proc = okstra(work, "hooks", "install")
     assert proc.returncode == 1 and TEAM_LINE in proc.stderr, proc.stderr
+    # The file is named, absolute: core.hooksPath is relative to the top, not to the user.
+    assert f"add this line as the first command of {team} and commit it" in proc.stderr
     assert snapshot(work) == before and git(work, "status", "--porcelain") == ""
     status = json.loads(okstra(work, "hooks", "status", "--json").stdout)
     assert status["runs"] is False and status["manager"] == "core.hooksPath in the work tree"
