@@ -163,8 +163,15 @@ def test_completion_words_is_a_command_with_json(repo: Path):
                   "").stdout == ":file\n"  # fmt: skip
 
 
+LAUNCH = "import sys; sys.path.insert(0, sys.argv.pop(1)); from okstra_git.entry import main; "
+LAUNCH += "sys.exit(main())"
+"""The console script's stand-in: this Python, with its site, on okstra_git from the folder
+given first (no quote or backslash: fish reads those inside '...')."""
+
+
 def script(name: str) -> str:
-    """The script as printed, calling the code under test (not whatever is on PATH)."""
+    """The script as printed, calling the code under test (not whatever is on PATH, nor the
+    okstra_git an editable install or PYTHONPATH names from another folder)."""
     proc = subprocess.run(
         [sys.executable, "-m", "okstra_git", "completion", name],
         capture_output=True,
@@ -173,7 +180,7 @@ def script(name: str) -> str:
     )
     baked = shell.command(*okstra_command())
     assert baked in proc.stdout  # the script runs the installation that printed it
-    return proc.stdout.replace(baked, shell.command(sys.executable, "-m", "okstra_git"))
+    return proc.stdout.replace(baked, shell.command(sys.executable, "-c", LAUNCH, install_folder()))
 
 
 @pytest.mark.parametrize(
@@ -286,7 +293,8 @@ SHELL_WORDS = {  # run the script's __git_okstra_words on the words after the sc
 def shell_words(name: str, text: str, where: Path, marker: Path, *line: str) -> tuple[str, bool]:
     """What the ``name`` script's words function prints for ``line`` in ``where``, and whether
     the Python it started loaded its site (a ``sitecustomize`` on PYTHONPATH leaves
-    ``marker``)."""
+    ``marker``). PYTHONPATH is that folder alone: one of the suite's own (a checkout) would
+    hand the site-less Python an okstra_git the script does not name."""
     if shutil.which(name) is None:
         pytest.skip(f"{name} is not installed (apt-get install {name})")
     path = where.parent / f"okstra.{name}"
@@ -294,14 +302,13 @@ def shell_words(name: str, text: str, where: Path, marker: Path, *line: str) -> 
     custom = marker.parent / "custom"
     custom.mkdir(exist_ok=True)
     (custom / "sitecustomize.py").write_text(f"open({str(marker)!r}, 'a').close()\n")
-    python_path = os.pathsep.join(filter(None, [str(custom), os.environ.get("PYTHONPATH")]))
     marker.unlink(missing_ok=True)
     proc = subprocess.run(
         [*SHELL_WORDS[name], str(path), *line],
         cwd=where,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": python_path},
+        env={**os.environ, "PYTHONPATH": str(custom)},
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, marker.exists()
