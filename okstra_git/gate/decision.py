@@ -148,6 +148,8 @@ class Decision(Value):
     """For a refusal: the paragraph to show."""
     finding: Finding | None = None
     """The verdict search behind a ``verdict``/``no-verdict`` decision."""
+    pushed_as: str | None = None
+    """Server side, for a refusal: the symbolic ref the push named, which moves ``ref``."""
 
     def __repr__(self) -> str:
         return f"Decision({self.ref!r}, {self.commit[:12]!r}, {self.reason!r})"

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..git.plumbing import ObjectReader
     from ..git.repo import GitRepo
     from ..records.verdict import Verdict
+    from .hooks import Runs
 
 ZERO = "0" * 40
 _GITLAB_ENV = ("GL_ID", "GL_REPOSITORY", "GL_PROJECT_PATH")
@@ -44,11 +45,14 @@ class Outcome(Value):
     """The gate's answer for every ref update (empty when the input was unusable)."""
     gitlab: bool = False
     """Said as GitLab shows a server hook's lines (``GL-HOOK-ERR:``)."""
-    notes: tuple[str, ...] = ()
-    """Said before the decisions: why nothing was checked, or how every ref was."""
-    stopped: str | None = None
-    """Why the push is stopped besides a refused decision (an unusable stdin, a push that
-    cannot be checked whole); said last."""
+    said: str | None = None
+    """What else there is to say: ``nothing-to-push`` (an empty stdin that is git's own),
+    ``no-refs`` (an empty stdin that may be lefthook's: stopped), ``full-gate`` (pre-commit's
+    stage: okstra's full gate checked every ref, as ``runs`` says), ``pre-commit-only``
+    (pre-commit's stage without the full gate: stopped, ``runs`` says why) or
+    ``pre-commit-no-ref`` (that, and pre-commit handed no ref)."""
+    runs: Runs | None = None
+    """How a push from here runs the full gate, or why not (pre-commit's stage)."""
     failed: str | None = None
     """The error that stopped a server hook before it decided anything."""
 
@@ -66,15 +70,9 @@ def pre_push(from_env: bool, require_refs: bool = False) -> Outcome:
         for _local_ref, local_sha, remote_ref, remote_sha in _stdin_lines("pre-push", _PUSH_LINE)
     ]
     if require_refs and not updates and _stdin_was_ours():
-        return Outcome("pre-push", 0, [], notes=("nothing to push, so nothing to check",))
+        return Outcome("pre-push", 0, [], said="nothing-to-push")
     if require_refs and not updates:
-        error = (
-            "no pushed ref on stdin, so nothing could be checked; the push is stopped. Under "
-            "lefthook, okstra's script needs `use_stdin: true` and must be the only pre-push job "
-            "with it (lefthook hands stdin to one job); then a push with nothing to send "
-            "passes too."
-        )
-        return Outcome("pre-push", 1, [], stopped=error)
+        return Outcome("pre-push", 1, [], said="no-refs")
     decisions = _decide(updates, "client")
     return Outcome("pre-push", _exit_code(decisions), decisions)
 
@@ -109,20 +107,11 @@ def _pre_commit_stage() -> Outcome:
 
     runs = hookinstall.runs_gate(hookinstall.layout(Path.cwd()))
     if runs.runs:
-        return Outcome(
-            "pre-push", 0, [], notes=(f"every ref of this push was checked: {runs.why}",)
-        )
+        return Outcome("pre-push", 0, [], said="full-gate", runs=runs)
     updates = _pre_commit_update()
     checked = _decide(updates, "client")
-    error = (
-        "pre-commit hands this hook one ref of a push at most, so a multi-ref push, a deletion "
-        "and a protected ref made of commits the remote has would pass unchecked; the push is "
-        "stopped until okstra's full gate is installed in this clone (it goes in as "
-        "pre-push.legacy, which pre-commit runs first with every ref): git okstra hooks install"
-        f" ({runs.why})"
-    )
-    notes = () if updates else ("no PRE_COMMIT_TO_REF (not run from a push); nothing to check",)
-    return Outcome("pre-push", 1, checked, notes=notes, stopped=error)
+    said = "pre-commit-only" if updates else "pre-commit-no-ref"
+    return Outcome("pre-push", 1, checked, said=said, runs=runs)
 
 
 def _stdin_lines(hook: str, shape: str) -> list[list[str]]:
@@ -159,11 +148,7 @@ def _decide(updates: list[tuple[str, str, str]], side: str) -> list[Decision]:
     return [
         decision
         if pushed == decision.ref or decision.allowed
-        else decision.replace(
-            message=decision.message
-            + f"\n(pushed as {pushed}, a symbolic ref to {decision.ref} on this server: a push "
-            "to it moves that ref, so that ref is what the gate judges)"
-        )
+        else decision.replace(pushed_as=pushed)
         for (pushed, _old, _new), decision in zip(updates, decisions, strict=True)
     ]
 
@@ -225,7 +210,7 @@ def _pre_commit_update() -> list[tuple[str, str, str]]:
     ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH")
     local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
     new = os.environ.get("PRE_COMMIT_TO_REF") or (_rev_parse(local) if local else None)
-    if not new:  # nothing to check (said by the caller)
+    if not new:  # nothing to check (said by the view)
         return []
     if not ref:
         raise BadInput(

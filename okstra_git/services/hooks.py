@@ -120,13 +120,24 @@ def layout(cwd: Path) -> Layout:
 
 
 class Runs(Value):
-    """Does a push from this worktree run the gate, and through which files?"""
+    """Does a push from this worktree run the gate, and through which files? (views/hooks.py's
+    ``runs_words`` says how, or why not.)"""
 
     runs: bool
     via: tuple[Path, ...]
     """The chain git follows, from the hook it runs to the file that calls the gate."""
-    why: str
-    """One sentence: how it runs, or why not."""
+    how: str
+    """Which case: ``no-hook`` (nothing at ``hook``), ``not-executable``, ``okstra`` (``hook``
+    runs the gate), ``pre-commit-legacy`` (pre-commit's ``hook`` runs okstra's script
+    ``via[1]`` first), ``pre-commit`` (no gate in its ``pre-push.legacy``), ``husky-gate``
+    (husky runs ``team``, which runs the gate), ``husky`` (``team`` does not), ``lefthook-bare``,
+    ``lefthook-gate`` (lefthook runs the script ``via[2]`` from its config ``via[1]``),
+    ``lefthook`` (no such script declared), ``git-lfs`` or ``other`` (a hook that does not run
+    the gate)."""
+    hook: Path
+    """The hook git runs (for ``no-hook``, where it would be)."""
+    team: Path | None = None
+    """The team's hook husky runs (the ``husky`` cases)."""
 
 
 class WorktreeGate(Value):
@@ -140,50 +151,37 @@ def runs_gate(where: Layout) -> Runs:
     hook = where.hooks_dir / L.HOOK
     kind = _kind(hook)
     if kind is None:
-        return Runs(False, (), f"there is no {hook}")
+        return Runs(False, (), "no-hook", hook)
     if not os.access(hook, os.X_OK):
-        return Runs(False, (hook,), f"{hook} is not executable, so git skips it")
+        return Runs(False, (hook,), "not-executable", hook)
     if kind in (L.OKSTRA, L.CALLS_GATE):
-        return Runs(True, (hook,), f"git runs {hook}, which runs the gate")
+        return Runs(True, (hook,), "okstra", hook)
     if kind == L.PRE_COMMIT:
         legacy = hook.with_name(f"{L.HOOK}.legacy")
         if _kind(legacy) in (L.OKSTRA, L.CALLS_GATE) and os.access(legacy, os.X_OK):
-            return Runs(
-                True, (hook, legacy), f"pre-commit's {hook} runs {legacy.name} first, the gate"
-            )
-        return Runs(
-            False,
-            (hook,),
-            f"pre-commit owns {hook} and no okstra gate is in {legacy.name} (pre-commit's own "
-            "pre-push hooks see one ref of a push at most)",
-        )
+            return Runs(True, (hook, legacy), "pre-commit-legacy", hook)
+        return Runs(False, (hook,), "pre-commit", hook)
     if kind == L.HUSKY:
         team = where.team_hook
         if _kind(team) == L.CALLS_GATE:
-            return Runs(True, (hook, team), f"husky's {hook} runs {team}, which runs the gate")
-        return Runs(False, (hook,), f"husky runs {team}, which does not run the gate")
+            return Runs(True, (hook, team), "husky-gate", hook, team)
+        return Runs(False, (hook,), "husky", hook, team)
     if kind == L.LEFTHOOK:
         return _lefthook_runs(where, hook)
-    owner = "git-lfs's" if kind == L.GIT_LFS else "a"
-    return Runs(False, (hook,), f"{hook} is {owner} hook that does not run the gate")
+    return Runs(False, (hook,), "git-lfs" if kind == L.GIT_LFS else "other", hook)
 
 
 def _lefthook_runs(where: Layout, hook: Path) -> Runs:
     root = where.worktree
     if root is None:
-        return Runs(False, (hook,), "lefthook runs in a work tree; this repository is bare")
+        return Runs(False, (hook,), "lefthook-bare", hook)
     scripts = [root / d / L.HOOK / L.LEFTHOOK_SCRIPT for d in (".lefthook", ".lefthook-local")]
     script = next((s for s in scripts if _kind(s) == L.CALLS_GATE), None)
     configs = [root / name for name in L.LEFTHOOK_CONFIG_NAMES]
     config = next((c for c in configs if L.lefthook_runs_script(_read(c) or "")), None)
     if script is not None and config is not None:
-        return Runs(True, (hook, config, script), f"lefthook runs {script} from {config.name}")
-    return Runs(
-        False,
-        (hook,),
-        f"lefthook owns {hook}, and no pre-push script {L.LEFTHOOK_SCRIPT} that runs the gate "
-        "is declared with use_stdin: true",
-    )
+        return Runs(True, (hook, config, script), "lefthook-gate", hook)
+    return Runs(False, (hook,), "lefthook", hook)
 
 
 # -- install ------------------------------------------------------------------------------------

@@ -22,20 +22,63 @@ _UPDATE_ONE_REF = (
 )
 
 
+_NO_REFS = (
+    "no pushed ref on stdin, so nothing could be checked; the push is stopped. Under "
+    "lefthook, okstra's script needs `use_stdin: true` and must be the only pre-push job "
+    "with it (lefthook hands stdin to one job); then a push with nothing to send "
+    "passes too."
+)
+_PRE_COMMIT_ONLY = (
+    "pre-commit hands this hook one ref of a push at most, so a multi-ref push, a deletion "
+    "and a protected ref made of commits the remote has would pass unchecked; the push is "
+    "stopped until okstra's full gate is installed in this clone (it goes in as "
+    "pre-push.legacy, which pre-commit runs first with every ref): git okstra hooks install"
+)
+
+
+def _notes(outcome: Outcome) -> list[str]:
+    """Said before the decisions: why nothing was checked, or how every ref was."""
+    if outcome.said == "nothing-to-push":
+        return ["nothing to push, so nothing to check"]
+    if outcome.said == "full-gate":
+        return [f"every ref of this push was checked: {_runs(outcome)}"]
+    if outcome.said == "pre-commit-no-ref":
+        return ["no PRE_COMMIT_TO_REF (not run from a push); nothing to check"]
+    return []
+
+
+def _stopped(outcome: Outcome) -> str | None:
+    """Why the push is stopped besides a refused decision (an unusable stdin, a push that
+    cannot be checked whole); said last."""
+    if outcome.said == "no-refs":
+        return _NO_REFS
+    if outcome.said in ("pre-commit-only", "pre-commit-no-ref"):
+        return f"{_PRE_COMMIT_ONLY} ({_runs(outcome)})"
+    return None
+
+
+def _runs(outcome: Outcome) -> str:
+    from .hooks import runs_words  # pre-commit's stage only
+
+    assert outcome.runs is not None
+    return runs_words(outcome.runs)
+
+
 def hook_ran(outcome: Outcome) -> Output:
     """A hook's lines on stderr (git relays a server hook's as ``remote:`` lines): each ref a
     verdict let through, each refusal, then why the push is stopped; ``--json``: every
     decision."""
     decisions = outcome.decisions
     refused = [d for d in decisions if not d.allowed]
-    said = [(note, False) for note in outcome.notes]
+    said = [(note, False) for note in _notes(outcome)]
     said += [
         (f"{d.ref} → {d.commit[:12]}: {_passed(d)}", False)
         for d in decisions
         if d.allowed and d.reason == "verdict"
     ]
-    said += [(d.message, outcome.gitlab) for d in refused]
-    error = outcome.stopped
+    said += [(_message(d), outcome.gitlab) for d in refused]
+    stopped = _stopped(outcome)
+    error = stopped
     if refused:
         remains = _UPDATE_ONE_REF if outcome.hook == "update" else _WHOLE_PUSH
         summary = (
@@ -44,8 +87,8 @@ def hook_ran(outcome: Outcome) -> Output:
         )
         said.append((summary, outcome.gitlab))
         error = error or summary
-    if outcome.stopped is not None:
-        said.append((outcome.stopped, False))
+    if stopped is not None:
+        said.append((stopped, False))
     if outcome.failed is not None:
         said.append((f"git okstra: {outcome.failed}", outcome.gitlab))
         error = outcome.failed
@@ -57,11 +100,22 @@ def hook_ran(outcome: Outcome) -> Output:
             "commit": d.commit,
             "allowed": d.allowed,
             "reason": d.reason,
-            "message": d.message,
+            "message": _message(d),
         }
         for d in decisions
     ]
     return Output({"decisions": data}, err=err, code=outcome.code, error=error)
+
+
+def _message(decision: Decision) -> str:
+    """A decision's paragraph; server side, a refusal of a ref pushed through a symbolic ref
+    names it."""
+    if decision.pushed_as is None:
+        return decision.message
+    return (
+        f"{decision.message}\n(pushed as {decision.pushed_as}, a symbolic ref to {decision.ref} "
+        "on this server: a push to it moves that ref, so that ref is what the gate judges)"
+    )
 
 
 def _lines(text: str, lead: str) -> str:

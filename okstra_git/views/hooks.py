@@ -6,7 +6,7 @@ from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..services.hooks import HookStatus, Note, Outcome, Placed, Removed
+    from ..services.hooks import HookStatus, Note, Outcome, Placed, Removed, Runs
 
 
 def installed(outcome: Outcome) -> Output:
@@ -75,7 +75,7 @@ def note(said: Note) -> str:
     from ..core.shell import command, okstra
     from ..logic.hooklayout import HOOK, TEAM_LINE
 
-    path, why = said.path, said.runs.why if said.runs is not None else ""
+    path, why = said.path, runs_words(said.runs) if said.runs is not None else ""
     match said.kind:
         case "pre-commit-restored":
             return f"moved pre-commit's script back to {path} (an older okstra had moved it aside)"
@@ -126,6 +126,45 @@ def note(said: Note) -> str:
     raise AssertionError(f"a hook note with no words: {said.kind}")
 
 
+def runs_words(runs: Runs) -> str:
+    """One sentence: how a push from a worktree runs the gate, or why it does not."""
+    hook, team, via = runs.hook, runs.team, runs.via
+    match runs.how:
+        case "no-hook":
+            return f"there is no {hook}"
+        case "not-executable":
+            return f"{hook} is not executable, so git skips it"
+        case "okstra":
+            return f"git runs {hook}, which runs the gate"
+        case "pre-commit-legacy":
+            return f"pre-commit's {hook} runs {via[1].name} first, the gate"
+        case "pre-commit":
+            return (
+                f"pre-commit owns {hook} and no okstra gate is in {hook.name}.legacy (pre-commit's "
+                "own pre-push hooks see one ref of a push at most)"
+            )
+        case "husky-gate":
+            return f"husky's {hook} runs {team}, which runs the gate"
+        case "husky":
+            return f"husky runs {team}, which does not run the gate"
+        case "lefthook-bare":
+            return "lefthook runs in a work tree; this repository is bare"
+        case "lefthook-gate":
+            return f"lefthook runs {via[2]} from {via[1].name}"
+        case "lefthook":
+            from ..logic.hooklayout import LEFTHOOK_SCRIPT
+
+            return (
+                f"lefthook owns {hook}, and no pre-push script {LEFTHOOK_SCRIPT} that runs the "
+                "gate is declared with use_stdin: true"
+            )
+        case "git-lfs":
+            return f"{hook} is git-lfs's hook that does not run the gate"
+        case "other":
+            return f"{hook} is a hook that does not run the gate"
+    raise AssertionError(f"a gate layout with no words: {runs.how}")
+
+
 def status(found: HookStatus) -> Output:
     """What git runs for a push, the gate's settings; exit 1 with the fix when a push would not
     be gated or the settings cannot be read."""
@@ -139,11 +178,11 @@ def status(found: HookStatus) -> Output:
         "hooksDir": str(where.hooks_dir),
         "coreHooksPath": where.hooks_path,
         "runs": runs.runs,
-        "why": runs.why,
+        "why": runs_words(runs),
         "via": [str(p) for p in runs.via],
         "executable": executable,
         "worktrees": [
-            {"path": str(w.path), "runs": w.runs.runs, "why": w.runs.why} for w in worktrees
+            {"path": str(w.path), "runs": w.runs.runs, "why": runs_words(w.runs)} for w in worktrees
         ],
         "lfs": None if found.lfs is None else note(found.lfs),
         "problems": problems,
@@ -158,10 +197,10 @@ def status(found: HookStatus) -> Output:
     }
     lines = [
         f"hook manager: {where.manager} (git runs hooks from {where.hooks_dir})",
-        f"a push from here {'runs' if runs.runs else 'does NOT run'} the gate: {runs.why}",
+        f"a push from here {'runs' if runs.runs else 'does NOT run'} the gate: {runs_words(runs)}",
         f"runs: {executable}" if executable else None,
         *(
-            f"worktree {w.path}: {'gated' if w.runs.runs else 'NOT gated'} ({w.runs.why})"
+            f"worktree {w.path}: {'gated' if w.runs.runs else 'NOT gated'} ({runs_words(w.runs)})"
             for w in worktrees
             if len(worktrees) > 1
         ),

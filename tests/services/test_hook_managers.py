@@ -375,6 +375,7 @@ def test_lefthook_gets_a_script_and_gates_a_push_lefthook_would_skip(tmp_path: P
     proc = push(work, "origin", "feature:main")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Everything up-to-date" in proc.stderr
+    assert "okstra pre-push: nothing to push, so nothing to check" in proc.stdout + proc.stderr
     # Another job taking stdin: an empty stdin could be one lefthook withheld, so it refuses.
     config = (work / "lefthook.yml").read_text()
     (work / "lefthook.yml").write_text(

@@ -15,7 +15,7 @@ from okstra_git.views.hooks import action, installed, note
 
 HOOKS = Path("/r/.git/hooks")
 WHY = "there is no /w/.git/hooks/pre-push"
-NOT_RUN = Runs(False, (), WHY)
+NOT_RUN = Runs(False, (), "no-hook", Path("/w/.git/hooks/pre-push"))
 
 LFS = (
     "this repository uses git-lfs but no hook a push runs calls `git lfs pre-push`, so LFS "
