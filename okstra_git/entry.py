@@ -7,7 +7,6 @@ failure is one JSON object on stdout too, and the message a person reads still g
 
 from __future__ import annotations
 
-import os
 import sys
 
 from .core.errors import OkstraError
@@ -77,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
             _fail("interrupted", 130, None, as_json)
         return 130
     except Exception as exc:
-        if os.environ.get("OKSTRA_DEBUG") == "1":
+        from .core.lightos import getenv
+
+        if getenv("OKSTRA_DEBUG") == "1":
             raise
         from .cli.dispatch import describe_failure
 

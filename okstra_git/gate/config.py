@@ -3,8 +3,6 @@ count (docs/security.md). Read where the gate reads it; an invalid value fails c
 
 from __future__ import annotations
 
-import os
-
 from ..core.errors import BadInput
 from ..core.values import Value
 from ..git.plumbing import git_output
@@ -12,6 +10,7 @@ from .decision import Decision, is_zero, okstra_data
 
 TYPE_CHECKING = False  # no typing import on every push
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
@@ -60,8 +59,15 @@ class GateConfig(Value):
     @classmethod
     def load(cls, cwd: str | os.PathLike[str] | None = None) -> GateConfig:
         """Read with ``git config`` itself: every scope, includes and conditional includes,
-        in ~1 ms and without loading pygit2 (most pushes never need it)."""
-        where = ["-C", os.fspath(cwd)] if cwd is not None else []
+        in ~1 ms and without loading pygit2 (most pushes never need it), nor ``os`` in a
+        hook's process (``core/lightos.py``)."""
+        from ..core.lightos import absolute
+
+        where = []
+        if cwd is not None:
+            import os
+
+            where = ["-C", os.fspath(cwd)]
         code, out, err = git_output(
             *where, "config", "-z", "--show-origin", "--get-regexp", r"^okstra\."
         )
@@ -75,7 +81,13 @@ class GateConfig(Value):
         for origin, item in zip(fields[0::2], fields[1::2], strict=False):
             name, newline, value = item.partition("\n")
             if origin.startswith("file:"):  # relative to where git ran: make it absolute
-                origin = "file:" + os.path.join(cwd or os.getcwd(), origin[len("file:") :])
+                path = origin[len("file:") :]
+                if cwd is not None:
+                    import os
+
+                    origin = "file:" + os.path.join(cwd or os.getcwd(), path)
+                else:
+                    origin = "file:" + absolute(path)
             values.setdefault(name.lower(), []).append(
                 ConfigValue(value if newline else None, origin)
             )

@@ -7,7 +7,9 @@ notes. Starting ``git`` costs ~2 ms where loading pygit2 costs ~60 ms, so they r
 passes its quarantine in the environment), which libgit2 would have to be told about.
 
 Processes start with ``os.posix_spawnp``: importing ``subprocess`` alone costs ~4 ms, on every
-push (``subprocess`` is used where there is no ``posix_spawnp``).
+push (``subprocess`` is used where there is no ``posix_spawnp``). What starts and reaps them is
+``posix``'s own, without loading ``os`` (``core/lightos.py``); what reads files and folders
+loads ``os`` when it runs.
 
 Every git started here reads objects as they are stored: ``GIT_NO_REPLACE_OBJECTS`` is set, as
 libgit2 reads them. Followed, a ``refs/replace/<B>`` ref would make commit B read as the verified
@@ -16,31 +18,32 @@ commit A, and the gate would open for a tree nobody verified (docs/security.md).
 
 from __future__ import annotations
 
-import os
-
 from ..core.errors import BadInput
+from ..core.lightos import child_environ
+from ..core.lightos import system as _os
 
 TYPE_CHECKING = False  # no typing import on the hook's path
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    import os
+    from collections.abc import Iterable, Mapping
     from typing import IO
 
-_SPAWN = hasattr(os, "posix_spawnp")
+_SPAWN = hasattr(_os, "posix_spawnp")
 
 
-def _environ() -> dict[str, str]:
+def _environ() -> Mapping[str, str] | Mapping[bytes, bytes]:
     """The environment of every git started here: ours, with replace refs never followed."""
-    return {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"}
+    return child_environ(GIT_NO_REPLACE_OBJECTS="1")
 
 
 def _spawn(argv: list[str], fds: tuple[int, int, int]) -> int:
     """Start ``argv`` with ``fds`` as its stdin, stdout and stderr: its pid."""
     try:
-        return os.posix_spawnp(
+        return _os.posix_spawnp(
             argv[0],
             argv,
             _environ(),
-            file_actions=[(os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)],
+            file_actions=[(_os.POSIX_SPAWN_DUP2, fd, n) for n, fd in enumerate(fds)],
         )
     except OSError as exc:
         raise BadInput(f"cannot run git ({exc.strerror}): is git installed?") from None
@@ -67,16 +70,16 @@ class GitProcess:
             self.stdout: IO[bytes] = self._popen.stdout
             self._stderr: IO[bytes] = self._popen.stderr
             return
-        ends = [os.pipe() for _ in range(3)]  # (read, write) each; both ends close on exec
+        ends = [_os.pipe() for _ in range(3)]  # (read, write) each; both ends close on exec
         child = (ends[0][0], ends[1][1], ends[2][1])
         try:
             self._pid = _spawn(argv, child)
         except BadInput:
             for fd in (*ends[0], *ends[1], *ends[2]):
-                os.close(fd)
+                _os.close(fd)
             raise
         for fd in child:
-            os.close(fd)
+            _os.close(fd)
         self.stdin = open(ends[0][1], "wb", buffering=0)  # noqa: SIM115 (closed in wait)
         self.stdout = open(ends[1][0], "rb")  # noqa: SIM115
         self._stderr = open(ends[2][0], "rb")  # noqa: SIM115
@@ -93,7 +96,7 @@ class GitProcess:
         self._stderr.close()
         if not _SPAWN:
             return self._popen.wait(), err
-        return os.waitstatus_to_exitcode(os.waitpid(self._pid, 0)[1]), err
+        return _os.waitstatus_to_exitcode(_os.waitpid(self._pid, 0)[1]), err
 
     def failed(self, code: int, err: bytes) -> BadInput:
         return _failed(self.what, code, err)
@@ -105,7 +108,7 @@ class GitProcess:
         if not _SPAWN:
             self._popen.kill()
         else:
-            os.kill(self._pid, signal.SIGKILL)
+            _os.kill(self._pid, signal.SIGKILL)
 
     def close(self) -> None:
         """Close the pipes and reap git, whatever state it is in (after :meth:`wait`, a
@@ -129,7 +132,11 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
     """Run ``git ARGS`` with ``input`` on its stdin: ``(exit code, stdout, stderr)``.
 
     The pipes are served as they are ready (``select.poll``), so a large input or output never
-    stalls git or us."""
+    stalls git or us. Without input (``git config``, ``for-each-ref``), where the system has
+    in-memory files, git writes its output into one and we read its stderr to the end: nothing
+    to serve, and no ``select`` to load (a hook's every push)."""
+    if not input and _SPAWN and hasattr(_os, "memfd_create"):
+        return _output_in_file(args)
     proc = GitProcess(args)
     if not _SPAWN:
         out, err = proc._popen.communicate(input)
@@ -143,7 +150,7 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
     for fd in chunks:
         poller.register(fd, select.POLLIN)
     if pending:
-        os.set_blocking(proc.stdin.fileno(), False)  # write what fits, never wait in write()
+        _os.set_blocking(proc.stdin.fileno(), False)  # write what fits, never wait in write()
         poller.register(proc.stdin.fileno(), select.POLLOUT)
     else:
         proc.stdin.close()
@@ -151,13 +158,13 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
     while open_fds:
         for fd, _event in poller.poll():
             if fd in chunks:
-                data = os.read(fd, 65536)
+                data = _os.read(fd, 65536)
                 if data:
                     chunks[fd].append(data)
                     continue
             else:
                 try:
-                    pending = pending[os.write(fd, pending) :]
+                    pending = pending[_os.write(fd, pending) :]
                 except BlockingIOError:
                     continue
                 except BrokenPipeError:  # git stopped reading: its exit code says why
@@ -169,6 +176,21 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
             open_fds -= 1
     code, _ = proc.wait()
     return code, b"".join(chunks[out_fd]), b"".join(chunks[err_fd])
+
+
+def _output_in_file(args: tuple[str, ...]) -> tuple[int, bytes, bytes]:
+    """:func:`git_output` without input: git's stdin at its end, its stdout an in-memory file."""
+    nothing, closed = _os.pipe()
+    _os.close(closed)  # git reads the end of its input at once
+    out = _os.memfd_create("okstra-git")
+    try:
+        code, err = _run_on_files(["git", *args], nothing, out)
+        _os.lseek(out, 0, 0)
+        with open(out, "rb", buffering=0, closefd=False) as written:
+            return code, written.readall(), err
+    finally:
+        _os.close(nothing)
+        _os.close(out)
 
 
 def unreadable(where: str, what: str, why: object) -> BadInput:
@@ -243,6 +265,8 @@ def common_dir() -> str:
     """The common git dir of the repository around the current folder, as an absolute path
     (``git rev-parse --git-common-dir``): found by :func:`_discovered_common_dir` where it can
     tell as git would, else asked of git."""
+    import os
+
     found = _discovered_common_dir()
     if found is not None:
         return found
@@ -272,6 +296,8 @@ def _discovered_common_dir() -> str | None:
     ~7 ms on a TAB). None, for git to answer, when anything is out of the plain: a variable of
     :data:`_DISCOVERY_ENV`, a folder on another file system, a repository another user owns
     (git's safe.directory), a bare repository or none at all, a ``.git`` that is neither."""
+    import os
+
     if any(name in os.environ for name in _DISCOVERY_ENV):
         return None
     try:
@@ -300,6 +326,7 @@ def _discovered_common_dir() -> str | None:
 def git_dir_of(dotgit: str, found: os.stat_result) -> str | None:
     """The git dir a ``.git`` at ``dotgit`` (``found``, its lstat) names: itself when a folder,
     where a linked worktree's ``gitdir:`` file points; None for anything else (git decides)."""
+    import os
     import stat
 
     if stat.S_ISDIR(found.st_mode):
@@ -315,6 +342,8 @@ def git_dir_of(dotgit: str, found: os.stat_result) -> str | None:
 
 def _common_of(dotgit: str, found: os.stat_result) -> str | None:
     """The common dir of the repository whose ``.git`` is at ``dotgit`` (None: git decides)."""
+    import os
+
     gitdir = git_dir_of(dotgit, found)
     if gitdir is None or not os.path.isfile(os.path.join(gitdir, "HEAD")):
         return None
@@ -346,6 +375,7 @@ def ref_files_mark(common_dir: str, prefix: str) -> str | None:
     refs' names can have changed (a ref moving may change it too). None when it cannot tell:
     refs kept in a reftable, more than :data:`MARKED_FOLDERS` folders, or one changed within
     :data:`RACY_NS`."""
+    import os
     import time
 
     if os.path.isdir(os.path.join(common_dir, "reftable")):
@@ -439,6 +469,8 @@ def _loose_refs_dir() -> str | None:
     files: there a symbolic ref is always a loose file (``packed-refs`` holds none), so a
     ref the push creates is checked by reading one path, not by starting one git per ref
     (a sync pushes dozens). ``None``: ask git (another ref store, or no ``GIT_DIR``)."""
+    import os
+
     git_dir = os.environ.get("GIT_DIR")
     if not git_dir or os.path.isdir(os.path.join(git_dir, "reftable")):
         return None
@@ -448,6 +480,8 @@ def _loose_refs_dir() -> str | None:
 def _loose_symref(git_dir: str, name: str) -> str | None:
     """Where the loose symbolic ref ``name`` finally points (a chain followed, as git does,
     up to 5 links), or ``None`` when ``name`` is no symbolic ref."""
+    import os
+
     target = None
     for _ in range(5):
         try:
@@ -475,6 +509,8 @@ def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | No
     The questions and the answers go through unlinked scratch files, not pipes: through a
     pipe, git and we would wake each other for every few objects, which doubles the CPU both
     spend on a large read."""
+    import os
+
     if any("\n" in rev for rev in revs):
         raise ValueError("a revision on one line each")
     args = ["--git-dir", git_dir, "cat-file", "--batch", "--buffer"]
@@ -509,6 +545,8 @@ def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | No
 
 def _scratch() -> int:
     """An unlinked file (in memory where the system has such files), open for both ways."""
+    import os
+
     if hasattr(os, "memfd_create"):
         return os.memfd_create("okstra-git")
     import tempfile
@@ -528,17 +566,17 @@ def _run_on_files(argv: list[str], stdin: int, stdout: int) -> tuple[int, bytes]
             argv, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=_environ()
         )
         return done.returncode, done.stderr
-    err_read, err_write = os.pipe()
+    err_read, err_write = _os.pipe()
     try:
         pid = _spawn(argv, (stdin, stdout, err_write))
     except BadInput:
-        os.close(err_read)
+        _os.close(err_read)
         raise
     finally:
-        os.close(err_write)
+        _os.close(err_write)
     with open(err_read, "rb") as err:
         said = err.read()
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), said
+    return _os.waitstatus_to_exitcode(_os.waitpid(pid, 0)[1]), said
 
 
 class ObjectReader:

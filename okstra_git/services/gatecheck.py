@@ -8,10 +8,10 @@ modules and read the repository through git's plumbing (``plumbing.py``), never 
 
 from __future__ import annotations
 
-import os
 import sys
 
 from ..core.errors import BadInput, OkstraError
+from ..core.lightos import getenv
 from ..core.values import Value
 from ..gate.config import GateConfig
 from ..gate.decision import VERDICTS_REF, Decision, is_zero, okstra_data, only_commit_chains
@@ -207,9 +207,9 @@ def _pre_commit_update() -> list[tuple[str, str, str]]:
     pre-commit sets no PRE_COMMIT_TO_REF, only the local ref as typed: resolve that, or that
     push would pass unchecked.
     """
-    ref = os.environ.get("PRE_COMMIT_REMOTE_BRANCH")
-    local = os.environ.get("PRE_COMMIT_LOCAL_BRANCH")
-    new = os.environ.get("PRE_COMMIT_TO_REF") or (_rev_parse(local) if local else None)
+    ref = getenv("PRE_COMMIT_REMOTE_BRANCH")
+    local = getenv("PRE_COMMIT_LOCAL_BRANCH")
+    new = getenv("PRE_COMMIT_TO_REF") or (_rev_parse(local) if local else None)
     if not new:  # nothing to check (said by the view)
         return []
     if not ref:
@@ -217,7 +217,7 @@ def _pre_commit_update() -> list[tuple[str, str, str]]:
             "okstra pre-push --from-env: PRE_COMMIT_REMOTE_BRANCH is not set, so the pushed ref "
             "is unknown; use pre-commit >= 3.2 or `git okstra hooks install`"
         )
-    return [(ref, os.environ.get("PRE_COMMIT_FROM_REF") or ZERO, new)]
+    return [(ref, getenv("PRE_COMMIT_FROM_REF") or ZERO, new)]
 
 
 def _rev_parse(rev: str) -> str:
@@ -253,7 +253,7 @@ def update(ref: str, old: str, new: str) -> Outcome:
 def _server_hook(kind: str, read: Callable[[], list[tuple[str, str, str]]]) -> Outcome:
     """Server side, every error is reported as the hook's own output (GitLab shows only
     ``GL-HOOK-ERR:`` lines), not only the gate's refusals."""
-    gitlab = any(os.environ.get(name) for name in _GITLAB_ENV)
+    gitlab = any(getenv(name) for name in _GITLAB_ENV)
     try:
         decisions = _decide(read(), "server")
     except OkstraError as exc:

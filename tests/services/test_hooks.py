@@ -535,6 +535,40 @@ def test_a_protected_push_loads_neither_json_nor_re(repo: Path):
     assert not {"json", "re", "enum", "functools"} & names
 
 
+def test_an_unprotected_push_loads_neither_os_nor_select(repo: Path):
+    """The hook's Python starts without site (-S), so os is not loaded yet: a push of an
+    unprotected ref reads the config (one git) and decides without loading it (os and what it
+    loads are an eighth of that process), nor select (git's output goes to an in-memory file);
+    and a hostile config still stops the push there."""
+    head = git(repo, "rev-parse", "HEAD")
+    root = str(Path(okstra_git.__file__).resolve().parent.parent)
+    code = (
+        f"import sys; sys.path.insert(0, {root!r}); from okstra_git.entry import main; "
+        "sys.exit(main())"
+    )
+    hook = ("hooks", "run", "pre-push", "o", "u")
+    line = f"refs/heads/topic {head} refs/heads/topic {'0' * 40}\n"
+
+    def run() -> tuple[subprocess.CompletedProcess[str], set[str]]:
+        proc = subprocess.run(
+            [sys.executable, "-S", "-X", "importtime", "-c", code, *hook],
+            cwd=repo,
+            input=line,
+            text=True,
+            capture_output=True,
+        )
+        return proc, {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if "|" in ln}
+
+    proc, names = run()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "okstra_git.gate.config" in names and not {"os", "select"} & names
+    git(repo, "config", "okstra.protect", "refs/heads/{a,b}")
+    proc, names = run()
+    assert proc.returncode == 2 and "okstra.protect = 'refs/heads/{a,b}'" in proc.stderr
+    assert f"({repo / '.git' / 'config'})" not in proc.stderr  # git's file: origin, made absolute
+    assert f"(file:{repo / '.git' / 'config'})" in proc.stderr, proc.stderr[-2000:]
+
+
 def test_the_hook_and_ci_check_stay_lean(repo: Path):
     """They run on every push and build: they read through git's plumbing, never pygit2,
     jsonschema or jinja2; and a push of unprotected refs alone loads no more of the stdlib
