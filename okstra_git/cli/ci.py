@@ -33,7 +33,7 @@ group("ci", "Checks for CI jobs.")
     "--format and --output are then not used.",
 )
 def check(rev: str, fmt: str, fetch: str | None, task: str | None, output: str | None) -> Output:
-    from ..services import gatecheck
+    from ..services import cicheck
     from ..views.ci import checked
 
-    return checked(gatecheck.ci_report(rev, fetch, task), fmt, output)
+    return checked(cicheck.ci_report(rev, fetch, task), fmt, output)

@@ -14,12 +14,12 @@ commit's tree, so "a verdict on a commit with the identical tree" is one note lo
 
 from __future__ import annotations
 
-from ..core.values import Record, Value, init
+from ..core.values import Value
 from ..git.plumbing import git_output
 
 TYPE_CHECKING = False  # no typing import on every push
 if TYPE_CHECKING:
-    from ..records.verdict import Verdict
+    from .finding import Finding
 
 VERDICTS_REF = "refs/notes/okstra/verdicts"  # == records.verdict.VERDICTS_REF (a test checks)
 # okstra's own data and every notes ref travel freely: they are how verdicts get to the server.
@@ -98,38 +98,6 @@ def only_commit_chains(decisions: list[Decision]) -> list[Decision]:
         )
 
     return [checked(d) for d in decisions]
-
-
-class Rejected(Value):
-    """A verdict found for the commit that does not open the gate, and why."""
-
-    verdict: Verdict
-    """The verdict as read from the note."""
-    why: str
-    """Why it does not count, as the end of a sentence naming it ("is blocked, not …")."""
-
-
-class Finding(Record):
-    """What the verdict notes say about one commit; the gate fills it in as it reads."""
-
-    commit: str
-    """The commit asked about (peeled)."""
-    tree: str
-    """Its tree."""
-    opening: Verdict | None
-    """A verdict that opens the gate for it, if any."""
-    rejected: list[Rejected]
-    """Verdicts found that do not open it."""
-    problems: list[str]
-    """Note lines that did not parse (they never count)."""
-
-    def __init__(self, commit: str, tree: str) -> None:  # nothing found yet
-        init(self, commit=commit, tree=tree, opening=None, rejected=[], problems=[])
-
-    @property
-    def task_keys(self) -> list[str]:
-        keys = [r.verdict.task_key for r in self.rejected]
-        return list(dict.fromkeys(keys))
 
 
 class Decision(Value):

@@ -4,7 +4,8 @@ and the command that fixes it."""
 from __future__ import annotations
 
 from .config import GateConfig, common_dir, signers_path
-from .decision import VERDICTS_REF, Decision, Finding, Rejected
+from .decision import VERDICTS_REF, Decision
+from .finding import Finding, Rejected
 
 TYPE_CHECKING = False  # no typing import on every push
 if TYPE_CHECKING:

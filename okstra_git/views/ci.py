@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from ..services.gatecheck import CiReport
+    from ..services.cicheck import CiReport
 
 
 CI_FORMATS = ("text", "json", "junit", "github")
