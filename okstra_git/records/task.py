@@ -247,22 +247,38 @@ def require_task(repo: GitRepo, key: TaskKey) -> TaskState:
             ),
             hint=fix,
         )
+    types = f"its --type TYPE the phase it starts in, one of: {', '.join(TASK_TYPES)}"
+    # A plain `git clone` fetches none of okstra's refs, and nothing above asked its remote:
+    # the task may well be there (a planner published it), so the first fix is the set-up
+    # that brings it, never a second task of that key.
+    unset = [r for r in repo.remote_names() if not _fetches_okstra(repo, r)]
+    if unset:
+        setup = okstra("init", "--remote", unset[0])
+        raise Refused(
+            f"no task {key} here (looked for {ref}), and this clone does not fetch okstra's "
+            f"records from {unset[0]}: if another clone made the task, set this clone up to "
+            f"fetch them (the hint), then sync with {unset[0]}; to make a new task instead, "
+            f"run task new {key} --type TYPE, {types}",
+            hint=setup,
+        )
     fix = okstra("task", "new", str(key), "--type", "TYPE")
-    raise Refused(
-        f"no task {key} (looked for {ref}); create it with task new, its --type TYPE the phase "
-        f"it starts in, one of: {', '.join(TASK_TYPES)}",
-        hint=fix,
-    )
+    raise Refused(f"no task {key} (looked for {ref}); create it with task new, {types}", hint=fix)
+
+
+def _fetches_okstra(repo: GitRepo, remote: str) -> bool:
+    """Whether ``init --remote`` set ``remote`` up to fetch okstra's refs."""
+    from ..core.tracking import tracking_refs
+
+    specs = repo.config_get_all(f"remote.{remote}.fetch")
+    return any(spec.endswith(f":{tracking_refs(remote)}*") for spec in specs)
 
 
 def _remote_holds(repo: GitRepo, remote: str, ref: str) -> str | None:
     """Ask ``remote`` (when ``init --remote`` set it up for okstra) whether it holds ``ref``:
     ``""`` it does, None it does not (or is no okstra remote), else why it could not say."""
-    from ..core.tracking import tracking_refs
     from ..git.process import git, no_prompts
 
-    specs = repo.config_get_all(f"remote.{remote}.fetch")
-    if not any(spec.endswith(f":{tracking_refs(remote)}*") for spec in specs):
+    if not _fetches_okstra(repo, remote):
         return None
     # A probe on a refusal's way out, not asked for: it never waits on a credential prompt
     # (docs/concurrency-and-sync.md); "could not be asked" says why, and sync asks properly.

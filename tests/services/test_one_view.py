@@ -94,9 +94,12 @@ def test_a_fresh_clone_with_fetched_refs_says_sync_not_task_new(tmp_path: Path, 
     assert out["hint"] == f"git -C {b.resolve()} okstra sync origin"
     assert "task new" not in out["error"]
     assert f"task {KEY} is not here yet, but origin has it" in out["error"]
-    # Without anything fetched, the fix is still to create it.
+    # A plain clone (no `init --remote`) fetches no okstra refs: it is told to set that up
+    # first (the task may be on origin, as here), and offered task new second.
     c, _ = pair(tmp_path, "c")
-    assert "okstra task new p:g:i --type TYPE" in okstra(c, *args).stderr
+    told = json.loads(okstra(c, *args, "--json").stdout)
+    assert told["hint"] == f"git -C {c.resolve()} okstra init --remote origin", told
+    assert f"run task new {KEY} --type TYPE" in told["error"], told
 
 
 def test_every_reader_says_sync_the_same_way_when_local_records_lag(tmp_path: Path):
