@@ -52,4 +52,12 @@ def init(
     changes = setup.init(ctx, project_id, worktree_root, protect, remote, hooks, lease)
     unshared = setup.unshared_remote(ctx) if remote is None and changes else None
     shares = unshared is not None and setup.shares_tasks(ctx, unshared)
-    return configured(changes, ctx.default_project, remote, ctx.clone_dir, unshared, shares)
+    return configured(
+        changes,
+        ctx.default_project,
+        remote,
+        ctx.clone_dir,
+        unshared,
+        shares,
+        setup.identity_unset(ctx),
+    )

@@ -386,6 +386,13 @@ class GitRepo:
         finally:
             self._pinned_signature = None
 
+    def identity_unset(self) -> list[str]:
+        """The parts of the user's git identity (``user.name``, ``user.email``) no config sets:
+        :meth:`signature` writes the fallback (``okstra <okstra@localhost>``) for them."""
+        return [
+            key for key in ("user.name", "user.email") if not ident_text(self.config_get(key) or "")
+        ]
+
     def identity(self) -> str:
         """``Name <email>`` of :meth:`signature`, as records store who did something."""
         who = self.signature()

@@ -100,6 +100,12 @@ def init(
     return changes
 
 
+def identity_unset(ctx: Context) -> list[str]:
+    """What of ``user.name`` and ``user.email`` is not set: every claim, approval and verdict
+    of this clone would be recorded under the fallback identity, and git commit refuses."""
+    return ctx.repo.identity_unset()
+
+
 def unshared_remote(ctx: Context) -> str | None:
     """A remote of this clone that does not carry okstra's refs yet (``origin`` first), which a
     team clone shares through with ``init --remote``; None when there is none."""

@@ -6,6 +6,9 @@ from ..core.keys import TASK_TYPES
 from ..logic.nextstep import line, okstra_argv
 from . import Output
 
+FALLBACK_WHO = "okstra <okstra@localhost>"
+"""Who okstra records when the git identity is unset (git/repo.py's fallback)."""
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..services.hooks import Outcome
@@ -18,13 +21,16 @@ def configured(
     clone_dir: str,
     unshared: str | None = None,
     shares: bool = False,
+    identity_unset: list[str] | tuple[str, ...] = (),
 ) -> Output:
     """One ``name = value`` line a setting changed, then (the first time) the next commands,
     each run in the clone from any folder: bring the tasks ``remote`` shares, or make the
     first one; with no ``remote``, how to share through ``unshared``, a remote of the clone
     that does not carry okstra's refs (a team clone that ran plain ``init`` would otherwise
     claim alone, unseen by the others) — the first thing to do when ``unshared`` already
-    ``shares`` tasks."""
+    ``shares`` tasks. Whenever ``identity_unset`` names a part of the git identity, a line
+    says so and how to set it: okstra would record this clone's claims, approvals and
+    verdicts under its fallback, and git commit in a stage worktree refuses."""
     from .hooks import action
 
     config = {k: v if isinstance(v, str) else f"{action(v)}: {v.gate}" for k, v in changes.items()}
@@ -49,7 +55,23 @@ def configured(
             share = line(okstra_argv("init", "--remote", unshared), clone_dir)
             then.append(share)
             lines.append(f"  or share tasks with the clones of {unshared} first: {share}")
+    if identity_unset:
+        sets = [
+            line(("git", "config", key, key.split(".")[1].upper()), clone_dir)
+            for key in identity_unset
+        ]
+        lines.insert(
+            len(config) if config else 1,
+            f"identity: {' and '.join(identity_unset)} not set: okstra would record this "
+            f"clone's claims, approvals and verdicts as {FALLBACK_WHO} (and git commit "
+            f"refuses); set {'them' if len(sets) > 1 else 'it'}: {', then '.join(sets)}",
+        )
     return Output(
-        {"config": config, "projectId": project_id, "then": then},
+        {
+            "config": config,
+            "projectId": project_id,
+            "then": then,
+            "identityUnset": list(identity_unset),
+        },
         "\n".join(lines),
     )

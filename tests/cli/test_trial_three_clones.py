@@ -4,9 +4,10 @@ what the tool prints)."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
-from conftest import okstra
+from conftest import git, okstra
 from hooks_world import pair
 from sync_world import KEY, new_task, sync_json
 from team_world import run_line
@@ -32,3 +33,28 @@ def test_a_plain_clone_of_a_remote_that_has_the_task_is_not_told_to_create_it(tm
     assert run_line(again["hint"]).returncode == 0
     assert okstra(b, "task", "status", KEY).returncode == 0
     assert "git okstra" not in out["error"], out["error"]  # the one command is the hint
+
+
+def test_init_says_when_this_clone_has_no_identity_to_record(tmp_path: Path, monkeypatch):
+    """With no user.name/user.email, okstra records every claim, approval and verdict of the
+    clone as `okstra <okstra@localhost>` and said nothing (git commit in the stage worktree was
+    the first to ask, after the claim was recorded). init names what is missing and the
+    commands that set it, each one line that runs from any folder."""
+    (Path.home() / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    clone, _ = pair(tmp_path, "c")
+    git(clone, "config", "--unset", "user.name")
+    git(clone, "config", "--unset", "user.email")
+    proc = okstra(clone, "init", "--remote", "origin")
+    assert proc.returncode == 0, proc.stderr
+    said = [ln for ln in proc.stdout.splitlines() if "user.name" in ln]
+    assert len(said) == 1 and "okstra <okstra@localhost>" in said[0], proc.stdout
+    where = str(clone.resolve())
+    assert shlex.join(["git", "-C", where, "config", "user.name", "NAME"]) in said[0]
+    assert shlex.join(["git", "-C", where, "config", "user.email", "EMAIL"]) in said[0]
+    out = json.loads(okstra(clone, "init", "--json").stdout)
+    assert out["identityUnset"] == ["user.name", "user.email"], out
+    git(clone, "config", "user.name", "Ann")
+    git(clone, "config", "user.email", "ann@x")
+    again = okstra(clone, "init", "--lease", "1h")
+    assert "user.name" not in again.stdout, again.stdout
+    assert json.loads(okstra(clone, "init", "--json").stdout)["identityUnset"] == []
