@@ -9,8 +9,9 @@ from pathlib import Path
 
 from conftest import git, okstra
 from hooks_world import pair
+from reports_data import fill_prompts
 from sync_world import KEY, new_task, sync_json
-from team_world import run_line
+from team_world import TWO_FREE, Team, approve_here, run_json, run_line, run_step, work_on
 
 
 def test_a_plain_clone_of_a_remote_that_has_the_task_is_not_told_to_create_it(tmp_path: Path):
@@ -58,3 +59,36 @@ def test_init_says_when_this_clone_has_no_identity_to_record(tmp_path: Path, mon
     again = okstra(clone, "init", "--lease", "1h")
     assert "user.name" not in again.stdout, again.stdout
     assert json.loads(okstra(clone, "init", "--json").stdout)["identityUnset"] == []
+
+
+def test_stage_done_run_as_printed_before_the_report_exists_says_how_to_write_it(tmp_path: Path):
+    """The claim and task status print `stage done KEY --stage N --report R.md` with R.md not
+    written yet; run as printed it said only `--report R.md: no such file` (exit 2, no hint).
+    As run finish does, it now says how to write it: the hint starts the stage's report data;
+    once that is beside R.md, it says so and the hint renders R.md; the printed done then works."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    claim = run_json(pat, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
+    work_on(Path(claim["placements"][0]["worktreePath"]), 1, "Pat")
+    step = run_json(pat, "task", "status", KEY)["next"]
+    report = Path(step["report"])
+    assert not report.exists() and step["argv"][-2:] == ["--report", str(report)], step
+
+    refused = run_step(step)
+    assert refused.returncode == 2, refused.stderr
+    message, hint = refused.stderr.split("\nhint: ", 1)
+    assert f"--report {report}: no such file; " in message, message
+    argv = shlex.split(hint.strip())
+    assert argv[3:] == ["okstra", "report", "init", KEY, "--type", "implementation", "--stage", "1"]
+    assert run_line(hint.strip()).returncode == 0
+    data = report.with_name(report.name.removesuffix(".md") + ".data.json")
+    data.write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
+
+    refused = run_step(step)
+    assert refused.returncode == 2 and "its report data is beside it" in refused.stderr
+    hint = refused.stderr.split("\nhint: ", 1)[1].strip()
+    assert shlex.split(hint)[3:] == ["okstra", "report", "render", str(data)], hint
+    assert run_line(hint).returncode == 0 and report.is_file()
+    done = run_step(step)
+    assert done.returncode == 0, done.stderr

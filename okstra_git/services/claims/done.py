@@ -85,6 +85,38 @@ def _stage_head(ctx: Context, c: Claim, given: str | None) -> str:
     return wanted
 
 
+def require_report_file(ctx: Context, key: TaskKey, stage: int, report: str) -> None:
+    """``stage done --report X`` where nothing is at X yet (often the path the claim and task
+    status named): refused (exit 2) with how to write it, as ``run finish`` does — render the
+    report data beside it if there is some, else write it or start the stage's report data.
+    The hint runs in the clone from any folder: report init run in the stage worktree would
+    write the data in that worktree's ``.okstra/``, not beside X."""
+    import os
+
+    from ...logic.nextstep import line, okstra_argv
+
+    if os.path.isfile(report):
+        return
+    data = report[: -len(".md")] + ".data.json" if report.endswith(".md") else None
+    if data is not None and os.path.isfile(data):
+        render = line(okstra_argv("report", "render", data), ctx.clone_dir)
+        raise BadInput(
+            f"--report {report}: no such file; its report data is beside it: write the report "
+            f"from it (the hint), or mark the stage done with --report {data} itself",
+            hint=render,
+        )
+    init = line(
+        okstra_argv("report", "init", key, "--type", RUN_TYPE, "--stage", stage), ctx.clone_dir
+    )
+    raise BadInput(
+        f"--report {report}: no such file; write the stage's report there (Markdown), or start "
+        f"its report data (the hint), write its 'Replace:' prompts, and give --report the "
+        f"data.json report init wrote (report render DATA writes {os.path.basename(report)} "
+        "from it)",
+        hint=init,
+    )
+
+
 def done(
     ctx: Context,
     key: TaskKey,
@@ -102,6 +134,8 @@ def done(
     the task ref when the run was finished — and publishes them with the stage's code, or puts
     them back and raises; it returns what it could not publish, in words.
     """
+    if report is not None:
+        require_report_file(ctx, key, stage, report)
     report_path = workspace_relative(ctx.workdir, report, "--report") if report else None
     if report is not None:
         from ..reports import check_report_file

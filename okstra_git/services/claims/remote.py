@@ -249,6 +249,10 @@ def done_via_remote(
     from ...records.task import task_ref
     from ..branches import stage_shared_ref
 
+    if report is not None:  # refused before any fetch, as done() would after it
+        from .done import require_report_file
+
+        require_report_file(ctx, key, stage, report)
     ref, task = claim_ref(key, stage), task_ref(key)
     asked = remote is not None
     remote = remote or shared_through(ctx.repo, ref)
