@@ -81,7 +81,9 @@ class Arg(Value):
     ValueError saying what was expected. ``dest``: the handler's parameter name when the
     option's is not a good one. ``complete``: what shell completion offers: ``task`` (task
     keys), ``file``, ``dir`` or ``remote``. ``short``: a one-letter spelling of a flag (``-v``
-    for ``--verbose``), as git's commands have.
+    for ``--verbose``), as git's commands have. ``after_dashes``: a repeated positional that
+    holds another command's words, given after ``--`` (``work``'s CMD): usage shows it last, as
+    ``-- CMD...`` after ``[--json]``, since a ``--json`` after ``--`` is that command's.
     """
 
     name: str
@@ -97,6 +99,7 @@ class Arg(Value):
     dest: str = ""
     complete: str = ""
     short: str = ""
+    after_dashes: bool = False
 
     def __repr__(self) -> str:
         return f"Arg({self.name!r})"
@@ -139,6 +142,8 @@ class Arg(Value):
     def usage(self) -> str:
         if self.positional:
             word = self.placeholder + ("..." if self.repeat else "")
+            if self.after_dashes:
+                word = f"-- {word}"
         else:
             word = self.name if self.flag else f"{self.name} {self.placeholder}"
         return word if self.needed else f"[{word}]"
@@ -197,7 +202,9 @@ class Command(Value):
         return (*self.args, JSON)
 
     def usage(self) -> str:
-        return " ".join([PROG, self.name, *(arg.usage() for arg in self.all_args)])
+        last = [arg for arg in self.all_args if arg.after_dashes]
+        first = [arg for arg in self.all_args if not arg.after_dashes]
+        return " ".join([PROG, self.name, *(arg.usage() for arg in (*first, *last))])
 
 
 class Group(Value):

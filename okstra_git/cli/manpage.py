@@ -90,6 +90,8 @@ def _para(text: str) -> list[str]:
 def _arg_synopsis(arg: Arg) -> str:
     if arg.positional:
         word = f"\\fI{_escape(arg.placeholder)}\\fR" + ("..." if arg.repeat else "")
+        if arg.after_dashes:
+            word = f"\\fB\\-\\-\\fR {word}"
     elif arg.flag:
         word = " | ".join(f"\\fB{_escape(name)}\\fR" for name in arg.names)
     else:

@@ -40,7 +40,13 @@ if TYPE_CHECKING:
     ),
     Arg("--once", "Work one batch, then stop (refused when nothing is ready now).", flag=True),
     # Last, so usage reads as the command line does: options, then -- CMD ARGS.
-    Arg("cmd", "The agent's command and its arguments, after --.", metavar="CMD", repeat=True),
+    Arg(
+        "cmd",
+        "The agent's command and its arguments, after --.",
+        metavar="CMD",
+        repeat=True,
+        after_dashes=True,
+    ),
     about="CMD runs once per claimed stage, in the stage's worktree, with OKSTRA_TASK, "
     "OKSTRA_STAGE, OKSTRA_STAGES (the batch), OKSTRA_RUN, OKSTRA_DIRECTIVE (the run directive, "
     "a file), OKSTRA_REPORT (where to write the stage's report), OKSTRA_BASE, OKSTRA_WORKTREE, "

@@ -92,3 +92,15 @@ def test_stage_done_run_as_printed_before_the_report_exists_says_how_to_write_it
     assert run_line(hint).returncode == 0 and report.is_file()
     done = run_step(step)
     assert done.returncode == 0, done.stderr
+
+
+def test_work_usage_puts_the_agents_command_after_dashes_and_json_before(repo: Path):
+    """`work -h` read `… [--once] CMD... [--json]`: typed that way, `--json` after `--` goes to
+    the agent's command (`wants_json` stops at `--`), and a CMD with options of its own needs
+    the `--` the usage left out. It reads as the command line must: `[--json] -- CMD...`."""
+    usage = okstra(repo, "work", "-h").stdout.split("\n\n", 1)[0]
+    flat = " ".join(usage.split())
+    assert flat.endswith("[--once] [--json] -- CMD..."), flat
+    # As the usage says: okstra takes --json before --, the agent gets what follows.
+    proc = okstra(repo, "work", "p:g:nosuch", "--json", "--", "sh", "-c", "exit 0", "--json")
+    assert proc.returncode != 0 and json.loads(proc.stdout)["ok"] is False, proc
