@@ -57,6 +57,7 @@ def taken_meanwhile(key: object, offered: list[int], why: str, step: Step) -> Ou
     """Nothing claimed: what this clone's records offered was claimed by other clones since it
     last fetched (a race lost as expected), and what to do instead."""
     numbers = ", ".join(map(str, offered))
+    stages, were = ("stages", "were") if len(offered) > 1 else ("stage", "was")
     data = {
         "taskKey": str(key),
         "claimed": False,
@@ -69,14 +70,14 @@ def taken_meanwhile(key: object, offered: list[int], why: str, step: Step) -> Ou
         "planPath": None,
         "planBlob": None,
         "resumed": False,
-        "notices": [f"stage {numbers} was claimed by another clone meanwhile"],
+        "notices": [f"{stages} {numbers} {were} claimed by another clone meanwhile"],
         "concurrentStages": [],
         "directive": "",
         "why": why,
         "next": step.to_data(),
     }
     text = (
-        f"nothing claimed: stage {numbers}, ready in this clone's records, was claimed by "
+        f"nothing claimed: {stages} {numbers}, ready in this clone's records, {were} claimed by "
         f"another clone meanwhile.\n{why}\nnext ({step.kind}, {step.who}): "
         f"{step.command or step.why}"
     )

@@ -104,3 +104,22 @@ def test_work_usage_puts_the_agents_command_after_dashes_and_json_before(repo: P
     # As the usage says: okstra takes --json before --, the agent gets what follows.
     proc = okstra(repo, "work", "p:g:nosuch", "--json", "--", "sh", "-c", "exit 0", "--json")
     assert proc.returncode != 0 and json.loads(proc.stdout)["ok"] is False, proc
+
+
+def test_a_claim_that_lost_every_stage_it_was_offered_names_them_in_plural(tmp_path: Path):
+    """`nothing claimed: stage 1, 2, ready in this clone's records, was claimed by another clone
+    meanwhile.` — several stages read as one; they are named as stages, which were claimed."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    assert okstra(pat, "sync", "origin").returncode == 0
+    bob = team.clone("bob", "Bob")
+    assert okstra(bob, "sync", "origin").returncode == 0
+    taken = run_json(pat, "stage", "claim", KEY, "--remote", "origin")
+    assert taken["stages"] == [1, 2], taken["stages"]
+    lost = okstra(bob, "stage", "claim", KEY, "--remote", "origin")
+    assert lost.returncode == 0, lost.stderr
+    assert lost.stdout.startswith(
+        "nothing claimed: stages 1, 2, ready in this clone's records, were claimed by another "
+        "clone meanwhile."
+    ), lost.stdout
