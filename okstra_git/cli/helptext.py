@@ -61,14 +61,15 @@ def _row(left: str, right: str) -> str:
 def _usage(line: str) -> str:
     import textwrap
 
+    # `-- CMD...` is one word of the usage: never wrapped between the dashes and what follows.
     return textwrap.fill(
-        line,
+        line.replace(" -- ", " --\x00"),
         _width(),
         initial_indent="usage: ",
         subsequent_indent=" " * 11,
         break_on_hyphens=False,
         break_long_words=False,
-    )
+    ).replace("\x00", " ")
 
 
 def command_help(cmd: Command) -> str:

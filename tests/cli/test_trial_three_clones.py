@@ -101,6 +101,7 @@ def test_work_usage_puts_the_agents_command_after_dashes_and_json_before(repo: P
     usage = okstra(repo, "work", "-h").stdout.split("\n\n", 1)[0]
     flat = " ".join(usage.split())
     assert flat.endswith("[--once] [--json] -- CMD..."), flat
+    assert not any(ln.rstrip().endswith(" --") for ln in usage.splitlines()), usage
     # As the usage says: okstra takes --json before --, the agent gets what follows.
     proc = okstra(repo, "work", "p:g:nosuch", "--json", "--", "sh", "-c", "exit 0", "--json")
     assert proc.returncode != 0 and json.loads(proc.stdout)["ok"] is False, proc
