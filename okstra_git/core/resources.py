@@ -6,27 +6,30 @@ they are the top-level folders beside the package.
 
 from __future__ import annotations
 
-import os
 import sys
 
-TYPE_CHECKING = False  # the pre-push hook reads a schema through here: no typing, no pathlib
+from .lightos import dirname, isdir, join, realpath
+
+# The pre-push hook reads a schema through here: no typing, no pathlib, not even os (the hook's
+# python -S has not loaded it; ~6M instructions of a protected push), see core/lightos.py.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # okstra_git/
+_PACKAGE_DIR = dirname(dirname(realpath(__file__)))  # okstra_git/
 
 
 def data_path(name: str) -> str:
     """The shipped folder ``name`` (``schemas``, ``templates``…) as a plain path."""
-    shipped = os.path.join(_PACKAGE_DIR, "_data", name)
-    if os.path.isdir(shipped):
+    shipped = join(_PACKAGE_DIR, "_data", name)
+    if isdir(shipped):
         return shipped
-    return os.path.join(os.path.dirname(_PACKAGE_DIR), name)
+    return join(dirname(_PACKAGE_DIR), name)
 
 
 def install_folder() -> str:
     """The folder that holds the ``okstra_git`` package (site-packages, or a source checkout)."""
-    return os.path.dirname(_PACKAGE_DIR)
+    return dirname(_PACKAGE_DIR)
 
 
 def data_dir(name: str) -> Path:
@@ -42,6 +45,7 @@ def installed_executable() -> str | None:
     PATH shim's cost (pyenv's adds ~60 ms); and a script, not ``python -m``, so a folder named
     ``okstra_git`` in the pushed repository can never shadow the real package.
     """
+    import os
     import shutil
     import sysconfig
     from pathlib import Path

@@ -14,13 +14,11 @@ anything is written — never a traceback, an overflow, or a value no later read
 
 from __future__ import annotations
 
-import os
-
 from .errors import BadInput
 
-# The gate reads verdicts through here on every push: no typing, pathlib, datetime, json, re
-# or functools (re and json load enum and functools, ~5 ms under the hook's python -S); the
-# patterns below are compiled by re's own cache where they are used.
+# The gate reads verdicts through here on every push: no typing, pathlib, datetime, json, re,
+# functools or os (re and json load enum and functools, ~5 ms under the hook's python -S; os
+# ~6M instructions); the patterns below are compiled by re's own cache where they are used.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -153,6 +151,7 @@ def home_path(value: str, what: str) -> Path:
     why = unknown_home(value)
     if why is not None:
         raise BadInput(f"{what} = {value!r}: {why}")
+    import os
     from pathlib import Path
 
     return Path(os.path.expanduser(value))
@@ -162,6 +161,8 @@ def unknown_home(value: str) -> str | None:
     """Why ``value``'s leading ``~user`` names no folder, or ``None`` when it does (or has none)."""
     if not value.startswith("~"):
         return None
+    import os
+
     user = value[1:].partition("/")[0]
     if os.path.expanduser("~" + user).startswith("~"):
         return f"there is no user {user!r} on this machine, so '~{user}' names no folder"

@@ -15,11 +15,11 @@ okstra builds is valid by construction, and jsonschema costs a claim ~30 ms (:fu
 from __future__ import annotations
 
 import builtins
-import os
 import sys
 
 from ..core.errors import BadInput, OkstraError
 from ..core.jsontext import camel, dumps_line
+from ..core.lightos import getenv
 from ..core.strict import json_value, not_text
 from ..core.values import _Fields
 
@@ -306,7 +306,7 @@ def check_own(data: Any, schema_name: str, where: str) -> None:
     not UTF-8) are refused always: they come from outside. Records read from a remote, a file
     or a user are checked where they are read, always."""
     _refuse_non_text(data, where)
-    if os.environ.get(CHECK_OWN_RECORDS) == "1":
+    if getenv(CHECK_OWN_RECORDS) == "1":
         check_schema(data, schema_name, where)
 
 

@@ -3,8 +3,6 @@ step summary. Loaded only by ``ci check``, which runs on every build: stdlib onl
 
 from __future__ import annotations
 
-import os
-
 from ..core.errors import BadInput
 from . import Output
 
@@ -130,6 +128,8 @@ def _write_junit(report: dict[str, Any], output: Path | None) -> str:
 
 def _write_github(report: dict[str, Any], output: Path | None) -> str:
     """``::error``/``::notice`` workflow commands on stdout; Markdown to the step summary."""
+    import os  # only here: ci check's text run loads no os (~6M instructions)
+
     level = "notice" if report["passed"] else "error"
     markdown = _markdown(report)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -150,6 +150,8 @@ def _step_outputs(report: dict[str, Any]) -> None:
     """The step's outputs (``steps.<id>.outputs.passed`` …) appended to ``$GITHUB_OUTPUT``;
     the message, which can span lines, in GitHub's ``name<<DELIMITER`` form with a delimiter
     it cannot hold."""
+    import os
+
     path = os.environ.get("GITHUB_OUTPUT")
     if not path:
         return

@@ -48,3 +48,62 @@ def test_with_os_loaded_it_reads_os_environ(monkeypatch):
     assert child["OKSTRA_LIGHTOS"] == "changed" and child["GIT_NO_REPLACE_OBJECTS"] == "1"
     monkeypatch.delenv("OKSTRA_LIGHTOS")
     assert lightos.getenv("OKSTRA_LIGHTOS") is None
+
+
+PATHS = f"""
+import sys
+sys.path.insert(0, {ROOT!r})
+from okstra_git.core import lightos
+cases = sys.argv[1:]
+got = [(lightos.realpath(p), lightos.isdir(p), lightos.dirname(p)) for p in cases]
+joins = [lightos.join(*parts) for parts in (("a", "b"), ("a/", "b"), ("", "b"), ("a", "/b", "c"),
+         ("/", "x"), ("a", ""), ("a", "b", "c"))]
+import os
+want = [(os.path.realpath(p), os.path.isdir(p), os.path.dirname(p)) for p in cases]
+assert got == want, (got, want)
+assert joins == [os.path.join(*parts) for parts in (("a", "b"), ("a/", "b"), ("", "b"),
+                 ("a", "/b", "c"), ("/", "x"), ("a", ""), ("a", "b", "c"))], joins
+"""
+
+
+def test_paths_as_os_makes_them(tmp_path: Path):
+    """realpath, isdir, dirname and join give what os.path gives: for a plain absolute path
+    (answered without os), and for the paths left to os — through a symbolic link (a folder
+    and a file), with ``..``, ``.`` or ``//``, relative, missing, a file named as a folder."""
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    (real / "sub" / "f.py").write_text("")
+    (tmp_path / "link").symlink_to(real)
+    (real / "flink.py").symlink_to(real / "sub" / "f.py")
+    cases = [
+        str(real / "sub" / "f.py"),
+        str(real / "sub"),
+        str(tmp_path / "link" / "sub" / "f.py"),
+        str(real / "flink.py"),
+        f"{real}/sub/../sub/f.py",
+        f"{real}/./sub",
+        f"{real}//sub/",
+        "sub/f.py",
+        str(real / "missing" / "x"),
+        str(real / "sub" / "f.py" / "x"),
+        "/",
+        "",
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", PATHS, *cases], cwd=real, capture_output=True
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+
+
+def test_a_plain_path_is_made_real_without_os(tmp_path: Path):
+    """The path the package's data folder is found by (no link in it) needs no os."""
+    code = (
+        f"import sys; sys.path.insert(0, {ROOT!r}); from okstra_git.core import lightos; "
+        f"assert lightos.realpath({str(tmp_path)!r}) == {str(tmp_path)!r}; "
+        "from okstra_git.core.resources import data_path; "
+        "assert lightos.isdir(data_path('schemas')); assert 'os' not in sys.modules"
+    )
+    real = str(tmp_path.resolve())
+    code = code.replace(repr(str(tmp_path)), repr(real))
+    proc = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()

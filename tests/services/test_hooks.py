@@ -569,6 +569,40 @@ def test_an_unprotected_push_loads_neither_os_nor_select(repo: Path):
     assert f"(file:{repo / '.git' / 'config'})" in proc.stderr, proc.stderr[-2000:]
 
 
+def test_a_protected_push_and_ci_check_load_no_os(repo: Path):
+    """Reading and checking a verdict (its schema found in the package's data folder, through
+    core/lightos) loads no os, which with what it loads was ~6M instructions of a protected
+    push and of ci check; run without site (-S), as the installed hook runs, and refused
+    without a verdict the same way."""
+    head = git(repo, "rev-parse", "HEAD")
+    root = str(Path(okstra_git.__file__).resolve().parent.parent)
+    code = (
+        f"import sys; sys.path.insert(0, {root!r}); from okstra_git.entry import main; "
+        "sys.exit(main())"
+    )
+    line = f"refs/heads/main {head} refs/heads/main {'0' * 40}\n"
+
+    def run(*args: str, stdin: str | None = None) -> tuple[int, str, set[str]]:
+        proc = subprocess.run(
+            [sys.executable, "-S", "-X", "importtime", "-c", code, *args],
+            cwd=repo,
+            input=stdin,
+            text=True,
+            capture_output=True,
+        )
+        names = {ln.split("|")[-1].strip() for ln in proc.stderr.splitlines() if "|" in ln}
+        return proc.returncode, proc.stdout + proc.stderr, names
+
+    hook = ("hooks", "run", "pre-push", "o", "u")
+    code_, said, _ = run(*hook, stdin=line)
+    assert code_ == 1 and "refusing to update refs/heads/main" in said, said[-2000:]
+    add_verdict(repo)
+    for args, stdin, words in ((hook, line, "gate open"), (("ci", "check"), None, "passed")):
+        code_, said, names = run(*args, stdin=stdin)
+        assert code_ == 0 and words in said, said[-2000:]
+        assert "okstra_git.core.schemacheck" in names and "os" not in names, args
+
+
 def test_the_hook_and_ci_check_stay_lean(repo: Path):
     """They run on every push and build: they read through git's plumbing, never pygit2,
     jsonschema or jinja2; and a push of unprotected refs alone loads no more of the stdlib
