@@ -65,10 +65,16 @@ def main(argv: list[str] | None = None) -> int:
     gc.disable()
     try:
         if _is_hook_push(args):
-            return _pre_push()
+            code = _pre_push()
+            if argv is None:
+                _end_now(code)
+            return code
         from .cli.dispatch import dispatch
 
-        return dispatch(args, as_json)
+        code = dispatch(args, as_json)
+        if argv is None and args[:2] == ["ci", "check"]:  # CI runs it on every build
+            _end_now(code)
+        return code
     except OkstraError as exc:
         return _fail(str(exc), exc.exit_code, exc.hint, as_json, exc.next, _for_github(args))
     except KeyboardInterrupt:
@@ -117,6 +123,19 @@ def _pre_push() -> int:
     out = hook_ran(pre_push(False, False))
     out.print_text(sys.stdout, sys.stderr)
     return out.code
+
+
+def _end_now(code: int) -> None:
+    """End the process of the pre-push hook or of ``ci check`` with ``code`` once its output
+    is out, skipping the interpreter's shutdown (module teardown, finalizers: ~2.6M
+    instructions of the ~35M an unprotected push costs). Neither leaves anything to clean up:
+    their git children were waited for and closed, and they write no file and register no exit
+    handler."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    from .core.lightos import system
+
+    system._exit(code)
 
 
 def _for_github(argv: list[str]) -> bool:
