@@ -265,10 +265,9 @@ def test_verify_target_names_no_report_path_only_another_clone_has(tmp_path: Pat
     assert stages[0]["reportHere"] is None and Path(stages[1]["reportHere"]).is_file()
 
 
-def test_report_init_and_validate_name_the_step_that_records_the_report(tmp_path: Path):
-    """Trial T19: report init and report validate ended with the check, naming nothing after
-    it. They name the task's next step that records this report — the engine's, with the
-    data as its --report — which run as printed from any folder records it."""
+def ann_holds_stage_one(tmp_path: Path) -> tuple[Path, Path]:
+    """Pat's approved two-stage plan on the remote, and Ann's clone holding stage 1's claim:
+    her clone and the stage's worktree."""
     team = Team.make(tmp_path)
     pat = team.clone("pat", "Pat")
     approve_here(pat, TWO_FREE)
@@ -277,6 +276,14 @@ def test_report_init_and_validate_name_the_step_that_records_the_report(tmp_path
     run_json(ann, "sync", "origin")
     claimed = run_json(ann, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
     worktree = Path(claimed["placements"][0]["worktreePath"])
+    return ann, worktree
+
+
+def test_report_init_and_validate_name_the_step_that_records_the_report(tmp_path: Path):
+    """Trial T19: report init and report validate ended with the check, naming nothing after
+    it. They name the task's next step that records this report — the engine's, with the
+    data as its --report — which run as printed from any folder records it."""
+    ann, worktree = ann_holds_stage_one(tmp_path)
     started = okstra(worktree, "report", "init", KEY, "--type", "implementation", "--stage", "1")
     assert started.returncode == 0, started.stderr
     data = Path(run_json(ann, "task", "status", KEY)["next"]["report"].removesuffix(".md"))
@@ -298,14 +305,7 @@ def test_report_init_out_in_a_subfolder_names_that_file_in_the_steps_it_prints(t
     FILE` (FILE relative to the subfolder, run from the clone: another file) and no line to
     record it (the step's --report is the report beside the default data, not FILE). Both name
     FILE absolute, and each, run as printed, takes that file to the stage's done."""
-    team = Team.make(tmp_path)
-    pat = team.clone("pat", "Pat")
-    approve_here(pat, TWO_FREE)
-    run_json(pat, "sync", "origin")
-    ann = team.clone("ann", "Ann")
-    run_json(ann, "sync", "origin")
-    claimed = run_json(ann, "stage", "claim", KEY, "--remote", "origin", "--stage", "1")
-    worktree = Path(claimed["placements"][0]["worktreePath"])
+    ann, worktree = ann_holds_stage_one(tmp_path)
     folder = worktree / "notes"
     folder.mkdir()
     started = okstra(folder, "report", "init", KEY, "--type", "implementation", "--stage", "1",
