@@ -135,7 +135,7 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
     stalls git or us. Without input (``git config``, ``for-each-ref``), where the system has
     in-memory files, git writes its output into one and we read its stderr to the end: nothing
     to serve, and no ``select`` to load (a hook's every push)."""
-    if not input and _SPAWN and hasattr(_os, "memfd_create"):
+    if not input and _SPAWN:
         return _output_in_file(args)
     proc = GitProcess(args)
     if not _SPAWN:
@@ -179,10 +179,10 @@ def git_output(*args: str, input: bytes = b"") -> tuple[int, bytes, bytes]:
 
 
 def _output_in_file(args: tuple[str, ...]) -> tuple[int, bytes, bytes]:
-    """:func:`git_output` without input: git's stdin at its end, its stdout an in-memory file."""
+    """:func:`git_output` without input: git's stdin at its end, its stdout a scratch file."""
     nothing, closed = _os.pipe()
     _os.close(closed)  # git reads the end of its input at once
-    out = _os.memfd_create("okstra-git")
+    out = _scratch()
     try:
         code, err = _run_on_files(["git", *args], nothing, out)
         _os.lseek(out, 0, 0)
@@ -545,14 +545,12 @@ def read_objects(revs: list[str], git_dir: str) -> list[tuple[bytes, bytes] | No
 
 def _scratch() -> int:
     """An unlinked file (in memory where the system has such files), open for both ways."""
-    import os
-
-    if hasattr(os, "memfd_create"):
-        return os.memfd_create("okstra-git")
+    if hasattr(_os, "memfd_create"):
+        return _os.memfd_create("okstra-git")
     import tempfile
 
     fd, path = tempfile.mkstemp(prefix="okstra-git-")
-    os.unlink(path)
+    _os.unlink(path)
     return fd
 
 
