@@ -55,14 +55,7 @@ def child_environ(**extra: str) -> Mapping[str, str] | Mapping[bytes, bytes]:
 
 def absolute(path: str) -> str:
     """``os.path.join(os.getcwd(), path)``."""
-    if not POSIX:
-        import os
-
-        return os.path.join(os.getcwd(), path)
-    if path.startswith("/"):
-        return path
-    here = system.getcwd()
-    return here + path if here.endswith("/") else f"{here}/{path}"
+    return join(system.getcwd(), path)
 
 
 def join(first: str, *rest: str) -> str:

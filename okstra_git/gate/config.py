@@ -61,13 +61,10 @@ class GateConfig(Value):
         """Read with ``git config`` itself: every scope, includes and conditional includes,
         in ~1 ms and without loading pygit2 (most pushes never need it), nor ``os`` in a
         hook's process (``core/lightos.py``)."""
-        from ..core.lightos import absolute
+        from ..core.lightos import absolute, join, system
 
-        where = []
-        if cwd is not None:
-            import os
-
-            where = ["-C", os.fspath(cwd)]
+        base = None if cwd is None else system.fspath(cwd)
+        where = [] if base is None else ["-C", base]
         code, out, err = git_output(
             *where, "config", "-z", "--show-origin", "--get-regexp", r"^okstra\."
         )
@@ -82,12 +79,7 @@ class GateConfig(Value):
             name, newline, value = item.partition("\n")
             if origin.startswith("file:"):  # relative to where git ran: make it absolute
                 path = origin[len("file:") :]
-                if cwd is not None:
-                    import os
-
-                    origin = "file:" + os.path.join(cwd or os.getcwd(), path)
-                else:
-                    origin = "file:" + absolute(path)
+                origin = "file:" + (join(base, path) if base else absolute(path))
             values.setdefault(name.lower(), []).append(
                 ConfigValue(value if newline else None, origin)
             )
