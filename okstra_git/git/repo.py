@@ -47,7 +47,7 @@ BULK_REFS = 1000
 brought or sent them, and libgit2 keeps every ref of a transaction open (a file limit)."""
 OLD_LOCK_SECONDS = 10.0
 """A live writer holds a ref lock for milliseconds; one this old was very likely left behind."""
-_FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
+FALLBACK_IDENTITY = ("okstra", "okstra@localhost")
 _FILEMODE_BLOB = 0o100644  # git's tree entry modes (pygit2.enums.FileMode)
 _FILEMODE_TREE = 0o040000
 _ENTRY_KINDS = {
@@ -367,7 +367,7 @@ class GitRepo:
             return self._pinned_signature
         name, email = (
             ident_text(self.config_get(key) or "") or fallback
-            for key, fallback in zip(("user.name", "user.email"), _FALLBACK_IDENTITY, strict=True)
+            for key, fallback in zip(("user.name", "user.email"), FALLBACK_IDENTITY, strict=True)
         )
         now = time.time()
         return Ident(name, email, int(now), time.localtime(now).tm_gmtoff // 60)

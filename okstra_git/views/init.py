@@ -6,9 +6,6 @@ from ..core.keys import TASK_TYPES
 from ..logic.nextstep import line, okstra_argv
 from . import Output
 
-FALLBACK_WHO = "okstra <okstra@localhost>"
-"""Who okstra records when the git identity is unset (git/repo.py's fallback)."""
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..services.hooks import Outcome
@@ -56,6 +53,9 @@ def configured(
             then.append(share)
             lines.append(f"  or share tasks with the clones of {unshared} first: {share}")
     if identity_unset:
+        from ..git.repo import FALLBACK_IDENTITY
+
+        fallback = "{} <{}>".format(*FALLBACK_IDENTITY)
         sets = [
             line(("git", "config", key, key.split(".")[1].upper()), clone_dir)
             for key in identity_unset
@@ -63,7 +63,7 @@ def configured(
         lines.insert(
             len(config) if config else 1,
             f"identity: {' and '.join(identity_unset)} not set: okstra would record this "
-            f"clone's claims, approvals and verdicts as {FALLBACK_WHO} (and git commit "
+            f"clone's claims, approvals and verdicts as {fallback} (and git commit "
             f"refuses); set {'them' if len(sets) > 1 else 'it'}: {', then '.join(sets)}",
         )
     return Output(
