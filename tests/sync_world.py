@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from conftest import git, okstra
+from hooks_world import pair
 
 from okstra_git.services import tasks
 from okstra_git.services.context import open_context
@@ -30,6 +31,19 @@ def sync_json(repo: Path, *args: str, code: int = 0) -> dict:
     proc = okstra(repo, "sync", *args, "--json")
     assert proc.returncode == code, proc.stderr
     return json.loads(proc.stdout)
+
+
+def shared_between_two(root: Path) -> tuple[Path, Path, Path]:
+    """Alice's and Bob's clones of one bare remote, both holding task KEY from it, and the
+    remote."""
+    a, remote = pair(root, "a")
+    b, _ = pair(root, "b")
+    for clone, name in ((a, "Alice"), (b, "Bob")):
+        git(clone, "config", "user.name", name)
+    new_task(a)
+    sync_json(a)
+    sync_json(b)
+    return a, b, remote
 
 
 def wide_plan(count: int) -> str:

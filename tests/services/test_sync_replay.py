@@ -13,7 +13,7 @@ import pytest
 from claims_world import approved_task
 from conftest import git, okstra
 from hooks_world import pair, remote_ref
-from sync_world import KEY, TASK_REF, new_task, refs, sync_json, wide_plan
+from sync_world import KEY, TASK_REF, new_task, refs, shared_between_two, sync_json, wide_plan
 
 CLAIMS = "refs/okstra/claims/g/i/"
 
@@ -37,14 +37,7 @@ def run_printed(cwd: Path, command: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def shared_task(tmp_path: Path) -> tuple[Path, Path, Path]:
     """Two clones (Alice, Bob) that both hold task p:g:i from the remote."""
-    a, remote = pair(tmp_path, "a")
-    b, _ = pair(tmp_path, "b")
-    for clone, name in ((a, "Alice"), (b, "Bob")):
-        git(clone, "config", "user.name", name)
-    new_task(a)
-    sync_json(a)
-    sync_json(b)
-    return a, b, remote
+    return shared_between_two(tmp_path)
 
 
 def start(clone: Path, phase: str, key: str = KEY) -> None:

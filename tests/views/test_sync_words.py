@@ -13,7 +13,7 @@ import pytest
 from claims_world import approved_task
 from conftest import git, okstra
 from hooks_world import pair
-from sync_world import KEY, TASK_REF, new_task, sync_json, wide_plan
+from sync_world import KEY, TASK_REF, new_task, shared_between_two, sync_json, wide_plan
 
 from okstra_git.core.tracking import tracking_name
 from okstra_git.services import plans
@@ -70,13 +70,7 @@ def edited_manifest(clone: Path, **changes: object) -> dict[str, bytes | None]:
 @pytest.fixture
 def shared(tmp_path: Path) -> tuple[Path, Path]:
     """Alice's and Bob's clones, both holding task p:g:i from the remote."""
-    a, _ = pair(tmp_path, "a")
-    b, _ = pair(tmp_path, "b")
-    for clone, name in ((a, "Alice"), (b, "Bob")):
-        git(clone, "config", "user.name", name)
-    new_task(a)
-    sync_json(a)
-    sync_json(b)
+    a, b, _ = shared_between_two(tmp_path)
     return a, b
 
 
