@@ -127,10 +127,15 @@ def ratio_row(
 
 
 def absolute_row(
-    what: str, ours: float, limit: float, baseline: float | None = None, number: int | None = None
+    what: str,
+    ours: float,
+    limit: float,
+    baseline: float | None = None,
+    number: int | None = None,
+    note: str = "",
 ) -> Row:
     """``ours`` must be at most ``limit`` ms."""
-    return Row(what, ours, baseline, "ms", f"≤ {limit:g} ms", ours <= limit, number=number)
+    return Row(what, ours, baseline, "ms", f"≤ {limit:g} ms", ours <= limit, note, number)
 
 
 def table(rows: Sequence[Row], markdown: bool = False) -> str:

@@ -1,22 +1,26 @@
 """What the okstra pre-push hook adds to a real ``git push`` to a local bare remote.
 
-Two clones of one bare remote, identical but for the hook: one has ``git okstra hooks
-install``, the other no hook. In the same run, interleaved round by round, each pushes:
+Clones of one bare remote, identical but for the hook: one has ``git okstra hooks
+install``, one no hook. In the same run, interleaved round by round, each pushes:
 
 - an unprotected branch (a new ``refs/heads/bench/...`` ref each round);
 - a protected branch with an accepted whole-task verdict (a new ``refs/heads/release/...``);
 - 20 protected refs at once (all carrying the verdict, so all 20 are checked).
 
 Each push is timed by the CPU it costs, the hook's processes included (``_proc.py``); the
-hook's cost is the difference of the medians. Then ``git okstra ci check`` as a whole process,
-beside ``python -c pass`` and ``python -c 'import pygit2'`` — the floor of a hook that would
-read the verdicts with pygit2, which is why the gate reads through git's plumbing — and an
-import check: neither may load pygit2, jsonschema or jinja2.
+hook's cost is the difference of the medians. A third clone's hook is the floor of any gate
+that is a Python program reading its config through git, as ours is: the same Python started
+with ``-S`` to read stdin, then the same ``git config`` (it pushes unprotected branches beside
+the other two, and its cost is the baseline of that row). Then ``git okstra ci check`` as a
+whole process, beside ``python -c pass`` and ``python -c 'import pygit2'`` — the floor of a
+hook that would read the verdicts with pygit2, which is why the gate reads through git's
+plumbing — and an import check: neither may load pygit2, jsonschema or jinja2.
 Usage: python bench/bench_push.py [--rounds R] [--short]
 """
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -60,6 +64,24 @@ def record_verdict(repo: Path, key: str = "bench:grp:feat", checkout: Path | Non
     return head
 
 
+FLOOR_HOOK = """#!/bin/sh
+# The floor of a gate written in Python that reads its config through git: no decision made.
+{python} -S -c 'import sys; sys.stdin.buffer.read()'
+git config -z --show-origin --get-regexp '^okstra\\.' >/dev/null
+exit 0
+"""
+
+
+def recorded_python(script: str) -> str:
+    """The Python the installed okstra hook starts (``OKSTRA_PYTHON=``), else this one."""
+    for line in script.splitlines():
+        if line.startswith("OKSTRA_PYTHON="):
+            value = shlex.split(line[len("OKSTRA_PYTHON=") :])
+            if value and value[0]:
+                return value[0]
+    return sys.executable
+
+
 def setup(root: Path, files: int) -> tuple[Path, Path, str]:
     remote = root / "remote.git"
     git(root, "init", "-q", "--bare", "-b", "main", str(remote))
@@ -71,7 +93,7 @@ def setup(root: Path, files: int) -> tuple[Path, Path, str]:
     git(seed, "commit", "-q", "-m", "project")
     git(seed, "push", "-q", str(remote), "main")
     clones = []
-    for name in ("with-hook", "no-hook"):
+    for name in ("with-hook", "no-hook", "floor-hook"):
         clone = root / name
         git(root, "clone", "-q", str(remote), str(clone))
         (clone / "work.txt").write_text("verified work\n")
@@ -82,6 +104,10 @@ def setup(root: Path, files: int) -> tuple[Path, Path, str]:
     assert len(heads) == 1, "the two clones must push the same commit"
     hookinstall.install(clones[0])
     assert not (clones[1] / ".git" / "hooks" / "pre-push").exists()
+    python = recorded_python((clones[0] / ".git" / "hooks" / "pre-push").read_text())
+    floor = clones[2] / ".git" / "hooks" / "pre-push"
+    floor.write_text(FLOOR_HOOK.format(python=shlex.quote(python)))
+    floor.chmod(0o755)
     return clones[0], clones[1], heads.pop()
 
 
@@ -128,12 +154,17 @@ def measure(rounds: int, short: bool) -> tuple[list[Row], str]:
         ]
         added: dict[str, tuple[float, float]] = {}
         for case in CASES:
-            medians = interleaved(
-                {"no hook": Pusher(plain, case), "hook": Pusher(hooked, case)}, rounds, warmup
-            )
+            pushers = {"no hook": Pusher(plain, case), "hook": Pusher(hooked, case)}
+            if case == "unprotected branch":
+                pushers["floor hook"] = Pusher(hooked.parent / "floor-hook", case)
+            medians = interleaved(pushers, rounds, warmup)
             base, ours = medians["no hook"], medians["hook"]
             added[case] = (ours - base, base)
             lines.append(f"{case:<24} {base:9.1f} {ours:11.1f} {ours - base:+10.1f}")
+            if "floor hook" in medians:
+                floored = medians["floor hook"]
+                floor = floored - base
+                lines.append(f"{'  the floor hook':<24} {base:9.1f} {floored:11.1f} {floor:+10.1f}")
         alone = interleaved(
             {
                 "python -c pass": lambda: run([sys.executable, "-c", "pass"], hooked),
@@ -170,7 +201,9 @@ def measure(rounds: int, short: bool) -> tuple[list[Row], str]:
             "pre-push hook: CPU added to an unprotected push",
             added["unprotected branch"][0],
             20,
+            floor,
             number=6,
+            note="baseline: a hook that only starts the same python -S and runs git config",
         ),
         absolute_row(
             "pre-push hook: added to a push of 20 protected refs",
