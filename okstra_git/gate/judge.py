@@ -206,44 +206,21 @@ class Gate:
         return "\n".join(parts)
 
     def _fix(self, finding: Finding) -> str:
-        from ..core.keys import part_problem
-        from ..core.shell import okstra
+        """The command that fixes it, for the task a verdict names or, with none, the task
+        whose task branch points at the commit; in its task worktree when that is known (not
+        server side: its worktrees are the server's folders). What only a refusal reads."""
+        from ..logic.gatefix import fix_text, usable_key
+        from ..records.taskbranch import task_of_commit, task_worktree
 
-        keys = finding.task_keys
-        key = keys[0] if len(keys) == 1 else "KEY"
-        # A task key read from a note is untrusted: one that no command could take is not shown.
-        if len(key.split(":")) != 3 or any(map(part_problem, key.split(":"))):
-            key = "KEY"
-        sign = ("--sign",) if self.signers is not None else ()
-        record = okstra(
-            "verify", "record", key, "--verdict", "accepted", "--report", "REPORT.json", *sign
-        )
-        verify = (
-            f"in the task worktree whose HEAD is {finding.commit[:12]}, run "
-            f"`{okstra('verify', 'target', key)}` and then `{record}`"
-        )
-        if self.side == "server":
-            return (
-                f"{verify}, and push the verdict notes with the branch: `git push REMOTE "
-                "refs/notes/okstra/verdicts <branch>` (or `git okstra sync REMOTE` first)."
-            )
-        if self.side == "ci":
-            if self.fetch_from is not None and not self.notes.sources:
-                # No verdict notes here at all: a CI clone that never fetched them, the usual
-                # case when the verdict exists on the remote. Fetching is the fix then.
-                fetch = okstra("ci", "check", finding.commit, "--fetch", self.fetch_from)
-                return (
-                    f"fetch the verdict notes first: `{fetch}` (a clone has none until they "
-                    f"are fetched). If no verdict was recorded yet: {verify}, then "
-                    f"`{okstra('sync', self.fetch_from)}` to publish it."
-                )
-            return (
-                f"{verify}, then `git okstra sync` to publish the verdict notes; fetch them "
-                "here with `git okstra ci check --fetch REMOTE`."
-            )
-        return (
-            f"{verify}. If the verdict was recorded on another machine, fetch it first: "
-            "`git okstra sync`."
+        commit, keys = finding.commit, finding.task_keys
+        if keys:
+            key = usable_key(keys[0]) if len(keys) == 1 else None
+        else:
+            key = task_of_commit(self.objects, commit)
+        where = task_worktree(key, commit) if key and self.side != "server" else None
+        no_notes = not self.notes.sources
+        return fix_text(
+            commit, key, where, self.side, self.signers is not None, self.fetch_from, no_notes
         )
 
 

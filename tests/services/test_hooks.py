@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import pytest
 from conftest import git, okstra
 from hooks_world import KEY, add_verdict, commit, install, pair, push, remote_ref, snapshot
 from reports_data import verdict_report
-from verify_world import make_world
+from verify_world import World, make_world
 
 import okstra_git
 from okstra_git.core.errors import BadInput
@@ -42,8 +43,18 @@ def test_push_refused_before_the_verdict_and_accepted_after_verify_record(tmp_pa
     err = refused.stderr
     assert f"refusing to update refs/heads/main to {head[:12]}" in err
     assert "needs an accepted whole-task verdict" in err
-    assert "git okstra verify record" in err and "--verdict accepted" in err
+    # No verdict names the task: its task branch at the pushed commit does, and the fix runs
+    # in its worktree from any folder: the task's next step, which names the run's report.
+    status = f"`git -C {world.task_wt} okstra task status {KEY}`"
+    assert f"in the task worktree {world.task_wt} (its HEAD is {head[:12]})" in err
+    assert f"run {status}, then the next command it prints" in err
+    assert "REPORT.json" not in err and " KEY" not in err
     assert remote_ref(remote, "main") != head
+    argv = shlex.split(status.strip("`"))  # what the fix says to run, as git runs it
+    assert argv[:2] == ["git", "-C"] and argv[3] == "okstra"
+    shown = okstra(Path(argv[2]), *argv[4:])
+    assert shown.returncode == 0, shown.stderr
+    assert f"git -C {work} okstra run start {KEY} --type final-verification" in shown.stdout
 
     report = verdict_report(world.ctx, world.key, tmp_path / "data.json")
     recorded = okstra(
@@ -55,6 +66,141 @@ def test_push_refused_before_the_verdict_and_accepted_after_verify_record(tmp_pa
     assert accepted.returncode == 0, accepted.stderr
     assert "gate open" in accepted.stderr and KEY in accepted.stderr
     assert remote_ref(remote, "main") == head
+
+
+def _fix_line(said: str) -> str:
+    """The refusal's ``Fix:`` line (a hook's or ci check's)."""
+    return next(line for line in said.splitlines() if "Fix: " in line)
+
+
+def _verified_world(tmp_path: Path) -> tuple[Path, Path, World, str]:
+    """A clone (hook installed) whose task's stages are done and merged in its task worktree,
+    and main there at the task's HEAD: what the last step pushes. No verdict yet."""
+    work, remote = pair(tmp_path)
+    world = make_world(work, stages=1)
+    world.do_stage(1)
+    head = world.merge(1)
+    install(work)
+    git(work, "merge", "-q", "--ff-only", head)
+    return work, remote, world, head
+
+
+def test_with_no_verdict_the_refusal_names_the_task_of_its_branch_on_every_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # No verdict on the commit names the task: the task branch pointing at it does (its key
+    # read from the task's record), and the worktree it is checked out in. Pushed from the
+    # main worktree, the fix runs from anywhere: `git -C <task worktree> okstra …`.
+    work, remote, world, head = _verified_world(tmp_path)
+    status = f"`git -C {world.task_wt} okstra task status {KEY}`"
+    refused = push(work, "origin", "main")
+    assert refused.returncode != 0 and remote_ref(remote, "main") != head
+    fix = _fix_line(refused.stderr)
+    assert f"in the task worktree {world.task_wt} (its HEAD is {head[:12]}): run {status}" in fix
+    assert "KEY" not in fix and "REPORT.json" not in fix
+
+    # ci check here says the same fix, after fetching (this clone never fetched notes).
+    checked = okstra(work, "ci", "check")
+    assert checked.returncode == 1
+    assert f"If no verdict was recorded yet: verify it in the task worktree {world.task_wt}" in (
+        _fix_line(checked.stdout)
+    )
+    assert status in checked.stdout
+
+    # A verdict that names the task (one that does not open the gate) finds the same worktree.
+    add_verdict(work, verdict="blocked", stages=(1,))
+    fix = _fix_line(push(work, "origin", "main").stderr)
+    assert f"in the task worktree {world.task_wt} (its HEAD is {head[:12]}): run {status}" in fix
+
+    # Server side: the task and its branch as `sync` and `integrate` publish them; the
+    # server names the task, and no folder (its worktrees are not the pusher's).
+    monkeypatch.setenv("OKSTRA_EXE", installed_executable() or "git-okstra")
+    # The server's okstra is this package (not whichever one the executable was installed from).
+    monkeypatch.setenv("PYTHONPATH", str(Path(okstra_git.__file__).resolve().parent.parent))
+    assert okstra(remote, "hooks", "install", "--server", str(remote)).returncode == 0
+    task_ref = "refs/okstra/tasks/grp/feat"
+    branch = f"refs/heads/{world.branch('task')}:refs/okstra/branches/grp/feat/task"
+    published = push(work, "--no-verify", "origin", task_ref, branch)
+    assert published.returncode == 0, published.stderr
+    refused = push(work, "--no-verify", "origin", "main")
+    assert refused.returncode != 0 and remote_ref(remote, "main") != head
+    fix = _fix_line(refused.stderr)
+    assert "remote: okstra pre-receive: Fix: verify it in the task worktree whose HEAD is " in fix
+    assert f"run `git okstra task status {KEY}`, then the next" in fix and str(tmp_path) not in fix
+
+
+def test_a_commit_of_no_task_gets_the_general_fix(tmp_path: Path):
+    # A task branch exists, at another commit: the refused commit is of no task, so the fix
+    # names none (KEY, and how to find it) and no worktree.
+    work, _remote, world, _head = _verified_world(tmp_path)
+    other = commit(work, "not the task's")
+    refused = push(work, "origin", "main")
+    assert refused.returncode != 0
+    fix = _fix_line(refused.stderr)
+    general = f"in the task worktree whose HEAD is {other[:12]}: run `git okstra task status KEY`"
+    assert general in fix
+    assert "(KEY: the task's key, as `git okstra task list` lists them)" in fix
+    assert KEY not in fix and str(world.task_wt) not in fix and "-C" not in fix
+
+    # Two tasks' branches at the commit: which one is not for the refusal to guess.
+    git(work, "update-ref", f"refs/heads/{world.branch('task')}", other)
+    git(work, "update-ref", "refs/heads/okstra/grp/other/task", other)
+    _record(work, "refs/okstra/tasks/grp/other", "proj:grp:other")
+    fix = _fix_line(push(work, "origin", "main").stderr)
+    assert "`git okstra task status KEY`" in fix and "proj:grp:" not in fix
+    git(work, "update-ref", "-d", "refs/heads/okstra/grp/other/task")
+    fix = _fix_line(push(work, "origin", "main").stderr)
+    assert f"`git -C {world.task_wt} okstra task status {KEY}`" in fix  # the one left
+
+
+def _record(repo: Path, ref: str, key: str) -> None:
+    """A task record at ``ref`` whose task.json names ``key`` (as a fetched, hostile one
+    might: nothing checks it on the way in here)."""
+    text = json.dumps({"schemaVersion": 1, "taskKey": key})
+    blob = subprocess.run(
+        ["git", "hash-object", "-w", "--stdin"], cwd=repo, input=text, text=True,
+        capture_output=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    tree = subprocess.run(
+        ["git", "mktree"], cwd=repo, input=f"100644 blob {blob}\ttask.json\n", text=True,
+        capture_output=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    made = git(repo, "commit-tree", tree, "-m", f"task new\n\nOkstra-Task: {key}")
+    git(repo, "update-ref", ref, made)
+
+
+@pytest.mark.parametrize(
+    ("suffix", "key", "shown"),
+    [
+        # Each under the refs its key slugs to, so only the key's own check stops it.
+        ("grp/feat-0-owned", "proj:grp:feat\x1b]0;owned\x07", False),  # control characters
+        ("grp/feat-rm--rf", "proj:grp:feat\nrm -rf ~", False),  # a second line
+        ("grp/feat-x", "proj:grp:feat\u2028x", False),  # a line separator
+        ("grp/feat", "proj:other:thing", False),  # another task's key under this task's refs
+        ("grp/feat", "proj:grp", False),  # not three parts
+        ("grp/feat-touch-pwned", "proj:grp:feat';touch PWNED;'", True),  # shown, quoted
+    ],
+)
+def test_a_key_read_from_a_task_record_is_untrusted(
+    tmp_path: Path, suffix: str, key: str, shown: bool
+):
+    work, _remote = pair(tmp_path)
+    install(work)
+    head = commit(work, "feature")
+    git(work, "update-ref", f"refs/heads/okstra/{suffix}/task", head)
+    _record(work, f"refs/okstra/tasks/{suffix}", key)
+    refused = push(work, "origin", "main")
+    assert refused.returncode != 0
+    fix = _fix_line(refused.stderr)
+    if not shown:
+        assert "`git okstra task status KEY`" in fix and "proj:" not in fix
+        assert "\x1b" not in refused.stderr and "rm -rf" not in refused.stderr
+        assert "\u2028" not in refused.stderr
+        return
+    said = fix.split("run `", 1)[1].split("`", 1)[0]
+    assert said == shlex.join(["git", "okstra", "task", "status", key])
+    assert shlex.split(said)[-1] == key  # one word, as typed
+    assert not (work / "PWNED").exists()
 
 
 def test_conditional_accept_and_single_stage_verdicts_do_not_open_the_gate(tmp_path: Path):
@@ -73,7 +219,7 @@ def test_conditional_accept_and_single_stage_verdicts_do_not_open_the_gate(tmp_p
     assert "covers stage 2 only (single-stage)" in proc.stderr
     assert "is blocked, not accepted" in proc.stderr
     # A known task key is filled into the fix command.
-    assert f"git okstra verify target {KEY}" in proc.stderr
+    assert f"`git okstra task status {KEY}`" in proc.stderr
     assert remote_ref(remote, "main") != head
 
     add_verdict(work)
