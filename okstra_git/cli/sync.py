@@ -94,7 +94,7 @@ def sync(
     report = sync_service.sync(
         ctx, remote, do_fetch=not push_only, do_push=not fetch_only, choice=choice
     )
-    from ..services.branches import held_back
+    from ..services.branches import branch_steps, held_back
 
-    held = held_back(ctx.repo, report.remote, report.branches)
-    return synced(report, held, verbose)
+    steps = branch_steps(ctx.repo, report.remote, report.branches, ctx.clone_dir)
+    return synced(report, held_back(report.remote, report.branches, steps), verbose, steps)

@@ -123,37 +123,53 @@ class HeldBack(Value):
     branch: BranchState
     remote: str
     fix: str
-    """The command that publishes both: ``okstra integrate KEY --remote R`` for a task
-    branch whose task names its key, else ``git merge`` of the remote's copy."""
+    """The command that publishes both (:func:`branch_steps`)."""
 
 
-def held_back(repo: GitRepo, remote: str, states: Iterable[BranchState]) -> list[HeldBack]:
-    """What a sync could not publish: each task or stage branch that differs from the one
-    ``remote`` holds (both moved), with the command that publishes both (views/sync.py's
-    ``held_words`` says it)."""
-    import json
+def branch_steps(
+    repo: GitRepo, remote: str, states: Iterable[BranchState], clone_dir: str
+) -> dict[str, str]:
+    """The command that brings each branch ``remote`` has more of (``behind``) or that both
+    sides moved (``diverged``) in step, by its ref: ``git -C CLONE okstra integrate KEY
+    --remote R`` for a task branch whose task names its key — the task worktree comes to the
+    published head (fast-forwarded, or merged when both moved) and what it has more is
+    published — else, for a diverged one, ``git merge`` of the remote's copy. A branch
+    ``behind`` with no task to name has none: the remote's copy is named instead."""
+    from ..logic.nextstep import line, okstra_argv
 
-    from ..core.shell import okstra
-    from ..records.task import TASKS_PREFIX
-
-    held = []
+    steps = {}
     for branch in states:
-        if branch.state != "diverged":
+        if branch.state not in ("behind", "diverged"):
             continue
         suffix, leaf = branch.ref[len(BRANCHES) :].rsplit("/", 1)
-        task = repo.read_ref(f"{TASKS_PREFIX}{suffix}")
-        raw = repo.read_path(task, "task.json") if task is not None else None
-        try:
-            key = json.loads(raw)["taskKey"] if raw is not None else None
-        except (ValueError, KeyError, TypeError):
-            key = None
-        fix = (
-            okstra("integrate", key, "--remote", remote)
-            if isinstance(key, str) and leaf == "task"
-            else command("git", "merge", tracking_name(remote, branch.ref))
-        )
-        held.append(HeldBack(branch, remote, fix))
-    return held
+        key = _task_key_at(repo, suffix) if leaf == "task" else None
+        if key is not None:
+            steps[branch.ref] = line(okstra_argv("integrate", key, "--remote", remote), clone_dir)
+        elif branch.state == "diverged":
+            steps[branch.ref] = command("git", "merge", tracking_name(remote, branch.ref))
+    return steps
+
+
+def _task_key_at(repo: GitRepo, suffix: str) -> str | None:
+    """The key the task ``refs/okstra/tasks/<suffix>`` here names (None: no such task here)."""
+    import json
+
+    from ..records.task import TASKS_PREFIX
+
+    task = repo.read_ref(f"{TASKS_PREFIX}{suffix}")
+    raw = repo.read_path(task, "task.json") if task is not None else None
+    try:
+        key = json.loads(raw)["taskKey"] if raw is not None else None
+    except (ValueError, KeyError, TypeError):
+        key = None
+    return key if isinstance(key, str) else None
+
+
+def held_back(remote: str, states: Iterable[BranchState], steps: dict[str, str]) -> list[HeldBack]:
+    """What a sync could not publish: each task or stage branch that differs from the one
+    ``remote`` holds (both moved), with the command that publishes both (``steps``, from
+    :func:`branch_steps`; views/sync.py's ``held_words`` says it)."""
+    return [HeldBack(b, remote, steps[b.ref]) for b in states if b.state == "diverged"]
 
 
 # -- merge hints --------------------------------------------------------------------------

@@ -8,11 +8,15 @@ has more of. ``-v`` lists every ref (``data`` always does, for ``--json``).
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from ..core.tracking import BRANCHES, LOCAL_NOTES, LOCAL_REFS, tracking_name
 from . import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..git.repo import CommitInfo
     from ..services.branches import BranchState, HeldBack
     from ..services.sync.engine import SyncReport
@@ -33,6 +37,9 @@ _COUNTED = (
 _NAMED = ("conflict", "invalid")
 """States a summary names ref by ref too: a person has to act on them."""
 
+_NONE: Mapping[str, str] = MappingProxyType({})
+"""No branch step (a report worded without them)."""
+
 
 def kind(ref: str) -> str:
     """The kind of an okstra ref, as a summary counts it: ``tasks``, ``claims``, … (the folder
@@ -44,14 +51,20 @@ def kind(ref: str) -> str:
     return ref[len(LOCAL_REFS) :].split("/", 1)[0] if ref.startswith(LOCAL_REFS) else ref
 
 
-def synced(report: SyncReport, held: list[HeldBack], verbose: bool = False) -> Output:
+def synced(
+    report: SyncReport,
+    held: list[HeldBack],
+    verbose: bool = False,
+    steps: Mapping[str, str] = _NONE,
+) -> Output:
     """What sync did; exit 1, saying why on stderr, when a conflict, a record not adopted or a
-    branch held back (``held``) needs a person."""
-    said = text(report, verbose)
+    branch held back (``held``) needs a person. ``steps``: the command that brings a branch
+    in step, by ref (``services.branches.branch_steps``)."""
+    said = text(report, verbose, steps)
     if not report.conflicts and not report.invalid and not held:
-        return Output(data(report), said)
+        return Output(data(report, steps), said)
     error = "\n".join(p for p in (_error(report), *map(held_words, held)) if p)
-    return Output(data(report), said, err=f"git okstra: {error}\n", code=1, error=error)
+    return Output(data(report, steps), said, err=f"git okstra: {error}\n", code=1, error=error)
 
 
 def held_words(held: HeldBack) -> str:
@@ -63,8 +76,9 @@ def held_words(held: HeldBack) -> str:
     )
 
 
-def data(report: SyncReport) -> dict[str, object]:
-    """``sync --json``: every ref that is not the same (and every branch), each conflict."""
+def data(report: SyncReport, steps: Mapping[str, str] = _NONE) -> dict[str, object]:
+    """``sync --json``: every ref that is not the same (and every branch, with the
+    ``command`` that brings it in step when it needs one), each conflict."""
     return {
         "remote": report.remote,
         "fetched": report.fetched,
@@ -77,7 +91,7 @@ def data(report: SyncReport) -> dict[str, object]:
         "kept": report.kept,
         "renumbered": report.renumbered,
         "attempts": report.attempts,
-        "branches": [_branch_data(b) for b in report.branches if b.state != "same"],
+        "branches": [_branch_data(b, steps) for b in report.branches if b.state != "same"],
     }
 
 
@@ -91,12 +105,13 @@ def _ref_data(state: RefState) -> dict[str, str | None]:
     }
 
 
-def _branch_data(branch: BranchState) -> dict[str, str | None]:
+def _branch_data(branch: BranchState, steps: Mapping[str, str]) -> dict[str, str | None]:
     return {
         "ref": branch.ref,
         "local": branch.local,
         "remote": branch.remote,
         "state": branch.state,
+        "command": steps.get(branch.ref),
     }
 
 
@@ -159,8 +174,9 @@ def _side(info: CommitInfo | None) -> dict[str, str] | None:
     return {"commit": info.commit, "event": info.subject, "author": info.author, "when": info.when}
 
 
-def text(report: SyncReport, verbose: bool = False) -> str:
-    """The report as text: a summary, or with ``verbose`` every ref."""
+def text(report: SyncReport, verbose: bool = False, steps: Mapping[str, str] = _NONE) -> str:
+    """The report as text: a summary, or with ``verbose`` every ref; ``steps`` as
+    :func:`synced`'s."""
     how = "fetched" if report.fetched else "no fetch"
     tries = f"{report.attempts} attempt" + ("s" if report.attempts != 1 else "")
     lines = [f"okstra sync with {report.remote} ({how}, {tries})"]
@@ -170,7 +186,7 @@ def text(report: SyncReport, verbose: bool = False) -> str:
         lines.append(f"renumbered your {old} as {new}")
     for kept in report.kept:
         lines.append(f"your replaced side is kept at {kept}")
-    lines += _branches(report, pushed, verbose)
+    lines += _branches(report, pushed, verbose, steps)
     lines.append(f"{report.unchanged} ref(s) already in step; {len(report.pushed)} pushed")
     return "\n".join(lines)
 
@@ -209,7 +225,9 @@ def _ref_line(state: RefState, pushed: set[str]) -> str:
     return f"  {state.ref}: {said}" + ("; pushed" if state.ref in pushed else "")
 
 
-def _branches(report: SyncReport, pushed: set[str], verbose: bool) -> list[str]:
+def _branches(
+    report: SyncReport, pushed: set[str], verbose: bool, steps: Mapping[str, str]
+) -> list[str]:
     """The task and stage branches: each one the remote has more of, or that differs from the
     remote's (with what to merge); the published ones one by one with ``verbose``, else
     counted."""
@@ -222,18 +240,19 @@ def _branches(report: SyncReport, pushed: set[str], verbose: bool) -> list[str]:
             published += branch.ref in pushed
             waiting += branch.ref not in pushed
             continue
-        lines.append(_branch_line(report.remote, branch, pushed))
+        lines.append(_branch_line(report.remote, branch, pushed, steps.get(branch.ref)))
     said = [f"{published} published"] if published else []
     said += [f"{waiting} to publish"] if waiting else []
     return ([f"  branches: {', '.join(said)}"] if said else []) + lines
 
 
-def _branch_line(remote: str, branch: BranchState, pushed: set[str]) -> str:
+def _branch_line(remote: str, branch: BranchState, pushed: set[str], step: str | None) -> str:
     mine, theirs = (v[:12] if v else "-" for v in (branch.local, branch.remote))
     track = tracking_name(remote, branch.ref)
     said = {
         "ahead": f"published {mine}" if branch.ref in pushed else f"to publish {mine}",
-        "behind": f"the remote's {theirs} has more than yours ({mine}): {track}",
+        "behind": f"the remote's {theirs} has more than yours ({mine}): "
+        + (f"bring it here with: {step}" if step else track),
         "diverged": f"differs from the remote's {theirs} ({mine} here); not published — "
         f"merge {track} into yours to publish both",
     }[branch.state]

@@ -316,11 +316,24 @@ def test_status_and_sync_say_what_is_not_published(tmp_path: Path):
     team = Team.make(tmp_path)
     alice, bob, _ = _two_done_stages(team)
     run_json(alice, "integrate", KEY, "--remote", "origin")
-    run_json(bob, "sync", "origin")
+    # Bob's task branch is behind the published one: sync names the command that brings it
+    # here (it named only the remote's tracking ref), the one task status's next step runs.
+    synced = okstra(bob, "sync", "origin")
+    assert synced.returncode == 0, synced.stderr
+    bring = f"git -C {bob.resolve()} okstra integrate {KEY} --remote origin"
+    (theirs,) = team.on_remote(TASK_BRANCH).values()
+    mine = git(bob, "rev-parse", "refs/heads/okstra/g/i/task")
+    assert f"  {TASK_BRANCH}: the remote's {theirs[:12]} has more than yours ({mine[:12]}): "
+    f"bring it here with: {bring}" in synced.stdout.splitlines(), synced.stdout
+    (behind,) = [b for b in run_json(bob, "sync", "origin")["branches"] if b["ref"] == TASK_BRANCH]
+    assert behind["state"] == "behind" and behind["command"] == bring, behind
     seen = status(bob)
     assert seen["published"]["taskBranch"]["state"] == "behind"
-    assert seen["next"]["argv"][2:] == ["integrate", KEY, "--remote", "origin"]
-    run_step(seen["next"])
+    assert seen["next"]["command"] == bring
+    brought = run_line(behind["command"])  # as printed, from a folder of no repository
+    assert brought.returncode == 0, brought.stderr
+    assert git(bob, "rev-parse", "refs/heads/okstra/g/i/task") == theirs
+    assert status(bob)["published"]["taskBranch"]["state"] == "same"
     task_wt = Path(status(bob)["taskWorktree"]["path"])
     # A hand commit on Bob's task branch while Alice publishes another: both moved.
     (task_wt / "notes.txt").write_text("bob\n")
@@ -335,13 +348,18 @@ def test_status_and_sync_say_what_is_not_published(tmp_path: Path):
     proc = okstra(bob, "sync", "origin")
     assert proc.returncode == 1
     assert f"not published: {TASK_BRANCH} here" in proc.stderr
-    assert f"git okstra integrate {KEY} --remote origin" in proc.stderr
+    # The fix runs from any folder (it said `git okstra integrate …`, working in the clone
+    # only): deliberately changed to the -C form task status's next step has.
+    assert f"publish both with: {bring}\n" in proc.stderr, proc.stderr
+    branches = run_json(bob, "sync", "origin", code=1)["branches"]
+    (diverged,) = [b for b in branches if b["ref"] == TASK_BRANCH]
+    assert diverged["state"] == "diverged" and diverged["command"] == bring, diverged
     seen = status(bob)
     assert seen["published"]["taskBranch"]["state"] == "diverged"
     text = okstra(bob, "task", "status", KEY).stdout
     assert "task branch: diverged from origin's" in text
-    assert seen["next"]["argv"][2:] == ["integrate", KEY, "--remote", "origin"]
-    assert run_step(seen["next"]).returncode == 0
+    assert seen["next"]["command"] == bring
+    assert run_line(bring).returncode == 0
     (published,) = team.on_remote(TASK_BRANCH).values()
     for note in ("notes.txt", "more.txt"):
         assert git(team.remote, "cat-file", "-t", f"{published}:{note}") == "blob"

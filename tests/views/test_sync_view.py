@@ -92,3 +92,28 @@ def test_a_branch_held_back_names_both_sides_and_the_command():
     )
     out = synced(SyncReport("origin", fetched=True, refs=[], branches=[branch]), [held])
     assert out.code == 1 and out.error == words and out.err == f"git okstra: {words}\n"
+
+
+def test_a_branch_the_remote_has_more_of_names_the_step_that_brings_it_here():
+    """services/branches.branch_steps hands the command for a task branch behind the remote's
+    (integrate, run from any folder); the line and ``--json`` carry it. Without one (a branch
+    no task here names) the line names the remote's copy, as it did."""
+    from okstra_git.views.sync import data
+
+    task, stage = "refs/okstra/branches/g/i/task", "refs/okstra/branches/g/i/stage-1"
+    step = "git -C /c okstra integrate p:g:i --remote origin"
+    report = SyncReport(
+        "origin",
+        fetched=True,
+        refs=[],
+        branches=[BranchState(task, A, B, "behind"), BranchState(stage, A, C, "behind")],
+    )
+    lines = text(report, steps={task: step}).splitlines()
+    assert lines[1:3] == [
+        f"  {task}: the remote's {B[:12]} has more than yours ({A[:12]}): bring it here with: "
+        + step,
+        f"  {stage}: the remote's {C[:12]} has more than yours ({A[:12]}): "
+        "refs/okstra-remotes/origin/branches/g/i/stage-1",
+    ]
+    said = data(report, {task: step})["branches"]
+    assert [b["command"] for b in said] == [step, None]  # type: ignore[index]
