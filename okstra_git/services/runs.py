@@ -275,25 +275,44 @@ def make_workspace(ctx: Context, paths: dict[str, str]) -> None:
             os.makedirs(os.path.join(root, folder), exist_ok=True)
 
 
-def _missing_report(key: TaskKey, task_type: str, report: str) -> BadInput:
+def _missing_report(ctx: Context, key: TaskKey, task_type: str, report: str) -> BadInput:
     """``run finish --report X`` where nothing is at X yet (often the path the next step named):
-    how to write it — render the report data beside it if there is some, else start the data."""
-    data = report[: -len(".md")] + ".data.json" if report.endswith(".md") else None
-    if data is not None and os.path.isfile(data):
-        # Absolute: relative to the folder this ran in (git -C DIR's), not the user's.
-        data = os.path.abspath(data)
-        render = okstra("report", "render", data)
+    how to write it — render the report data beside it if there is some, else start the data
+    there. Each command runs from any folder (``git -C <clone>``, the files absolute: relative
+    to the folder this ran in, git -C DIR's, not the user's)."""
+    from ..logic.nextstep import line, okstra_argv
+
+    where = ctx.clone_dir
+    absolute = os.path.abspath(report)
+    if absolute.endswith(".md"):
+        data: str | None = absolute[: -len(".md")] + ".data.json"
+    else:
+        data = absolute if absolute.endswith(".json") else None
+    if data is not None and data != absolute and os.path.isfile(data):
+        render = line(okstra_argv("report", "render", data), where)
         return BadInput(
             f"report {report}: no such file; its report data is beside it: write the report "
             f"from it with: {render} (or finish with --report {data} itself)",
             hint=render,
         )
-    init = okstra("report", "init", key, "--type", task_type)
+    out = ("--out", data) if data is not None else ()
+    init = line(okstra_argv("report", "init", key, "--type", task_type, *out), where)
+    if data is None:
+        return BadInput(
+            f"report {report}: no such file; start the run's report data with: {init}, write "
+            "its 'Replace:' prompts, check it with the report validate it prints, then finish "
+            "with --report and the data.json it wrote",
+            hint=init,
+        )
+    check = line(okstra_argv("report", "validate", data), where)
+    then = (
+        f", or write {report} from it with: {line(okstra_argv('report', 'render', data), where)}"
+        if data != absolute
+        else ""
+    )
     return BadInput(
         f"report {report}: no such file; start the run's report data with: {init}, write its "
-        "'Replace:' prompts, check it with git okstra report validate DATA, then finish with "
-        "--report DATA (the data.json report init wrote; git okstra report render DATA writes "
-        "its Markdown beside it)",
+        f"'Replace:' prompts, check it with: {check}, then finish with --report {data}{then}",
         hint=init,
     )
 
@@ -318,7 +337,7 @@ def finish_run(
     if status == "completed" and report is None:
         raise BadInput("--report is required when a run finishes completed")
     if report is not None and not os.path.exists(report):
-        raise _missing_report(key, task_type, report)
+        raise _missing_report(ctx, key, task_type, report)
     report_path = workspace_relative(ctx.workdir, report, "report") if report else None
     if data is None and report is not None and report.endswith(".json"):
         data = report  # the report is the run's data: keep it as such

@@ -29,19 +29,29 @@ def test_run_finish_of_a_report_nobody_wrote_says_how_to_write_it(repo: Path):
     refused = run_step(finish)
     assert refused.returncode == 2, refused.stderr
     assert f"report {report}: no such file; start the run's report data with: " in refused.stderr
-    hint = refused.stderr.split("hint: ", 1)[1].strip()
-    assert shlex.split(hint)[:4] == ["git", "okstra", "report", "init"], hint
-    started = okstra(repo, *shlex.split(hint)[2:])
-    assert started.returncode == 0, started.stderr
+    # Each command it names runs from any folder (it said `git okstra report init …`, which
+    # ran only inside the clone): deliberately changed to `git -C CLONE okstra …`, the data
+    # named absolute, beside the report.
     data = report.with_name(report.name.removesuffix(".md") + ".data.json")
+    hint = refused.stderr.split("hint: ", 1)[1].strip()
+    where = str(repo.resolve())
+    assert shlex.split(hint) == [
+        "git", "-C", where, "okstra", "report", "init", "p:g:i", "--type", "error-analysis",
+        "--out", str(data),
+    ], hint  # fmt: skip
+    check = shlex.join(["git", "-C", where, "okstra", "report", "validate", str(data)])
+    assert f"check it with: {check}, then finish with --report {data}" in refused.stderr
+    started = run_line(hint)
+    assert started.returncode == 0, started.stderr
     data.write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
+    assert run_line(check).returncode == 0
 
     refused = run_step(finish)
     assert refused.returncode == 2, refused.stderr
     assert "its report data is beside it" in refused.stderr
     hint = refused.stderr.split("hint: ", 1)[1].strip()
-    assert shlex.split(hint) == ["git", "okstra", "report", "render", str(data)]
-    rendered = okstra(repo, *shlex.split(hint)[2:])
+    assert shlex.split(hint) == ["git", "-C", where, "okstra", "report", "render", str(data)]
+    rendered = run_line(hint)
     assert rendered.returncode == 0, rendered.stderr
     assert report.is_file()
 
@@ -320,9 +330,9 @@ def test_run_finish_of_a_relative_report_names_its_data_absolute(repo: Path):
     refused = okstra(repo, *argv)
     assert refused.returncode == 2, refused.stderr
     hint = refused.stderr.split("hint: ", 1)[1].strip()
-    assert hint == f"git okstra report render {data}", hint
+    assert hint == f"git -C {repo.resolve()} okstra report render {data}", hint
     assert f"(or finish with --report {data} itself)" in refused.stderr
-    rendered = okstra(Path("/"), *shlex.split(hint)[2:])
+    rendered = run_line(hint)
     assert rendered.returncode == 0, rendered.stderr
     assert Path(finish["report"]).is_file()
 
