@@ -27,7 +27,10 @@ from .declare import KEY, Arg, command
 def integrate(key: str, remote: str | None) -> Output:
     from ..services import integrate as service
     from ..services.context import open_context
+    from ..services.status import next_for
     from ..views.integrate import integrated
 
     ctx = open_context()
-    return integrated(service.integrate(ctx, ctx.key(key), remote))
+    task_key = ctx.key(key)
+    done = service.integrate(ctx, task_key, remote)
+    return integrated(done, next_for(ctx, task_key))

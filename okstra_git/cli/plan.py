@@ -21,13 +21,28 @@ group(
     "plan validate",
     "Check the plan's Stage Map (S1–S7, S9) and §5; exit 1 listing every failure.",
     Arg("file", "The plan (Markdown).", metavar="FILE", complete="file"),
-    about="Needs no repository: the checks read the file alone.",
+    Arg(
+        "--task",
+        "The task the plan is for: a valid plan ends with the task's next step (read from "
+        "this folder's repository).",
+        metavar="KEY",
+        complete="task",
+    ),
+    about="Needs no repository: the checks read the file alone (with --task, the next step "
+    "reads the task's records).",
 )
-def validate(file: str) -> Output:
+def validate(file: str, task: str | None) -> Output:
     from ..logic.planfile import validate_plan_file
     from ..views.plan import validated
 
-    return validated(file, validate_plan_file(file))
+    result = validate_plan_file(file)
+    if task is None or not result.valid:
+        return validated(file, result)
+    from ..services.context import open_context
+    from ..services.status import next_for
+
+    ctx = open_context(plumbed=True)  # a read, as task status is
+    return validated(file, result, next_for(ctx, ctx.key(task)))
 
 
 @command(

@@ -627,14 +627,20 @@ class PlumbedRepo(GitRepo):
             return set()
         if base is not None and not self.has_commit(base):
             base = None  # as GitRepo's: a base this clone never fetched walks without it
-        hidden = [f"^{base}"] if base is not None else []
-        code, out, err = git_output("--git-dir", str(self.git_dir), "rev-list", head, *hidden, "--")
-        if code:
-            raise BadInput(f"git rev-list {head} failed: {err.decode(errors='replace').strip()}")
-        pending.difference_update(out.decode("ascii").split())
+        pending.difference_update(self._once("rev-list", f"{head} {base}", self._listed))
         if base is None:
             return pending
         return {c for c in pending if c != base and not self.contains(base, c)}
+
+    def _listed(self, walk: str) -> frozenset[str]:
+        """``git rev-list HEAD ^BASE`` for ``walk`` = ``"HEAD BASE"`` (BASE ``None``: none),
+        read once within ``reading_once`` (a target and the next step ask the same walk)."""
+        head, base = walk.split(" ")
+        hidden = [f"^{base}"] if base != "None" else []
+        code, out, err = git_output("--git-dir", str(self.git_dir), "rev-list", head, *hidden, "--")
+        if code:
+            raise BadInput(f"git rev-list {head} failed: {err.decode(errors='replace').strip()}")
+        return frozenset(out.decode("ascii").split())
 
     def check_history(self, head: str, known: Iterable[str], where: str) -> None:
         problem = self._unparsed([head], known)

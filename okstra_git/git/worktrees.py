@@ -207,13 +207,9 @@ def _registered_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
     """:func:`worktree_at` from the admin folders' files, as libgit2 reads them: one holding
     ``gitdir``, ``commondir`` and ``HEAD`` is a worktree, its folder where ``gitdir`` points;
     prunable when its folder is gone and it is not locked."""
-    from .plumbed import registered_folder, worktree_admins
-
-    for admin in worktree_admins(repo.common_dir):
-        if not all((admin / f).is_file() for f in ("gitdir", "commondir", "HEAD")):
-            continue
-        where = registered_folder(admin)
-        if where is not None and same_path(where, path):
+    wanted = os.path.realpath(path)
+    for admin, where, real in repo._once("worktree-folders", str(repo.common_dir), _registered):
+        if real == wanted:
             try:
                 locked: str | None = (admin / "locked").read_text("utf-8", "replace").strip()
             except (FileNotFoundError, NotADirectoryError):
@@ -222,6 +218,21 @@ def _registered_at(repo: GitRepo, path: Path) -> WorktreeInfo | None:
             broken = present and not _gitfile_points_to(where / ".git", admin)
             return WorktreeInfo(admin.name, where, locked is None and not present, locked, broken)
     return None
+
+
+def _registered(common_dir: str) -> list[tuple[Path, Path, str]]:
+    """Each linked worktree's admin folder, the folder it is registered at and that folder's
+    real path: read once within ``reading_once`` (a read asks it of every claim it shows)."""
+    from .plumbed import registered_folder, worktree_admins
+
+    found = []
+    for admin in worktree_admins(Path(common_dir)):
+        if not all((admin / f).is_file() for f in ("gitdir", "commondir", "HEAD")):
+            continue
+        where = registered_folder(admin)
+        if where is not None:
+            found.append((admin, where, os.path.realpath(where)))
+    return found
 
 
 def _gitfile_points_to(gitfile: Path, admin: Path) -> bool:

@@ -466,7 +466,11 @@ def plan_steps(key: str, plan: str, clone_dir: str) -> tuple[str, ...]:
     """The commands that take a written plan (``plan``, absolute) to its approval, each one
     line that runs from any folder: validate, submit, approve (``plan init`` prints them; the
     submit then prints the task's step, its approval while it awaits one)."""
-    steps = (("plan", "validate", plan), ("plan", "submit", key, plan), ("plan", "approve", key))
+    steps = (
+        ("plan", "validate", plan, "--task", key),
+        ("plan", "submit", key, plan),
+        ("plan", "approve", key),
+    )
     return tuple(line(okstra_argv(*args), clone_dir) for args in steps)
 
 
@@ -639,7 +643,7 @@ def _approve(s: Situation) -> Step:
     if "invalid-plan" in reasons:
         return _run(
             s,
-            ("plan", "validate", s.plan_path),
+            ("plan", "validate", s.plan_path, "--task", s.key),
             "the plan fails its Stage Map checks: fix them, then submit it again",
         )
     if reasons & {"blockers-open", "section-5-unreadable"}:

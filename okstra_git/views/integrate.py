@@ -9,13 +9,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..logic.nextstep import Step
 
-def integrated(done: IntegrateResult) -> Output:
-    return Output(data(done), lambda: text(done))
+
+def integrated(done: IntegrateResult, step: Step) -> Output:
+    """What integrate did, then the task's next step (``next`` in ``--json``)."""
+    return Output(
+        {**data(done), "next": step.to_data()},
+        lambda: f"{text(done)}\nnext ({step.kind}, {step.who}): {step.command or step.why}",
+    )
 
 
 def data(done: IntegrateResult) -> dict[str, Any]:
-    """``integrate --json``."""
+    """``integrate --json`` (without ``next``)."""
     return {
         "taskKey": str(done.key),
         "taskWorktree": done.task_worktree,

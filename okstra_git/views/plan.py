@@ -67,17 +67,22 @@ def plan_data(shown: PlanShown) -> dict[str, Any]:
     }
 
 
-def validated(file: str, result: Validation) -> Output:
-    """``plan validate``: valid with its stage count, or every failed check (exit 1)."""
+def validated(file: str, result: Validation, step: Step | None = None) -> Output:
+    """``plan validate``: valid with its stage count (and, given ``--task``, the task's next
+    step: ``next``), or every failed check (exit 1)."""
     stage_map = result.stage_map
-    data = {
+    data: dict[str, Any] = {
         "file": file,
         "valid": result.valid,
         "stageMap": stage_map.to_data(),
         "findings": [_finding(f) for f in result.problems],
     }
     if result.valid:
-        return Output(data, f"{file}: valid — {len(stage_map.stages)} stage(s)")
+        said = f"{file}: valid — {len(stage_map.stages)} stage(s)"
+        if step is None:
+            return Output(data, said)
+        data["next"] = step.to_data()
+        return Output(data, f"{said}\nnext ({step.kind}, {step.who}): {step.command or step.why}")
     summary = f"{file}: {len(result.problems)} failed check(s)"
     return Output(
         data, f"{result.report()}\n{summary}", code=1, error=f"{summary}:\n{result.report()}"

@@ -11,7 +11,7 @@ from conftest import git, okstra
 from plans import LINEAR_PLAN, plan_text
 from reports_data import fill_prompts
 from task_world import Task
-from team_world import KEY, TWO_FREE, Team, approve_here, run_line, run_step
+from team_world import KEY, TWO_FREE, Team, approve_here, run_line, run_step, work_on
 from verify_world import KEY as VKEY
 
 
@@ -377,3 +377,95 @@ def test_plan_approve_of_a_plan_failing_its_checks_names_it_absolute(repo: Path)
     assert f"fix them ({check}):" in refused.stderr, refused.stderr
     validated = okstra(Path("/"), *shlex.split(check)[2:])
     assert validated.returncode == 1 and "S2" in validated.stdout + validated.stderr, validated
+
+
+def _next_line(out: str) -> str:
+    """The command of the ``next (kind, who): …`` line a command's text ends with."""
+    last = out.splitlines()[-1]
+    assert last.startswith("next ("), out
+    return last.split("): ", 1)[1]
+
+
+def test_plan_validate_of_a_tasks_plan_ends_with_the_tasks_next_step(repo: Path):
+    """plan validate ended with 'valid — N stage(s)' and nothing to run next. With --task (as
+    plan init prints it) a valid plan ends with the task's next step, the one task status
+    gives, which runs as printed; without --task, or on a failing plan, it says what it did."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    then = json.loads(okstra(repo, "plan", "init", "p:g:i", "--json").stdout)["then"]
+    plan = repo / "plans" / "i.md"
+    assert shlex.split(then[0]) == [
+        "git", "-C", str(repo.resolve()), "okstra", "plan", "validate", str(plan.resolve()),
+        "--task", "p:g:i",
+    ], then  # fmt: skip
+    refused = run_line(then[0])  # placeholders left: refused, no next step
+    assert refused.returncode == 1 and "next (" not in refused.stdout, refused.stdout
+    plan.write_text(LINEAR_PLAN)
+    status = json.loads(okstra(repo, "task", "status", "p:g:i", "--json").stdout)["next"]
+    valid = run_line(then[0])
+    assert valid.returncode == 0, valid.stderr
+    assert valid.stdout.splitlines()[0] == f"{plan.resolve()}: valid — 3 stage(s)", valid.stdout
+    assert _next_line(valid.stdout) == status["command"]
+    out = json.loads(run_line(f"{then[0]} --json").stdout)
+    assert out["valid"] and out["next"] == status, out
+    started = run_step(out["next"])  # run start --type implementation-planning
+    assert started.returncode == 0, started.stderr
+    alone = okstra(repo, "plan", "validate", str(plan), "--json")  # the file alone: as before
+    assert alone.returncode == 0 and "next" not in json.loads(alone.stdout), alone.stdout
+
+
+def test_integrate_ends_with_the_tasks_next_step(tmp_path: Path):
+    """integrate printed what it merged and published, and no step after it. It ends with
+    the task's next step (here: claim the stage left), in text and --json; run as printed,
+    it claims."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    claim = json.loads(
+        okstra(pat, "stage", "claim", KEY, "--stage", "1", "--remote", "origin", "--json").stdout
+    )
+    work_on(Path(claim["placements"][0]["worktreePath"]), 1, "Pat")
+    assert okstra(pat, "stage", "done", KEY, "--stage", "1").returncode == 0
+    done = okstra(pat, "integrate", KEY, "--remote", "origin")
+    assert done.returncode == 0, done.stderr
+    assert "  merged stage 1 (" in done.stdout, done.stdout
+    printed = _next_line(done.stdout)
+    status = json.loads(okstra(pat, "task", "status", KEY, "--json").stdout)["next"]
+    assert printed == status["command"], (printed, status)
+    again = json.loads(okstra(pat, "integrate", KEY, "--remote", "origin", "--json").stdout)
+    assert again["merged"] == [] and again["next"] == status, again
+    assert status["argv"][2:5] == ["stage", "claim", KEY], status
+    claimed = run_line(printed)
+    assert claimed.returncode == 0, claimed.stderr
+    assert "Stage for this implementation run:** `2`" in claimed.stdout, claimed.stdout
+
+
+def test_verify_target_ends_with_the_tasks_next_step(repo: Path):
+    """verify target printed the VERIFICATION_TARGET block alone. It ends with the task's
+    next step: before the final verification its run start, during it the verdict's record
+    (after the report the step's why names) — each run as printed succeeds."""
+    task = Task(repo)
+    task.implement(1)
+    task.implement(2)
+    assert okstra(repo, "integrate", VKEY).returncode == 0
+    shown = okstra(repo, "verify", "target", VKEY)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("## VERIFICATION_TARGET"), shown.stdout
+    status = json.loads(okstra(repo, "task", "status", VKEY, "--json").stdout)["next"]
+    assert _next_line(shown.stdout) == status["command"]
+    assert status["argv"][2:] == ["run", "start", VKEY, "--type", "final-verification"], status
+    assert run_line(_next_line(shown.stdout)).returncode == 0
+
+    out = json.loads(okstra(repo, "verify", "target", VKEY, "--json").stdout)
+    step = out["next"]
+    assert (
+        out["ok"]
+        and step == json.loads(okstra(repo, "task", "status", VKEY, "--json").stdout)["next"]
+    )
+    assert step["kind"] == "work" and step["argv"][2:4] == ["verify", "record"], step
+    init = _named(step["why"], "accepted, conditional-accept or blocked — by ", "), then record")
+    assert run_line(init.replace("VERDICT", "accepted")).returncode == 0
+    data = Path(step["report"])
+    data.write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
+    recorded = run_step(step)
+    assert recorded.returncode == 0, recorded.stderr
+    assert "recorded: accepted" in recorded.stdout, recorded.stdout

@@ -190,9 +190,10 @@ def test_a_plan_from_plan_init_validates_once_filled_then_submits_and_approves(t
     assert {f["check"] for f in found} == {"unfilled"} and len(found) == made["placeholders"]
     assert okstra(pat, "plan", "submit", KEY, "plans/i.md").returncode == 1
     # The commands it printed are the ones that follow, each run from anywhere (the trial's
-    # polish: they were relative to the folder plan init ran in).
+    # polish: they were relative to the folder plan init ran in); the validate names the task,
+    # so a valid plan ends with the task's next step.
     assert made["then"] == [
-        f"git -C {pat} okstra plan validate {path}",
+        f"git -C {pat} okstra plan validate {path} --task p:g:i",
         f"git -C {pat} okstra plan submit p:g:i {path}",
         f"git -C {pat} okstra plan approve p:g:i",
     ]
