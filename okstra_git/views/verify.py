@@ -42,15 +42,6 @@ def refusal(
 
 
 def target(ctx: Context, key_text: str, stage: int | None, worktree: str | None) -> Output:
-    """The ``VERIFICATION_TARGET`` block (its data with ``--json``), then the task's next step
-    (``next``); a refused gate as :func:`refusal` says it. A read: each ref and the worktree
-    list are read once for the target and the next step both."""
-    with ctx.repo.reading_once():
-        return _target(ctx, key_text, stage, worktree)
-
-
-def _target(ctx: Context, key_text: str, stage: int | None, worktree: str | None) -> Output:
-    from ..services.status import next_for
     from .task import lag_notice
 
     key = ctx.key(key_text)
@@ -66,18 +57,9 @@ def _target(ctx: Context, key_text: str, stage: int | None, worktree: str | None
         # Refused on local records that lag the remote: the refusal may be out of date.
         raise Refused(f"{exc}\n{note.rstrip()}", hint=exc.hint) from exc
     diff = verify.diff_stat(ctx, resolved)
-    step = next_for(ctx, key)
     return Output(
-        {
-            "ok": True,
-            "target": target_data(resolved, diff),
-            "remoteLag": lags,
-            "next": step.to_data(),
-        },
-        lambda: (
-            f"{target_text(resolved, diff)}\n\nnext ({step.kind}, {step.who}): "
-            f"{step.command or step.why}"
-        ),
+        {"ok": True, "target": target_data(resolved, diff), "remoteLag": lags},
+        lambda: target_text(resolved, diff),
         err=note,
     )
 

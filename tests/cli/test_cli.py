@@ -374,9 +374,8 @@ NOT_LOADED = {
     ("task", "list"): WRITE_SIDE | NO_PLAN | {"datetime"},
     ("stage", "ready"): WRITE_SIDE,
     ("stage", "list"): WRITE_SIDE | NO_PLAN | {"datetime"},
-    # verify target ends with the task's next step, whose engine judges the plan's approval
-    # and its §5 (services.plans, logic.clarify): loaded on purpose since it does.
-    ("verify", "target"): WRITE_SIDE | {"hashlib", "datetime"},
+    ("verify", "target"): WRITE_SIDE
+    | {"okstra_git.services.plans", "okstra_git.logic.clarify", "hashlib", "datetime"},
     ("verify", "show"): WRITE_SIDE | NO_PLAN | {"datetime"},
     ("plan", "status"): WRITE_SIDE,
     ("plan", "show"): WRITE_SIDE

@@ -437,35 +437,3 @@ def test_integrate_ends_with_the_tasks_next_step(tmp_path: Path):
     claimed = run_line(printed)
     assert claimed.returncode == 0, claimed.stderr
     assert "Stage for this implementation run:** `2`" in claimed.stdout, claimed.stdout
-
-
-def test_verify_target_ends_with_the_tasks_next_step(repo: Path):
-    """verify target printed the VERIFICATION_TARGET block alone. It ends with the task's
-    next step: before the final verification its run start, during it the verdict's record
-    (after the report the step's why names) — each run as printed succeeds."""
-    task = Task(repo)
-    task.implement(1)
-    task.implement(2)
-    assert okstra(repo, "integrate", VKEY).returncode == 0
-    shown = okstra(repo, "verify", "target", VKEY)
-    assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.startswith("## VERIFICATION_TARGET"), shown.stdout
-    status = json.loads(okstra(repo, "task", "status", VKEY, "--json").stdout)["next"]
-    assert _next_line(shown.stdout) == status["command"]
-    assert status["argv"][2:] == ["run", "start", VKEY, "--type", "final-verification"], status
-    assert run_line(_next_line(shown.stdout)).returncode == 0
-
-    out = json.loads(okstra(repo, "verify", "target", VKEY, "--json").stdout)
-    step = out["next"]
-    assert (
-        out["ok"]
-        and step == json.loads(okstra(repo, "task", "status", VKEY, "--json").stdout)["next"]
-    )
-    assert step["kind"] == "work" and step["argv"][2:4] == ["verify", "record"], step
-    init = _named(step["why"], "accepted, conditional-accept or blocked — by ", "), then record")
-    assert run_line(init.replace("VERDICT", "accepted")).returncode == 0
-    data = Path(step["report"])
-    data.write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
-    recorded = run_step(step)
-    assert recorded.returncode == 0, recorded.stderr
-    assert "recorded: accepted" in recorded.stdout, recorded.stdout
