@@ -293,6 +293,11 @@ def test_a_renewal_through_the_remote_loses_no_race(tmp_path: Path):
     assert other.returncode == 0, other.stderr
     landed = [json.loads(r.stdout)["renewed"][0]["leaseExpiresAt"] for r in renewals]
     history = subjects(team.remote, f"{CLAIMS}stage-4")
-    assert sum(s.startswith("renew stage 4") for s in history) == 3, history
+    # A renewal that sets the lease already there (two in the same second) has nothing to
+    # write: one commit per distinct lease, none lost (CI saw three in one second: one commit).
+    renewed_to = {
+        s.split(" lease to ")[1].split(" ")[0] for s in history if s.startswith("renew stage 4")
+    }
+    assert renewed_to == set(landed), history
     assert remote_claim(team, 4)["leaseExpiresAt"] == max(landed)
     assert remote_claim(team, 5)["user"].startswith("Bob")
