@@ -29,7 +29,7 @@ def task_of_commit(objects: ObjectSource, commit: str) -> str | None:
     records = _records_at(objects.refs(LOCAL_BRANCHES, BRANCHES), commit)
     if not records:  # a clone without the branch may have fetched the remote's
         records = _records_at(objects.refs(REMOTE_REFS_PREFIX), commit)
-    keys = {_record_key(objects, suffix, refs) for suffix, refs in records.items()}
+    keys = {record_key(objects, suffix, refs) for suffix, refs in records.items()}
     keys.discard(None)
     return keys.pop() if len(keys) == 1 else None
 
@@ -54,9 +54,9 @@ def _records_at(refs: dict[str, str], commit: str) -> dict[str, list[str]]:
     return found
 
 
-def _record_key(objects: ObjectSource, suffix: str, refs: list[str]) -> str | None:
+def record_key(objects: ObjectSource, suffix: str, refs: list[str]) -> str | None:
     """The key the first of the task records ``refs`` present holds, when it is usable and is
-    the task of ``suffix``."""
+    the task of ``suffix`` (a key read from a record goes into printed commands: untrusted)."""
     from ..core.jsontext import loads
 
     for ref in refs:

@@ -151,18 +151,12 @@ def branch_steps(
 
 
 def _task_key_at(repo: GitRepo, suffix: str) -> str | None:
-    """The key the task ``refs/okstra/tasks/<suffix>`` here names (None: no such task here)."""
-    import json
-
+    """The key the task ``refs/okstra/tasks/<suffix>`` here names (None: no such task here, or
+    a key no command could take)."""
     from ..records.task import TASKS_PREFIX
+    from ..records.taskbranch import record_key
 
-    task = repo.read_ref(f"{TASKS_PREFIX}{suffix}")
-    raw = repo.read_path(task, "task.json") if task is not None else None
-    try:
-        key = json.loads(raw)["taskKey"] if raw is not None else None
-    except (ValueError, KeyError, TypeError):
-        key = None
-    return key if isinstance(key, str) else None
+    return record_key(repo, suffix, [f"{TASKS_PREFIX}{suffix}"])
 
 
 def held_back(remote: str, states: Iterable[BranchState], steps: dict[str, str]) -> list[HeldBack]:
