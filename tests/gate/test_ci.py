@@ -170,6 +170,16 @@ def test_fetch_reads_the_remote_notes_into_the_tracking_namespace(tmp_path: Path
     assert report["verdict"]["head"] == head
     # The fetch never wrote the local notes ref.
     assert git(fresh, "for-each-ref", "refs/notes/okstra/") == ""
+    # Packed (git gc does it), the copy is read from packed-refs, by a check that starts no
+    # for-each-ref.
+    git(fresh, "pack-refs", "--all")
+    assert not (fresh / ".git" / "refs" / "notes" / "okstra-remotes" / "origin").exists()
+    trace = tmp_path / "trace"
+    proc = check(fresh, "--format", "json", env={"GIT_TRACE": str(trace)})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["notes"] == ["refs/notes/okstra-remotes/origin/verdicts"]
+    started = trace.read_text()
+    assert "cat-file" in started and "for-each-ref" not in started
     proc = check(fresh, "--fetch", "nowhere")
     assert proc.returncode == 2 and "'nowhere' is not configured" in proc.stderr
 

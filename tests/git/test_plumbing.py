@@ -230,3 +230,88 @@ def test_the_common_dir_is_found_as_git_finds_it(
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     with pytest.raises(BadInput):
         plumbing.common_dir()
+
+
+NOTES_PATTERNS = ("refs/notes/okstra/verdicts", "refs/notes/okstra-remotes/")
+
+
+def test_refs_are_read_from_the_files_as_git_lists_them(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Loose, packed, a loose ref over its packed value, a packed ref deleted, a remote named
+    with a slash, and names that only start like the patterns: the same refs and ids as
+    ``git for-each-ref``."""
+    monkeypatch.chdir(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    other = git(repo, "commit-tree", "-m", "other", f"{head}^{{tree}}")
+    for ref in (
+        "refs/notes/okstra/verdicts",
+        "refs/notes/okstra/verdicts-old",
+        "refs/notes/okstra-remotes/origin/verdicts",
+        "refs/notes/okstra-remotes/a/b/verdicts",
+        "refs/notes/okstra-remotes-not/x",
+        "refs/heads/refs/notes/okstra/verdicts",
+    ):
+        git(repo, "update-ref", ref, head)
+
+    def agree() -> dict[str, str]:
+        found = plumbing.refs_in_files(*NOTES_PATTERNS)
+        assert found == plumbing.list_refs(*NOTES_PATTERNS)
+        return found
+
+    assert len(agree()) == 3
+    git(repo, "pack-refs", "--all")
+    assert not (repo / ".git" / "refs" / "notes" / "okstra").exists()
+    assert len(agree()) == 3
+    git(repo, "update-ref", "refs/notes/okstra-remotes/origin/verdicts", other)  # loose again
+    assert agree()["refs/notes/okstra-remotes/origin/verdicts"] == other
+    git(repo, "update-ref", "-d", "refs/notes/okstra-remotes/a/b/verdicts")  # out of packed-refs
+    assert sorted(agree()) == [
+        "refs/notes/okstra-remotes/origin/verdicts",
+        "refs/notes/okstra/verdicts",
+    ]
+    (repo / ".git" / "refs" / "notes" / "okstra-remotes" / "origin" / "verdicts.lock").write_text(
+        other + "\n"
+    )  # a ref being written, which git does not list either
+    assert len(agree()) == 2
+    with plumbing.ObjectReader() as objects:
+        assert objects.refs(*NOTES_PATTERNS) == plumbing.list_refs(*NOTES_PATTERNS)
+
+
+def test_anything_out_of_the_plain_is_left_to_git(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """None (git answers) for a symbolic ref, a broken ref file, a name git may judge otherwise,
+    a glob or per-worktree pattern, a linked worktree, GIT_DIR, a reftable; ObjectReader still
+    answers as git does."""
+    monkeypatch.chdir(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-ref", "refs/notes/okstra/verdicts", head)
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) is not None
+    for pattern in ("refs/notes/okstra-remotes/*", "refs/bisect/", "HEAD", "refs/a b"):
+        assert plumbing.refs_in_files(pattern) is None, pattern
+    remotes = repo / ".git" / "refs" / "notes" / "okstra-remotes"
+    git(repo, "symbolic-ref", "refs/notes/okstra-remotes/o/verdicts", "refs/notes/okstra/verdicts")
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) is None
+    with plumbing.ObjectReader() as objects:
+        assert objects.refs(*NOTES_PATTERNS) == plumbing.list_refs(*NOTES_PATTERNS)
+    git(repo, "update-ref", "-d", "--no-deref", "refs/notes/okstra-remotes/o/verdicts")
+    (remotes / "o").mkdir(parents=True, exist_ok=True)
+    (remotes / "o" / "verdicts").write_text("not an id\n")
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) is None
+    (remotes / "o" / "verdicts").unlink()
+    (remotes / "o" / "ver..dicts").write_text(head + "\n")  # a name git refuses
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) is None
+    (remotes / "o" / "ver..dicts").unlink()
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) == {"refs/notes/okstra/verdicts": head}
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    monkeypatch.chdir(linked)
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) is None
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) is None
+    monkeypatch.delenv("GIT_DIR")
+    # git 2.39 here cannot make a reftable: the folder is what tells one apart.
+    (repo / ".git" / "reftable").mkdir()
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) is None
