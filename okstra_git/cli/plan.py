@@ -39,10 +39,10 @@ def validate(file: str, task: str | None) -> Output:
     if task is None or not result.valid:
         return validated(file, result)
     from ..services.context import open_context
-    from ..services.status import next_for
+    from ..services.plans import validated_next
 
     ctx = open_context(plumbed=True)  # a read, as task status is
-    return validated(file, result, next_for(ctx, ctx.key(task)))
+    return validated(file, result, validated_next(ctx, ctx.key(task), file))
 
 
 @command(

@@ -51,6 +51,10 @@ from ..records.task import (
 from .context import Context
 from .snapshots import PLANS_DIR, no_plan_message, snapshot, snapshot_path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..logic.nextstep import Step
+
 _LOCK_TIMEOUT = 60.0
 
 
@@ -173,6 +177,34 @@ def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
     state = _adopt_plan(ctx, key, plan, relpath, approved, f"plan submit {relpath}")
     assert state.task.latest_plan is not None
     return Submitted(state, state.task.latest_plan, True, validation)
+
+
+def validated_next(ctx: Context, key: TaskKey, file: str) -> Step:
+    """The step after ``plan validate FILE --task KEY`` found ``file`` valid: the task's next
+    step, except while its implementation-planning run runs and ``file`` is not the plan the
+    task follows. That step is the run's finish, which would leave the plan just written
+    unsubmitted: submitting it comes first."""
+    from ..logic.nextstep import Step, okstra_argv
+    from .status import next_for
+
+    state = require_task(ctx.repo, key)
+    run, latest = state.task.latest_run, state.task.latest_plan
+    planning = (
+        run is not None and run.status == "running" and run.task_type == "implementation-planning"
+    )
+    plan = read_plan_file(file)
+    if not planning or (
+        latest is not None and (latest.blob, latest.path) == (plan.blob, _work_relative(ctx, file))
+    ):
+        return next_for(ctx, key)
+    return Step(
+        "run",
+        okstra_argv("plan", "submit", key, Path(file).resolve()),
+        str(ctx.clone_dir),
+        "agent",
+        f"the plan is valid and {key} does not follow it yet: submit it (it then waits for "
+        "approval), then finish the planning run",
+    )
 
 
 # ---------------------------------------------------------------------------------------------

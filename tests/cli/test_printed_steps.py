@@ -413,6 +413,32 @@ def test_plan_validate_of_a_tasks_plan_ends_with_the_tasks_next_step(repo: Path)
     assert alone.returncode == 0 and "next" not in json.loads(alone.stdout), alone.stdout
 
 
+def test_plan_validate_in_a_planning_run_names_the_submit_first(repo: Path):
+    """While the planning run runs, the task's next step is the run's finish: after a valid
+    plan that the task does not follow yet, plan validate --task named that finish, and the
+    plan just written stayed unsubmitted. It names the submit, which runs as printed; once
+    the task follows the plan, the task's next step again."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    assert (
+        okstra(repo, "run", "start", "p:g:i", "--type", "implementation-planning").returncode == 0
+    )
+    then = json.loads(okstra(repo, "plan", "init", "p:g:i", "--json").stdout)["then"]
+    plan = repo / "plans" / "i.md"
+    plan.write_text(LINEAR_PLAN)
+    valid = run_line(then[0])
+    assert valid.returncode == 0, valid.stderr
+    assert _next_line(valid.stdout) == then[1], valid.stdout  # plan init's submit line
+    submitted = run_line(_next_line(valid.stdout))
+    assert submitted.returncode == 0, submitted.stderr
+    assert "submitted plans/i.md as plans/plan-001.md" in submitted.stdout, submitted.stdout
+    status = json.loads(okstra(repo, "task", "status", "p:g:i", "--json").stdout)["next"]
+    assert status["argv"][2:4] == ["run", "finish"], status
+    again = json.loads(run_line(f"{then[0]} --json").stdout)
+    assert again["next"] == status, again
+    plan.write_text(LINEAR_PLAN.replace("# ", "# Revised: ", 1))  # changed again: submit it
+    assert shlex.split(_next_line(run_line(then[0]).stdout))[4:6] == ["plan", "submit"]
+
+
 def test_integrate_ends_with_the_tasks_next_step(tmp_path: Path):
     """integrate printed what it merged and published, and no step after it. It ends with
     the task's next step (here: claim the stage left), in text and --json; run as printed,
