@@ -39,10 +39,12 @@ def validate(file: str, task: str | None) -> Output:
     if task is None or not result.valid:
         return validated(file, result)
     from ..services.context import open_context
-    from ..services.plans import validated_next
+    from ..services.plans import submit_first
+    from ..services.status import next_for
 
     ctx = open_context(plumbed=True)  # a read, as task status is
-    return validated(file, result, validated_next(ctx, ctx.key(task), file))
+    key = ctx.key(task)
+    return validated(file, result, submit_first(ctx, key, file) or next_for(ctx, key))
 
 
 @command(
@@ -73,18 +75,28 @@ def submit(key: str, file: str) -> Output:
         optional=True,
         complete="file",
     ),
+    Arg(
+        "--remote",
+        "Approve on the task as this remote holds it and publish the approval at once (as run "
+        "finish --remote publishes the finish), so other clones see the plan approved.",
+        metavar="R",
+        complete="remote",
+    ),
     about="The approval is a note on the plan's blob in refs/notes/okstra/approvals: editing "
     "the plan afterwards leaves it unapproved.",
 )
-def approve(key: str, file: str | None) -> Output:
+def approve(key: str, file: str | None, remote: str | None) -> Output:
     from ..services import plans
     from ..services.context import open_context
     from ..services.status import next_for
     from ..views.plan import approved
 
     ctx = open_context()
-    done = plans.approve_plan(ctx, ctx.key(key), file)
-    return approved(done, next_for(ctx, ctx.key(key)))
+    if remote is None:
+        done = plans.approve_plan(ctx, ctx.key(key), file)
+    else:
+        done = plans.approve_plan_shared(ctx, remote, ctx.key(key), file)
+    return approved(done, next_for(ctx, ctx.key(key)), remote)
 
 
 @command(

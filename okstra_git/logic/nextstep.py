@@ -655,7 +655,7 @@ def _approve(s: Situation) -> Step:
         )
     return _run(
         s,
-        ("plan", "approve", s.key),
+        ("plan", "approve", s.key, *(("--remote", s.remote) if s.remote else ())),
         "the plan waits for a person's approval"
         + (" (edited since it was approved)" if "stale" in reasons else ""),
         who="human",

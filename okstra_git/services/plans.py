@@ -179,13 +179,12 @@ def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
     return Submitted(state, state.task.latest_plan, True, validation)
 
 
-def validated_next(ctx: Context, key: TaskKey, file: str) -> Step:
-    """The step after ``plan validate FILE --task KEY`` found ``file`` valid: the task's next
-    step, except while its implementation-planning run runs and ``file`` is not the plan the
-    task follows. That step is the run's finish, which would leave the plan just written
-    unsubmitted: submitting it comes first."""
+def submit_first(ctx: Context, key: TaskKey, file: str) -> Step | None:
+    """The step after ``plan validate FILE --task KEY`` found ``file`` valid, when it is not
+    the task's next step (None): while the task's implementation-planning run runs and
+    ``file`` is not the plan the task follows, submitting it. The task's step is then the
+    run's finish, which would leave the plan just written unsubmitted."""
     from ..logic.nextstep import Step, okstra_argv
-    from .status import next_for
 
     state = require_task(ctx.repo, key)
     run, latest = state.task.latest_run, state.task.latest_plan
@@ -196,7 +195,7 @@ def validated_next(ctx: Context, key: TaskKey, file: str) -> Step:
     if not planning or (
         latest is not None and (latest.blob, latest.path) == (plan.blob, _work_relative(ctx, file))
     ):
-        return next_for(ctx, key)
+        return None
     return Step(
         "run",
         okstra_argv("plan", "submit", key, Path(file).resolve()),
@@ -540,6 +539,20 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
         approval = Approval(str(key), relpath, plan.blob, ctx.repo.identity(), when, "B")
         state, approval = _record(ctx, state, plan, approval)
         return Approved(state, relpath, plan.blob, approval, not checked, False)
+
+
+def approve_plan_shared(ctx: Context, remote: str, key: TaskKey, file: str | None) -> Approved:
+    """``plan approve --remote R``: approve on the task as ``remote`` holds it and publish the
+    approval (the task's event and the approval note) at once, leased as ``run finish
+    --remote`` is. Approved after the planning run was finished (the order its steps print),
+    it had stayed in this clone: every other clone saw the plan still waiting for a person."""
+    from .published import through_remote
+
+    def act(_state: TaskState) -> tuple[TaskState, Approved]:
+        done = approve_plan(ctx, key, file)
+        return done.state, done
+
+    return through_remote(ctx, remote, key, "approval of its plan", act, notes=(APPROVALS_REF,))[1]
 
 
 class ApprovedPlan(Value):

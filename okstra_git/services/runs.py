@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from ..core.errors import BadInput, Conflict, Refused
+from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
 from ..core.shell import okstra
 from ..core.strict import parsed, run_seq
@@ -31,6 +31,7 @@ from ..records.run import (
 )
 from ..records.task import RunRef, Task, TaskState, now_iso, require_task, task_ref, write_event
 from .context import Context
+from .published import through_remote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -490,7 +491,7 @@ def start_run_shared(
         return _start(ctx, key, task_type, critic, base, stage, workers, models, options)
 
     run_setup_of(task_type, base, stage, workers, models, options)  # bad flags: before a fetch
-    state, record = _through_remote(ctx, remote, key, f"start of its {task_type} run", act)
+    state, record = through_remote(ctx, remote, key, f"start of its {task_type} run", act)
     # Only the start the remote took has files: a lost race's run number is another clone's.
     write_run_files(ctx, state, record)
     return state, record
@@ -521,7 +522,7 @@ def finish_run_shared(
 
     planning = "implementation-planning"
 
-    return _through_remote(
+    return through_remote(
         ctx,
         remote,
         key,
@@ -529,64 +530,3 @@ def finish_run_shared(
         lambda _state: finish_run(ctx, key, task_type, seq, status, report, data),
         notes={FINAL_VERIFICATION: (VERDICTS_REF,), planning: (APPROVALS_REF,)}.get(task_type, ()),
     )
-
-
-def _through_remote(
-    ctx: Context,
-    remote: str,
-    key: TaskKey,
-    what: str,
-    act: Callable[[TaskState], tuple[TaskState, RunRecord]],
-    notes: tuple[str, ...] = (),
-) -> tuple[TaskState, RunRecord]:
-    """Write one task event on the task as ``remote`` holds it (``act``, given the task after a
-    fetch) and publish it with a push of the task ref leased on what the fetch saw — with each
-    of the ``notes`` refs this clone holds more of than the fetch found (the fetch merged the
-    remote's in), leased the same way, in one atomic push. A lost race puts the event back
-    here and tries again on the new state; anything else refuses."""
-    import random
-    import time
-
-    from ..core.tracking import tracking_name
-    from ..git.repo import RefMoved, RefUpdate
-    from .sync.engine import pull
-    from .sync.transport import check_remote, push_leased
-
-    check_remote(ctx.repo, remote)
-    ref = task_ref(key)
-    sync = okstra("sync", remote)
-    for _ in range(5):
-        if pull(ctx, remote).blocking((ref,)):
-            raise Refused(
-                f"{ref} could not be brought in step with {remote}, so the {what} cannot be "
-                f"published safely; see why and settle it: {sync}",
-                hint=sync,
-            )
-        before = require_task(ctx.repo, key)
-        after, record = act(before)
-        there = ctx.repo.read_ref(tracking_name(remote, ref))
-        updates = [RefUpdate(ref, after.head, there)]
-        for name in notes:
-            mine, theirs = ctx.repo.read_ref(name), ctx.repo.read_ref(tracking_name(remote, name))
-            if mine is None or mine == theirs:
-                continue
-            if theirs is None or ctx.repo.contains(mine, theirs):  # never one the remote lacks
-                updates.append(RefUpdate(name, mine, theirs))
-        outcome = push_leased(ctx.repo, remote, updates)
-        if outcome.ok:
-            return after, record
-        try:
-            ctx.repo.update_refs(
-                [RefUpdate(ref, before.head, after.head)],
-                f"okstra: undo the {what}, which {remote} did not take",
-            )
-        except RefMoved as exc:
-            raise Refused(
-                f"the {what} was not taken by {remote} and could not be undone here ({exc}); "
-                f"run {sync}",
-                hint=sync,
-            ) from exc
-        if not outcome.lost_race:
-            raise Refused(f"git push {remote} refused the {what}: {outcome.detail}")
-        time.sleep(0.05 + random.random() * 0.2)  # another clone moved the task: look again
-    raise Conflict(f"the task {key} kept moving on {remote} during the {what}; retry")

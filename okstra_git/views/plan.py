@@ -116,8 +116,9 @@ def submitted(done: Submitted, step: Step) -> Output:
     )
 
 
-def approved(done: Approved, step: Step) -> Output:
-    """``plan approve``: the approval recorded (or already there), and the task's next step."""
+def approved(done: Approved, step: Step, remote: str | None = None) -> Output:
+    """``plan approve``: the approval recorded (or already there; published to ``remote``
+    with ``--remote``), and the task's next step."""
     if done.already:
         text = (
             f"{done.path} is already approved for {done.approval.task_key} "
@@ -130,6 +131,8 @@ def approved(done: Approved, step: Step) -> Output:
             f"note in refs/notes/okstra/approvals"
             + ("; ticked the marker and added the audit line" if done.changed_file else "")
         )
+    if remote is not None:
+        text += f"; published to {remote}"
     return Output(
         {
             "taskKey": done.approval.task_key,
@@ -138,6 +141,7 @@ def approved(done: Approved, step: Step) -> Output:
             "approval": to_data(done.approval),
             "changedFile": done.changed_file,
             "alreadyApproved": done.already,
+            "publishedTo": remote,
             "commit": done.state.head,
             "next": step.to_data(),
         },

@@ -116,6 +116,46 @@ def test_plan_approve_prints_the_next_step_and_it_runs_as_printed(repo: Path):
     assert "Stage for this implementation run:** `1`" in claimed.stdout
 
 
+def test_a_plan_approved_after_its_shared_planning_run_reaches_the_other_clones(tmp_path: Path):
+    """Plan submitted, planning run finished through origin, then the printed approval: it
+    stayed in the planner's clone (plan approve had no --remote), and an agent's clone, synced,
+    was told a person should approve the plan. The approval step names --remote origin and,
+    run as printed, publishes; the agent's clone then claims."""
+    team = Team.make(tmp_path)
+    planner, agent = team.clone("planner", "Pam"), team.clone("agent", "Abe")
+    assert okstra(planner, "task", "new", KEY, "--type", "implementation-planning").returncode == 0
+    assert okstra(planner, "sync", "origin").returncode == 0
+    start = ("run", "start", KEY, "--type", "implementation-planning", "--remote", "origin")
+    assert okstra(planner, *start).returncode == 0
+    plan = planner / "plans" / "i.md"
+    plan.parent.mkdir()
+    plan.write_text(TWO_FREE.replace("- [x] Approved", "- [ ] Approved"))
+    git(planner, "add", "plans")
+    git(planner, "commit", "-q", "-m", "plan")
+    git(planner, "push", "-q", "origin", "HEAD")
+    assert okstra(planner, "plan", "submit", KEY, str(plan)).returncode == 0
+    report = planner / "planning.md"
+    report.write_text("# Planning\n\nA plan of two stages.\n")
+    finish = ("run", "finish", KEY, "--type", "implementation-planning", "--seq", "001")
+    finished = okstra(planner, *finish, "--status", "completed", "--remote", "origin",
+                      "--report", str(report))  # fmt: skip
+    assert finished.returncode == 0, finished.stderr
+    printed = finished.stdout.splitlines()[-1]
+    assert printed == (
+        f"next (human, human): git -C {planner} okstra plan approve {KEY} --remote origin"
+    ), finished.stdout
+    approved = run_line(printed.removeprefix("next (human, human): "))
+    assert approved.returncode == 0, approved.stderr
+    assert "; published to origin" in approved.stdout, approved.stdout
+    assert "refs/notes/okstra/approvals" in team.on_remote("refs/notes/")
+    git(agent, "pull", "-q", "origin", "HEAD")
+    assert okstra(agent, "sync", "origin").returncode == 0
+    step = json.loads(okstra(agent, "task", "status", KEY, "--json").stdout)["next"]
+    assert step["argv"][2:4] == ["stage", "claim"], step
+    claimed = run_step(step)
+    assert claimed.returncode == 0, claimed.stderr
+
+
 def test_a_planning_run_finished_after_its_plan_was_approved_leaves_the_task_ready(repo: Path):
     """plan approve during the planning run, then the run's finish: the task is ready for
     implementation (it said awaiting-approval beside 'plan: … approved'); with the plan still
