@@ -1,14 +1,16 @@
-"""Reading and planning writes of ``packed-refs``, the one file git keeps most refs in."""
+"""Reading and planning writes of ``packed-refs``, the one file git keeps most refs in.
+
+The gate's reader (``plumbing.refs_in_files``, on every protected push) searches the file with
+:func:`_entries_under` too, so this module loads nothing at import: ``os`` and ``bisect`` are
+loaded by the functions that need them.
+"""
 
 from __future__ import annotations
-
-import bisect
-import os
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import mmap
+    from pathlib import Path
 
 
 def _packed_refs_under(path: Path, prefix: str, first: bool = False) -> dict[str, str]:
@@ -19,6 +21,8 @@ def _packed_refs_under(path: Path, prefix: str, first: bool = False) -> dict[str
     (or on every ``task show``: a task's claims sort before every task); an unsorted file (old
     git) is scanned whole.
     """
+    import os
+
     try:
         with open(path, "rb") as packed:
             if os.fstat(packed.fileno()).st_size == 0:
@@ -34,7 +38,7 @@ def _packed_refs_under(path: Path, prefix: str, first: bool = False) -> dict[str
         return _entries_under(data, prefix.encode("utf-8", "surrogateescape"), first)
 
 
-def _entries_under(data: mmap.mmap, key: bytes, first: bool) -> dict[str, str]:
+def _entries_under(data: bytes | mmap.mmap, key: bytes, first: bool) -> dict[str, str]:
     """:func:`_packed_refs_under` in the file's mapped bytes ``data``."""
     is_sorted = data[:17] == b"# pack-refs with:" and b" sorted" in data[: data.find(b"\n")]
     start, stop = 0, len(data)
@@ -89,6 +93,8 @@ def _loose_names(common_dir: Path, folder: str) -> set[str]:
     """Every loose ref (or ref lock) under ``folder`` (ending in ``/``), and each ref-name
     prefix of ``folder`` that is a file: what a packed value would not override, or would
     clash with."""
+    import os
+
     found = set()
     parts = folder.split("/")[:-1]
     for n in range(1, len(parts) + 1):
@@ -105,6 +111,8 @@ def _loose_names(common_dir: Path, folder: str) -> set[str]:
 def _clashing(names: list[str], taken: set[str]) -> set[str]:
     """The ``names`` that a ref among ``taken`` (or among ``names``) holds as a folder, or
     that hold one as a folder: git refuses both, so a ref transaction must decide them."""
+    import bisect
+
     every = sorted(taken.union(names))
     free: set[str] = set()  # folders known to be no ref
     found = set()

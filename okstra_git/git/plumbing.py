@@ -24,6 +24,7 @@ from ..core.lightos import system as _os
 
 TYPE_CHECKING = False  # no typing import on the hook's path
 if TYPE_CHECKING:
+    import mmap
     import os
     from collections.abc import Iterable, Mapping
     from typing import IO
@@ -440,8 +441,8 @@ _PER_WORKTREE = ("refs/bisect/", "refs/worktree/", "refs/rewritten/")
 """Refs a linked worktree keeps in its own git dir: never read from the common dir's files."""
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./")
 _HEX = frozenset(b"0123456789abcdef")
-PACKED_REFS_READ = 16 << 20
-"""A ``packed-refs`` larger than this is left to git, which seeks in it where we would read it."""
+PACKED_REFS_READ = 1 << 20
+"""A ``packed-refs`` larger than this is mapped, not read whole (a few pages are searched)."""
 
 
 def refs_in_files(*patterns: str) -> dict[str, str] | None:
@@ -451,7 +452,8 @@ def refs_in_files(*patterns: str) -> dict[str, str] | None:
     ``packed-refs``. ``None``, for git to answer, as soon as anything is out of the plain: no
     ``.git`` folder here (a hook in a linked worktree, a server: git sets ``GIT_DIR``), a
     variable of :data:`_DISCOVERY_ENV`, a reftable, another owner, a glob or per-worktree
-    pattern, a symbolic or broken ref, a name git might judge otherwise.
+    pattern, a symbolic or broken ref, a name git might judge otherwise (or an id that is not
+    SHA-1's: ``packedrefs`` reads 40 hex digits).
 
     Missing a ref here could only hide a record (a gate stays shut); every name and id given is
     one git would list, since anything odd goes to git."""
@@ -514,41 +516,49 @@ def _oid(text: bytes) -> str | None:
 
 
 def _packed_refs(path: str, patterns: tuple[str, ...]) -> dict[str, str] | None:
-    """The refs of ``packed-refs`` matching ``patterns``: every ``" refs/…"`` in it starts a
-    name (ids are hex, names hold no space), so the matches are found without splitting the
-    file into lines."""
+    """The refs of ``packed-refs`` matching ``patterns``, found as the pygit2 side finds them
+    (``packedrefs._entries_under``: a binary search of the sorted file, mapped when large);
+    None when one is not what git writes."""
     try:
         fd = _os.open(path, _os.O_RDONLY)
     except FileNotFoundError:
         return {}
+    data: bytes | mmap.mmap
     try:
         size = _os.fstat(fd).st_size
         if size > PACKED_REFS_READ:
-            return None
-        data = b""
-        while len(data) < size:
-            chunk = _os.read(fd, size - len(data))
-            if not chunk:
-                break
-            data += chunk
+            import mmap  # a few pages of a large file are read, not all of it
+
+            data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        else:
+            data = b""
+            while len(data) < size:
+                chunk = _os.read(fd, size - len(data))
+                if not chunk:
+                    break
+                data += chunk
     finally:
-        _os.close(fd)
+        _os.close(fd)  # a mapping keeps its own
+    if not data:
+        return {}
+    from .packedrefs import _entries_under
+
     refs: dict[str, str] = {}
-    for pattern in patterns:
-        prefix = pattern.rstrip("/").encode("ascii")
-        at = data.find(b" " + prefix)
-        while at != -1:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            name = data[at + 1 : end if end != -1 else len(data)].decode("utf-8", "replace")
-            oid = _oid(data[start:at])
-            if oid is None:
-                return None
-            if name == pattern.rstrip("/") or name.startswith(pattern.rstrip("/") + "/"):
-                if not _plain_name(name):
+    try:
+        first = data.find(b"\n") + 1 if data[:1] == b"#" else 0  # the header's traits
+        if data.find(b" ", first) - first != 40:
+            return None  # SHA-256 ids: packedrefs reads 40 hex digits, so git answers
+        for pattern in patterns:
+            exact = pattern.rstrip("/")
+            for name, oid in _entries_under(data, exact.encode("ascii"), False).items():
+                if name != exact and not name.startswith(exact + "/"):
+                    continue
+                if not _plain_name(name) or _oid(oid.encode("ascii")) is None:
                     return None
                 refs[name] = oid
-            at = data.find(b" " + prefix, at + 1)
+    finally:
+        if not isinstance(data, bytes):
+            data.close()
     return refs
 
 

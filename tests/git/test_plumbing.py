@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -315,3 +316,32 @@ def test_anything_out_of_the_plain_is_left_to_git(
     # git 2.39 here cannot make a reftable: the folder is what tells one apart.
     (repo / ".git" / "reftable").mkdir()
     assert plumbing.refs_in_files(*NOTES_PATTERNS) is None
+
+
+def test_a_large_packed_refs_is_searched_and_sha256_ids_are_read_or_left_to_git(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Past PACKED_REFS_READ the file is mapped and searched (2,000 task refs packed around the
+    notes refs); in a SHA-256 repository a loose ref is read and a packed one left to git."""
+    monkeypatch.chdir(repo)
+    head = git(repo, "rev-parse", "HEAD")
+    name = "refs/okstra/tasks/" + "/".join(["t" * 200] * 3) + "/"  # long: fewer refs to make
+    creates = "".join(f"create {name}{n:05d} {head}\n" for n in range(2_000))
+    creates += f"create refs/notes/okstra/verdicts {head}\n"
+    creates += f"create refs/notes/okstra-remotes/origin/verdicts {head}\n"
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, input=creates, text=True, check=True)
+    git(repo, "pack-refs", "--all")
+    assert (repo / ".git" / "packed-refs").stat().st_size > plumbing.PACKED_REFS_READ
+    found = plumbing.refs_in_files(*NOTES_PATTERNS)
+    assert found == plumbing.list_refs(*NOTES_PATTERNS) and len(found) == 2
+    sha256 = tmp_path / "sha256"
+    git(tmp_path, "init", "-q", "--object-format=sha256", str(sha256))
+    git(sha256, "commit", "-q", "--allow-empty", "-m", "first")
+    long_id = git(sha256, "rev-parse", "HEAD")
+    git(sha256, "update-ref", "refs/notes/okstra/verdicts", long_id)
+    monkeypatch.chdir(sha256)
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) == {"refs/notes/okstra/verdicts": long_id}
+    git(sha256, "pack-refs", "--all")
+    assert plumbing.refs_in_files(*NOTES_PATTERNS) is None
+    with plumbing.ObjectReader() as objects:
+        assert objects.refs(*NOTES_PATTERNS) == {"refs/notes/okstra/verdicts": long_id}
