@@ -172,7 +172,7 @@ def _nothing_to_start_from(ctx: Context, key: TaskKey, base: str | None) -> Noth
             fetch,
             ctx.clone_dir,
         )
-    branch = (ctx.repo.head_branch() or "refs/heads/main").removeprefix("refs/heads/")
+    branch = _branch_to_pull(ctx, remote)
     pull = ("git", "pull", remote, branch)
     return NothingToStartFrom(
         f"{empty}, and the first claim of {key} starts the task from the main worktree's "
@@ -181,6 +181,18 @@ def _nothing_to_start_from(ctx: Context, key: TaskKey, base: str | None) -> Noth
         pull,
         ctx.clone_dir,
     )
+
+
+def _branch_to_pull(ctx: Context, remote: str) -> str:
+    """The branch of ``remote`` to bring into a clone with no commit: the one HEAD names when
+    the remote has it; else the remote's only branch. A clone of a remote whose HEAD names a
+    branch nobody pushed (a bare repository made with another default branch) is left on that
+    unborn name, which `git pull` would refuse."""
+    branch = (ctx.repo.head_branch() or "refs/heads/main").removeprefix("refs/heads/")
+    prefix = f"refs/remotes/{remote}/"
+    there = [name.removeprefix(prefix) for name in ctx.repo.list_refs(prefix)]
+    branches = [name for name in there if name != "HEAD"]
+    return branches[0] if branch not in there and len(branches) == 1 else branch
 
 
 def ensure_task_worktree(ctx: Context, lay: Layout) -> Path:

@@ -233,6 +233,29 @@ def test_a_clone_with_no_commit_is_told_how_to_get_the_commit_its_stages_start_f
     assert Path(claimed["placements"][0]["worktreePath"]).is_dir()
 
 
+def test_a_clone_of_a_remote_whose_head_names_no_branch_is_told_the_branch_it_has(
+    tmp_path: Path,
+):
+    """A bare remote whose HEAD names a branch nobody pushed (made with another default branch)
+    gives clones an unborn branch of that name: the step said `git pull origin trunk`, which git
+    refuses. It names the remote's one branch, and runs as printed."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    approve_here(pat, TWO_FREE)
+    run_json(pat, "sync", "origin")
+    git(team.remote, "symbolic-ref", "HEAD", "refs/heads/trunk")
+    where = tmp_path / "newcomer"
+    git(tmp_path, "clone", "-q", "--no-local", str(team.remote), str(where))
+    assert git(where, "symbolic-ref", "HEAD") == "refs/heads/trunk"
+    root = tmp_path / "wt-newcomer"
+    assert okstra(where, "init", "--remote", "origin", "--worktree-root", str(root)).returncode == 0
+    run_json(where, "sync", "origin")
+    step = run_json(where, "task", "status", KEY)["next"]
+    assert step["argv"] == ["git", "pull", "origin", "main"], step
+    assert run_step(step).returncode == 0
+    assert run_json(where, "task", "status", KEY)["next"]["argv"][2:4] == ["stage", "claim"]
+
+
 def test_verify_target_names_no_report_path_only_another_clone_has(tmp_path: Path):
     """Trial T13: Ann and Ben each did a stage with a report; in Ben's clone verify target's
     stage table named Ann's report by the path she wrote it at, which Ben's clone has not. The
