@@ -136,7 +136,9 @@ def decide_scope(
             f"impacted stage(s) {_list(unknown)} not in the Stage Map (stages {_list(stages)})"
         )
     closure = sorted(downstream_closure(stage_map, wanted))
-    ratio = Fraction(cutoff).limit_denominator(10**6)
+    # A Fraction (--cutoff) is kept exact: limited, a cutoff just under 1 became 1 and let the
+    # whole map through as incremental. A float is read as the decimal it was written as.
+    ratio = cutoff if isinstance(cutoff, Fraction) else Fraction(cutoff).limit_denominator(10**6)
     share = f"{len(closure)} of {len(stages)} stages"
     if len(closure) > ratio * len(stages):
         return full(

@@ -267,3 +267,10 @@ def test_carry_refuses_to_resurrect_an_item_of_a_re_verified_stage():
     )
     merged = carry_forward(prev, cur, "001")["implementationPlanning"]["planBodyVerification"]
     assert [i["id"] for i in merged["planItems"]] == ["P-1", "P-3", "P-4"]
+
+
+def test_a_cutoff_just_under_one_is_kept_exact():
+    """Hypothesis found it: a --cutoff just under 1 was rounded to 1, so one stage of one (the
+    whole map) was re-verified incrementally; it is more than the cutoff, so full."""
+    decision = decide_scope(smap({1: []}), [1], BASE, BASE, Fraction(999_999_999, 10**9))
+    assert decision.mode == FULL and not decision.carry_stages
