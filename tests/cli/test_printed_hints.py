@@ -1,0 +1,180 @@
+"""Refusals' and next steps' commands run exactly as printed, by a shell, from a folder outside
+any repository (an agent often runs there): each names its repository (``git -C DIR``) and
+every value okstra knows, no placeholder, and does what the text says it does."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import okstra
+from task_world import Task, ok, report
+from team_world import KEY, Team
+from verify_world import KEY as VKEY
+
+from okstra_git.core.resources import installed_executable
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder of no repository to run printed lines from, with ``git okstra`` on PATH being
+    this checkout's code (``git -C DIR okstra`` starts it in DIR, as for the agent)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    exe = installed_executable()
+    assert exe is not None
+    (bin_dir / "git-okstra").symlink_to(exe)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(CHECKOUT), *_pythonpath()]))
+    where = tmp_path / "elsewhere"
+    where.mkdir()
+    return where
+
+
+def _pythonpath() -> list[str]:
+    found = os.environ.get("PYTHONPATH", "")
+    return [p for p in found.split(os.pathsep) if p]
+
+
+def as_printed(printed: str, where: Path) -> subprocess.CompletedProcess[str]:
+    """``printed`` split as a shell splits it and run in ``where`` (one line, no shell)."""
+    assert "\n" not in printed, printed
+    argv = shlex.split(printed)
+    return subprocess.run(
+        argv, cwd=where, text=True, capture_output=True, stdin=subprocess.DEVNULL, timeout=120
+    )
+
+
+def said(text: str, after: str, before: str = "\n") -> str:
+    """The command ``text`` names between ``after`` and ``before``."""
+    assert after in text, text
+    return text.split(after, 1)[1].split(before, 1)[0]
+
+
+def hint_of(stderr: str) -> str:
+    hints = [ln.removeprefix("hint: ") for ln in stderr.splitlines() if ln.startswith("hint: ")]
+    assert len(hints) == 1, stderr
+    return hints[0]
+
+
+def test_release_handoffs_refusal_starts_the_verification_and_the_finish_records_the_verdict(
+    repo: Path, outside: Path
+):
+    """run start --type release-handoff without an accepted verdict named `git okstra run start
+    KEY --type final-verification`, which ran only inside the clone; then run finish of that run
+    before its verdict named `verify record KEY --verdict V --report DATA.json`, no real file.
+    Each runs as printed from outside: the verification starts, the verdict of the run's own
+    report data is recorded, and the finish then goes through to release-handoff."""
+    task = Task(repo)
+    task.implement(1)
+    task.implement(2)
+    task.merge(1)
+    task.merge(2)
+    clone = repo.resolve()
+    handoff = ("run", "start", VKEY, "--type", "release-handoff")
+    refused = okstra(repo, *handoff)
+    assert refused.returncode == 1 and "found: no verdict" in refused.stderr, refused.stderr
+    verify = said(refused.stderr, "Verify that HEAD first: ")
+    assert shlex.split(verify) == [
+        "git", "-C", str(clone), "okstra", "run", "start", VKEY, "--type", "final-verification",
+    ]  # fmt: skip
+    assert hint_of(refused.stderr) == verify
+    started = as_printed(verify, outside)
+    assert started.returncode == 0, started.stderr
+    assert f"started final-verification run 001 of {VKEY}" in started.stdout
+
+    runs = clone / ".okstra/tasks/grp/feat/runs/final-verification/reports"
+    data = runs / "final-report-final-verification-001.data.json"
+    report(repo, data)
+    assert okstra(repo, "report", "render", str(data)).returncode == 0
+    markdown = data.with_name("final-report-final-verification-001.md")
+    assert markdown.is_file()
+    finish = ("run", "finish", VKEY, "--type", "final-verification", "--seq", "001",
+              "--status", "completed", "--report", str(markdown))  # fmt: skip
+    early = okstra(repo, *finish)
+    assert early.returncode == 1 and "has no verdict yet" in early.stderr, early.stderr
+    record = said(early.stderr, "record it first (", "), which also decides")
+    assert shlex.split(record) == [
+        "git", "-C", str(clone), "okstra", "verify", "record", VKEY, "--report", str(data),
+    ]  # fmt: skip
+    assert hint_of(early.stderr) == record  # the task's next step: the same record
+    assert "finalVerdict.verdictToken (accepted, conditional-accept, blocked)" in early.stderr
+    recorded = as_printed(record, outside)
+    assert recorded.returncode == 0, recorded.stderr
+    flow = ok(repo, *finish)["workflow"]
+    assert flow["nextRecommendedPhase"] == "release-handoff", flow
+    assert okstra(repo, *handoff).returncode == 0
+
+
+def test_a_single_stage_verifications_finish_records_the_verdict_of_its_stage(
+    repo: Path, outside: Path
+):
+    """The verdict record a single-stage run's finish names is of that stage (--stage), of
+    the report data given to the finish."""
+    task = Task(repo)
+    task.implement(1)
+    ok(repo, "run", "start", VKEY, "--type", "final-verification", "--stage", "1")
+    data = Path(report(repo, repo / "one.data.json", stage=1))
+    early = okstra(repo, "run", "finish", VKEY, "--type", "final-verification", "--seq", "001",
+                   "--status", "completed", "--report", "one.data.json")  # fmt: skip
+    assert early.returncode == 1 and "has no verdict yet" in early.stderr, early.stderr
+    record = said(early.stderr, "record it first (", "), which also decides")
+    assert shlex.split(record) == [
+        "git", "-C", str(repo.resolve()), "okstra", "verify", "record", VKEY, "--stage", "1",
+        "--report", str(data.resolve()),
+    ], record  # fmt: skip
+    recorded = as_printed(record, outside)
+    assert recorded.returncode == 0, recorded.stderr
+    assert "single-stage" in recorded.stdout, recorded.stdout
+
+
+def _shared(tmp_path: Path) -> tuple[Path, Path]:
+    """Pat's task p:g:i, shared through origin with Sam's clone."""
+    team = Team.make(tmp_path)
+    pat = team.clone("pat", "Pat")
+    assert okstra(pat, "task", "new", KEY, "--type", "error-analysis").returncode == 0
+    assert okstra(pat, "sync", "origin").returncode == 0
+    sam = team.clone("sam", "Sam")
+    assert okstra(sam, "sync", "origin").returncode == 0
+    return pat, sam
+
+
+def test_a_run_another_clone_started_names_its_task_status(tmp_path: Path, outside: Path):
+    """run start --remote of a run another clone started said `see git okstra task status KEY`,
+    which ran only inside the clone; as printed from outside, it shows the other clone's run."""
+    pat, sam = _shared(tmp_path)
+    start = ("run", "start", KEY, "--type", "error-analysis", "--remote", "origin")
+    assert okstra(pat, *start).returncode == 0
+    late = okstra(sam, *start)
+    assert late.returncode == 0 and "nothing started: " in late.stdout, late.stderr
+    status = said(late.stdout, "its work is that clone's; see ")
+    assert shlex.split(status) == ["git", "-C", str(sam), "okstra", "task", "status", KEY]
+    shown = as_printed(status, outside)
+    assert shown.returncode == 0, shown.stderr
+    assert f"task {KEY}" in shown.stdout and "error-analysis run 001" in shown.stdout, shown.stdout
+
+
+def test_a_publish_blocked_by_a_conflict_names_the_sync_that_shows_it(
+    tmp_path: Path, outside: Path
+):
+    """run start --remote whose task ref is in conflict with the remote's said `see why and
+    settle it: git okstra sync origin`, which ran only inside the clone; as printed from
+    outside, sync names the conflict to settle."""
+    pat, sam = _shared(tmp_path)
+    # Both start the same run, Pat publishes his: Sam's task ref is in conflict with origin's.
+    assert okstra(pat, "run", "start", KEY, "--type", "requirements-discovery").returncode == 0
+    assert okstra(pat, "sync", "origin").returncode == 0
+    assert okstra(sam, "run", "start", KEY, "--type", "requirements-discovery").returncode == 0
+    blocked = okstra(sam, "run", "start", KEY, "--type", "implementation-planning",
+                     "--remote", "origin")  # fmt: skip
+    assert blocked.returncode == 1 and "could not be brought in step" in blocked.stderr, blocked
+    sync = said(blocked.stderr, "see why and settle it: ")
+    assert shlex.split(sync) == ["git", "-C", str(sam), "okstra", "sync", "origin"]
+    settle = as_printed(sync, outside)
+    assert settle.returncode == 1, settle
+    assert "run requirements-discovery-001 was started on both sides" in settle.stderr, settle
