@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import okstra
+from plans import LINEAR_PLAN
 from task_world import Task, ok, report
 from team_world import KEY, Team
 from verify_world import KEY as VKEY
@@ -178,3 +179,35 @@ def test_a_publish_blocked_by_a_conflict_names_the_sync_that_shows_it(
     settle = as_printed(sync, outside)
     assert settle.returncode == 1, settle
     assert "run requirements-discovery-001 was started on both sides" in settle.stderr, settle
+
+
+def test_a_plan_failing_its_checks_names_a_validate_that_runs_from_anywhere(
+    repo: Path, outside: Path
+):
+    """plan submit of a failing plan, given relative to a subfolder, said `fix them (git okstra
+    plan validate i.md)`: no such file anywhere else. It names the plan absolute, for the
+    task, in the clone: run as printed it lists the failures, and once the plan is fixed it
+    ends with the next step — during the planning run, the submit — which runs as printed."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    planning = ("run", "start", "p:g:i", "--type", "implementation-planning")
+    assert okstra(repo, *planning).returncode == 0
+    plan = repo / "plans" / "i.md"
+    plan.parent.mkdir()
+    plan.write_text(LINEAR_PLAN.replace("### Stage 2 ", "### Stage 9 ", 1))
+    refused = okstra(repo / "plans", "plan", "submit", "p:g:i", "i.md")
+    assert refused.returncode == 1, refused.stderr
+    check = said(refused.stderr, "fix them (", "):")
+    assert shlex.split(check) == [
+        "git", "-C", str(repo.resolve()), "okstra", "plan", "validate", str(plan.resolve()),
+        "--task", "p:g:i",
+    ]  # fmt: skip
+    assert hint_of(refused.stderr) == check
+    failing = as_printed(check, outside)
+    assert failing.returncode == 1 and "S2" in failing.stdout + failing.stderr, failing
+    plan.write_text(LINEAR_PLAN)
+    valid = as_printed(check, outside)
+    assert valid.returncode == 0, valid.stderr
+    submit = valid.stdout.splitlines()[-1].split("): ", 1)[1]
+    submitted = as_printed(submit, outside)
+    assert submitted.returncode == 0, submitted.stderr
+    assert "submitted plans/i.md as plans/plan-001.md" in submitted.stdout, submitted.stdout
