@@ -406,6 +406,9 @@ def _finish(s: Situation) -> Step:
             f"final-verification run {seq} recorded its verdict: finish the run with its "
             "report data",
         )
+    # report init (run in clone_dir) writes the data beside the report, which render writes
+    # from it (X.data.json → X.md).
+    data = s.run_report.removesuffix(".md") + ".data.json"
     return Step(
         "work",
         okstra_argv(*finish, "--report", s.run_report),
@@ -414,7 +417,7 @@ def _finish(s: Situation) -> Step:
         f"{task_type} run {seq} is running: {_run_work(s)}write its report "
         f"at {s.run_report} (start its data with "
         f"{okstra_line(s, 'report', 'init', s.key, '--type', task_type)}, fill its prompts, "
-        "then git okstra report render DATA writes it), then finish it",
+        f"then {okstra_line(s, 'report', 'render', data)} writes it), then finish it",
         worktree=s.clone_dir,
         report=s.run_report,
     )

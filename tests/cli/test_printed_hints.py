@@ -4,6 +4,7 @@ every value okstra knows, no placeholder, and does what the text says it does.""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -12,8 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import okstra
 from plans import LINEAR_PLAN
+from reports_data import fill_prompts
 from task_world import Task, ok, report
-from team_world import KEY, Team
+from team_world import KEY, Team, run_step
 from verify_world import KEY as VKEY
 
 from okstra_git.core.resources import installed_executable
@@ -211,3 +213,30 @@ def test_a_plan_failing_its_checks_names_a_validate_that_runs_from_anywhere(
     submitted = as_printed(submit, outside)
     assert submitted.returncode == 0, submitted.stderr
     assert "submitted plans/i.md as plans/plan-001.md" in submitted.stdout, submitted.stdout
+
+
+def test_a_running_runs_step_names_the_render_of_its_report_data(repo: Path, outside: Path):
+    """The running run's step said `then git okstra report render DATA writes it`: DATA is a
+    placeholder, and the line ran only inside the clone. It names the run's report data, in
+    the clone: after the report init it names, run as printed, it writes the report the
+    finish takes."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "error-analysis").returncode == 0
+    started = okstra(repo, "run", "start", "p:g:i", "--type", "error-analysis", "--json")
+    step = json.loads(started.stdout)["next"]
+    why = step["why"]
+    init = said(why, "(start its data with ", ", fill its prompts")
+    render = said(why, ", fill its prompts, then ", " writes it)")
+    report_md = Path(step["report"])
+    data = report_md.with_name(report_md.name.removesuffix(".md") + ".data.json")
+    assert shlex.split(render) == [
+        "git", "-C", str(repo.resolve()), "okstra", "report", "render", str(data),
+    ], why  # fmt: skip
+    made = as_printed(init, outside)
+    assert made.returncode == 0, made.stderr
+    data.write_text(json.dumps(fill_prompts(json.loads(data.read_text()))))
+    assert not report_md.exists()
+    rendered = as_printed(render, outside)
+    assert rendered.returncode == 0, rendered.stderr
+    assert report_md.is_file()
+    finished = run_step(step)
+    assert finished.returncode == 0, finished.stderr
