@@ -119,6 +119,9 @@ class Situation(Value):
     clone's (or a run from before clones had ids)."""
     running_clone: str
     """That other clone's id."""
+    running_stage: int | None
+    """The one stage the running final-verification run verifies (``run start --stage``);
+    None: the whole task, or another phase."""
     run_report: str
     """The running run's report file (absolute): where its work writes it."""
     verdict_recorded: bool
@@ -197,6 +200,7 @@ class Situation(Value):
         clarify_open: int = 0,
         clarify_phase: str = "",
         start_missing: tuple[str, ...] | None = None,
+        running_stage: int | None = None,
     ) -> None:
         init(
             self,
@@ -228,6 +232,7 @@ class Situation(Value):
             clarify_open=clarify_open,
             clarify_phase=clarify_phase,
             start_missing=start_missing,
+            running_stage=running_stage,
         )
 
 
@@ -385,17 +390,21 @@ def _finish(s: Situation) -> Step:
     )  # fmt: skip
     if task_type == "final-verification":
         if not s.verdict_recorded:
+            # A single-stage run's target, report and verdict are its stage's (run start
+            # --stage): without --stage each would be the whole task's.
+            one = ("--stage", s.running_stage) if s.running_stage is not None else ()
+            what = "the task worktree's HEAD" if not one else f"stage {s.running_stage}'s HEAD"
             return Step(
                 "work",
-                okstra_argv("verify", "record", s.key, "--report", s.run_report),
+                okstra_argv("verify", "record", s.key, *one, "--report", s.run_report),
                 s.clone_dir,
                 "agent",
-                f"final-verification run {seq} is running: verify the task worktree's HEAD "
-                f"({okstra_line(s, 'verify', 'target', s.key)} shows the target), write the "
-                f"report data with its verdict at {s.run_report} (started with the verdict "
+                f"final-verification run {seq} is running: verify {what} "
+                f"({okstra_line(s, 'verify', 'target', s.key, *one)} shows the target), write "
+                f"the report data with its verdict at {s.run_report} (started with the verdict "
                 "you reached — accepted, conditional-accept or blocked — by "
-                f"{okstra_line(s, 'report', 'init', s.key, '--verdict', 'VERDICT')}), then "
-                "record it",
+                f"{okstra_line(s, 'report', 'init', s.key, *one, '--verdict', 'VERDICT')}), "
+                "then record it",
                 worktree=s.task_worktree,
                 stages=tuple(st.number for st in s.stages),
                 report=s.run_report,

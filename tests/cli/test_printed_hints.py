@@ -114,26 +114,43 @@ def test_release_handoffs_refusal_starts_the_verification_and_the_finish_records
     assert okstra(repo, *handoff).returncode == 0
 
 
-def test_a_single_stage_verifications_finish_records_the_verdict_of_its_stage(
-    repo: Path, outside: Path
-):
-    """The verdict record a single-stage run's finish names is of that stage (--stage), of
-    the report data given to the finish."""
+def test_a_single_stage_verifications_commands_are_of_its_stage(repo: Path, outside: Path):
+    """A single-stage final verification's step named `verify target KEY`, `report init KEY
+    --verdict VERDICT` and `verify record KEY --report …`, each the whole task's (stage 2 is
+    not done: refused); its finish before the verdict named `verify record KEY --verdict V
+    --report DATA.json`. Each names --stage; run as printed from outside, the target is the
+    stage's, the data is the stage's, and the verdict recorded is single-stage, after which
+    the finish goes through."""
     task = Task(repo)
     task.implement(1)
     ok(repo, "run", "start", VKEY, "--type", "final-verification", "--stage", "1")
-    data = Path(report(repo, repo / "one.data.json", stage=1))
+    step = ok(repo, "task", "status", VKEY)["next"]
+    data = step["report"]
+    assert step["argv"][2:] == ["verify", "record", VKEY, "--stage", "1", "--report", data]
+    target = as_printed(said(step["why"], "verify stage 1's HEAD (", " shows the target"), outside)
+    assert target.returncode == 0 and "single-stage" in target.stdout, target
+    init = said(step["why"], "accepted, conditional-accept or blocked — by ", "), then record")
+    made = as_printed(init.replace("VERDICT", "accepted"), outside)
+    assert made.returncode == 0, made.stderr
+    started = json.loads(Path(data).read_text())
+    assert started["finalVerification"]["verificationScope"] == "single-stage", started
+    Path(data).write_text(json.dumps(fill_prompts(started)))
+
     early = okstra(repo, "run", "finish", VKEY, "--type", "final-verification", "--seq", "001",
-                   "--status", "completed", "--report", "one.data.json")  # fmt: skip
+                   "--status", "completed", "--report", data)  # fmt: skip
     assert early.returncode == 1 and "has no verdict yet" in early.stderr, early.stderr
     record = said(early.stderr, "record it first (", "), which also decides")
     assert shlex.split(record) == [
         "git", "-C", str(repo.resolve()), "okstra", "verify", "record", VKEY, "--stage", "1",
-        "--report", str(data.resolve()),
+        "--report", data,
     ], record  # fmt: skip
+    assert hint_of(early.stderr) == record == step["command"]  # the task's next step
     recorded = as_printed(record, outside)
     assert recorded.returncode == 0, recorded.stderr
     assert "single-stage" in recorded.stdout, recorded.stdout
+    finished = ok(repo, "run", "finish", VKEY, "--type", "final-verification", "--seq", "001",
+                  "--status", "completed", "--report", data)  # fmt: skip
+    assert finished["run"]["status"] == "completed", finished
 
 
 def _shared(tmp_path: Path) -> tuple[Path, Path]:
