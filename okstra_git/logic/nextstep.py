@@ -439,8 +439,8 @@ def _run_work(s: Situation) -> str:
         return "do its work, "
     if not s.plan_submitted:
         return (
-            f"write the plan ({okstra_line(s, 'plan', 'init', s.key)} starts it; then plan "
-            "validate FILE, plan submit KEY FILE, plan approve KEY), "
+            f"write the plan ({okstra_line(s, 'plan', 'init', s.key)} starts it and prints "
+            "the commands that take it to its approval: its validate, submit and approve), "
         )
     if s.approval_reasons:
         return f"have the plan approved ({okstra_line(s, 'plan', 'approve', s.key)}), "

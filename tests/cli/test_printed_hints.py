@@ -257,3 +257,31 @@ def test_a_running_runs_step_names_the_render_of_its_report_data(repo: Path, out
     assert report_md.is_file()
     finished = run_step(step)
     assert finished.returncode == 0, finished.stderr
+
+
+def test_a_planning_runs_step_names_no_placeholder_and_its_plan_init_the_rest(
+    repo: Path, outside: Path
+):
+    """The planning run's step said `then plan validate FILE, plan submit KEY FILE, plan approve
+    KEY`: placeholders, none of them a command. It names the plan init, which prints those
+    three with the plan's path, each runnable as printed."""
+    assert okstra(repo, "task", "new", "p:g:i", "--type", "implementation-planning").returncode == 0
+    started = okstra(repo, "run", "start", "p:g:i", "--type", "implementation-planning", "--json")
+    why = json.loads(started.stdout)["next"]["why"]
+    assert not {"FILE", "KEY", "DATA"} & set(why.replace(",", " ").replace(")", " ").split()), why
+    init = said(why, "write the plan (", " starts it and prints the commands")
+    made = as_printed(init, outside)
+    assert made.returncode == 0, made.stderr
+    plan = repo.resolve() / "plans" / "i.md"
+    clone = shlex.quote(str(repo.resolve()))
+    for printed in (
+        f"git -C {clone} okstra plan validate {plan} --task p:g:i",
+        f"git -C {clone} okstra plan submit p:g:i {plan}",
+        f"git -C {clone} okstra plan approve p:g:i",
+    ):
+        assert printed in made.stdout, made.stdout
+    plan.write_text(LINEAR_PLAN)
+    for printed in made.stdout.splitlines():
+        if printed.strip().startswith("git -C "):
+            ran = as_printed(printed.strip(), outside)
+            assert ran.returncode == 0, (printed, ran.stderr)
