@@ -8,6 +8,7 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,9 +31,14 @@ def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     exe = installed_executable()
-    assert exe is not None
-    (bin_dir / "git-okstra").symlink_to(exe)
+    if exe is not None:
+        (bin_dir / "git-okstra").symlink_to(exe)
+    else:  # not installed: this interpreter runs the package
+        script = bin_dir / "git-okstra"
+        script.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m okstra_git "$@"\n')
+        script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    # The script imports okstra_git from this checkout, whichever the installation points at.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(CHECKOUT), *_pythonpath()]))
     where = tmp_path / "elsewhere"
     where.mkdir()
