@@ -452,7 +452,8 @@ def _no_verdict(
 
     found = os.path.abspath(data) if data is not None else None
     if found is None:
-        beside = [os.path.abspath(report)[: -len(".md")] + ".data.json"] if report else []
+        md = os.path.abspath(report) if report is not None and report.endswith(".md") else None
+        beside = [md[: -len(".md")] + ".data.json"] if md is not None else []
         roots = dict.fromkeys(str(r) for r in (ctx.workdir, ctx.clone_dir) if r is not None)
         runs = [os.path.join(r, record.paths["data"]) for r in roots]
         found = next((p for p in [*beside, *runs] if os.path.isfile(p)), runs[0] if runs else "")
