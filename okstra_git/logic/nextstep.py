@@ -119,6 +119,9 @@ class Situation(Value):
     clone's (or a run from before clones had ids)."""
     running_clone: str
     """That other clone's id."""
+    running_stage: int | None
+    """The one stage the running final-verification run verifies (``run start --stage``);
+    None: the whole task, or another phase."""
     run_report: str
     """The running run's report file (absolute): where its work writes it."""
     verdict_recorded: bool
@@ -197,6 +200,7 @@ class Situation(Value):
         clarify_open: int = 0,
         clarify_phase: str = "",
         start_missing: tuple[str, ...] | None = None,
+        running_stage: int | None = None,
     ) -> None:
         init(
             self,
@@ -228,6 +232,7 @@ class Situation(Value):
             clarify_open=clarify_open,
             clarify_phase=clarify_phase,
             start_missing=start_missing,
+            running_stage=running_stage,
         )
 
 
@@ -385,17 +390,21 @@ def _finish(s: Situation) -> Step:
     )  # fmt: skip
     if task_type == "final-verification":
         if not s.verdict_recorded:
+            # A single-stage run's target, report and verdict are its stage's (run start
+            # --stage): without --stage each would be the whole task's.
+            one = ("--stage", s.running_stage) if s.running_stage is not None else ()
+            what = "the task worktree's HEAD" if not one else f"stage {s.running_stage}'s HEAD"
             return Step(
                 "work",
-                okstra_argv("verify", "record", s.key, "--report", s.run_report),
+                okstra_argv("verify", "record", s.key, *one, "--report", s.run_report),
                 s.clone_dir,
                 "agent",
-                f"final-verification run {seq} is running: verify the task worktree's HEAD "
-                f"({okstra_line(s, 'verify', 'target', s.key)} shows the target), write the "
-                f"report data with its verdict at {s.run_report} (started with the verdict "
+                f"final-verification run {seq} is running: verify {what} "
+                f"({okstra_line(s, 'verify', 'target', s.key, *one)} shows the target), write "
+                f"the report data with its verdict at {s.run_report} (started with the verdict "
                 "you reached — accepted, conditional-accept or blocked — by "
-                f"{okstra_line(s, 'report', 'init', s.key, '--verdict', 'VERDICT')}), then "
-                "record it",
+                f"{okstra_line(s, 'report', 'init', s.key, *one, '--verdict', 'VERDICT')}), "
+                "then record it",
                 worktree=s.task_worktree,
                 stages=tuple(st.number for st in s.stages),
                 report=s.run_report,
@@ -406,6 +415,9 @@ def _finish(s: Situation) -> Step:
             f"final-verification run {seq} recorded its verdict: finish the run with its "
             "report data",
         )
+    # report init (run in clone_dir) writes the data beside the report, which render writes
+    # from it (X.data.json → X.md).
+    data = s.run_report.removesuffix(".md") + ".data.json"
     return Step(
         "work",
         okstra_argv(*finish, "--report", s.run_report),
@@ -414,7 +426,7 @@ def _finish(s: Situation) -> Step:
         f"{task_type} run {seq} is running: {_run_work(s)}write its report "
         f"at {s.run_report} (start its data with "
         f"{okstra_line(s, 'report', 'init', s.key, '--type', task_type)}, fill its prompts, "
-        "then git okstra report render DATA writes it), then finish it",
+        f"then {okstra_line(s, 'report', 'render', data)} writes it), then finish it",
         worktree=s.clone_dir,
         report=s.run_report,
     )
@@ -427,8 +439,8 @@ def _run_work(s: Situation) -> str:
         return "do its work, "
     if not s.plan_submitted:
         return (
-            f"write the plan ({okstra_line(s, 'plan', 'init', s.key)} starts it; then plan "
-            "validate FILE, plan submit KEY FILE, plan approve KEY), "
+            f"write the plan ({okstra_line(s, 'plan', 'init', s.key)} starts it and prints "
+            "the commands that take it to its approval: its validate, submit and approve), "
         )
     if s.approval_reasons:
         return f"have the plan approved ({okstra_line(s, 'plan', 'approve', s.key)}), "

@@ -58,11 +58,19 @@ if TYPE_CHECKING:
 _LOCK_TIMEOUT = 60.0
 
 
-def _refuse_invalid(validation: Validation, doing: str, file: str | Path | None = None) -> None:
+def _refuse_invalid(
+    ctx: Context, key: TaskKey, validation: Validation, doing: str, file: str | Path | None = None
+) -> None:
     """Refuse a plan whose Stage Map fails; an unreadable §5 is the approval gate's to refuse.
-    The fix validates ``file`` (default: the path the findings name, as the user gave it)."""
+    The fix validates ``file`` (default: the path the findings name, as the user gave it) for
+    the task, as plan init prints it: ``git -C <clone>`` with the file absolute (a relative
+    one would be read from the clone, ``git -C``'s folder, not the one it was given in), so
+    it runs from any folder, and once the plan is valid it ends with the task's next step."""
     if validation.findings or validation.unfilled:
-        check = okstra("plan", "validate", file or validation.path)
+        from ..logic.nextstep import line, okstra_argv
+
+        plan = Path(file or validation.path).resolve()
+        check = line(okstra_argv("plan", "validate", plan, "--task", key), ctx.clone_dir)
         failed = len(validation.findings) + len(validation.unfilled)
         raise Refused(
             f"plan {validation.path} fails {failed} Stage Map check(s), so "
@@ -163,7 +171,7 @@ def submit_plan(ctx: Context, key: TaskKey, file: str) -> Submitted:
     """Validate the plan, snapshot it into the task and wait for the user's approval."""
     plan = read_plan_file(file)
     validation = validate_text(plan.text, file)
-    _refuse_invalid(validation, "submit")
+    _refuse_invalid(ctx, key, validation, "submit")
     relpath = _work_relative(ctx, file)
     state = require_task(ctx.repo, key)
     latest = state.task.latest_plan
@@ -518,7 +526,7 @@ def approve_plan(ctx: Context, key: TaskKey, file: str | None = None) -> Approve
         plan = read_plan_file(path).replace(path=relpath)
         # The findings name the plan as the task records it (the work tree's path); the fix
         # names it absolute, as it runs from any folder.
-        _refuse_invalid(validate_text(plan.text, relpath), "approve", path)
+        _refuse_invalid(ctx, key, validate_text(plan.text, relpath), "approve", path)
         own = read_approval_text(plan.text)
         problems = own.problems(relpath, key=str(key), require_marker=False)
         if problems:

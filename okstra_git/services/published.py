@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.errors import Conflict, Refused
 from ..core.keys import TaskKey
-from ..core.shell import okstra
+from ..core.shell import command
 from ..records.task import TaskState, require_task, task_ref
 from .context import Context
 
@@ -45,7 +45,8 @@ def through_remote(
 
     check_remote(ctx.repo, remote)
     ref = task_ref(key)
-    sync = okstra("sync", remote)
+    # Runs from any folder (an agent often runs outside the repository), as every step does.
+    sync = command("git", "-C", ctx.clone_dir, "okstra", "sync", remote)
     for _ in range(5):
         if pull(ctx, remote).blocking((ref,)):
             raise Refused(

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from ..core.errors import BadInput, Refused
 from ..core.keys import TaskKey
-from ..core.shell import okstra
 from ..core.strict import parsed, run_seq
 from ..core.userfiles import read_json_object, workspace_relative
 from ..logic.phases import (
@@ -229,7 +228,7 @@ def _require_accepted_head(ctx: Context, key: TaskKey) -> None:
     from .layout import task_branch
 
     branch = task_branch(key)
-    verify = okstra("run", "start", key, "--type", FINAL_VERIFICATION)
+    verify = _okstra_here(ctx, "run", "start", key, "--type", FINAL_VERIFICATION)
     head = ctx.repo.read_ref(f"refs/heads/{branch}")
     if head is None:
         raise Refused(
@@ -395,12 +394,7 @@ def finish_run(
             task_type == FINAL_VERIFICATION and flow.phase_states.get(task_type) == "completed"
         )
         if task_type == FINAL_VERIFICATION and status == "completed" and not routed_by_verdict:
-            fix = okstra("verify", "record", key, "--verdict", "V", "--report", "DATA.json")
-            raise Refused(
-                f"final-verification run {seq} of {key} has no verdict yet: record it first "
-                f"({fix}), which also decides where the task goes next",
-                hint=fix,
-            )
+            raise _no_verdict(ctx, key, record, report, data)
         flow.phase_states[task_type] = status
         if task.latest_run and (task.latest_run.task_type, task.latest_run.seq) == (task_type, seq):
             flow.current_phase_state = status
@@ -437,6 +431,43 @@ def finish_run(
     if ctx.workdir is not None and (ctx.workdir / records["run"].paths["state"]).exists():
         write_run_state(ctx, records["run"])  # the state file follows the run it describes
     return state, records["run"]
+
+
+def _okstra_here(ctx: Context, *args: object) -> str:
+    """``git -C <this clone> okstra ARGS``: a command about this repository, one line that runs
+    from any folder (an agent often runs outside the repository)."""
+    from ..logic.nextstep import line, okstra_argv
+
+    return line(okstra_argv(*args), ctx.clone_dir)
+
+
+def _no_verdict(
+    ctx: Context, key: TaskKey, record: RunRecord, report: str | None, data: str | None
+) -> Refused:
+    """``run finish --status completed`` of a final-verification run no ``verify record`` has
+    routed: the record that comes first, of the run's report data (absolute: the one given,
+    else the data beside the report given, else the run's own), for the stage the run
+    verifies. The verdict is the data's own unless ``--verdict`` says otherwise."""
+    from ..logic.verify_rules import VERDICTS
+
+    found = os.path.abspath(data) if data is not None else None
+    if found is None:
+        md = os.path.abspath(report) if report is not None and report.endswith(".md") else None
+        beside = [md[: -len(".md")] + ".data.json"] if md is not None else []
+        roots = dict.fromkeys(str(r) for r in (ctx.workdir, ctx.clone_dir) if r is not None)
+        runs = [os.path.join(r, record.paths["data"]) for r in roots]
+        found = next((p for p in [*beside, *runs] if os.path.isfile(p)), runs[0] if runs else "")
+    stage = record.setup.stage if record.setup is not None else None
+    fix = _okstra_here(
+        ctx, "verify", "record", key, *(("--stage", stage) if stage is not None else ()),
+        "--report", found,
+    )  # fmt: skip
+    return Refused(
+        f"final-verification run {record.seq} of {key} has no verdict yet: record it first "
+        f"({fix}), which also decides where the task goes next; the verdict is the report "
+        f"data's finalVerdict.verdictToken ({', '.join(VERDICTS)}), or give --verdict",
+        hint=fix,
+    )
 
 
 def data_snapshot_path(task_type: str, seq: str) -> str:
@@ -485,8 +516,8 @@ def start_run_shared(
                     f"{record.started_by}"
                     + (f" in clone {record.clone}" if record.clone else "")
                     + f" on {remote}: its work is that clone's; see "
-                    + okstra("task", "status", key),
-                    hint=okstra("task", "status", key),
+                    + _okstra_here(ctx, "task", "status", key),
+                    hint=_okstra_here(ctx, "task", "status", key),
                 )
         return _start(ctx, key, task_type, critic, base, stage, workers, models, options)
 

@@ -407,11 +407,12 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
     run_report = ""
     impl_seq = ""
     running_by = running_clone = ""
+    running_stage = None
     if task.latest_run is not None and task.latest_run.status == "running":
         running = (task.latest_run.task_type, task.latest_run.seq)
         kind = "data" if running[0] == FINAL_VERIFICATION else "report"
         run_report = os.path.join(clone, run_paths(key, *running)[kind])
-        running_by, running_clone = _started_elsewhere(ctx, status.state, *running)
+        running_by, running_clone, running_stage = _running_run(ctx, status.state, *running)
     views = []
     for s in status.stages:
         c = s.claim
@@ -481,6 +482,7 @@ def _situation(ctx: Context, status: TaskStatus, reasons: tuple[str, ...]) -> Si
         clone_dir=clone,
         running_by=running_by,
         running_clone=running_clone,
+        running_stage=running_stage,
         clarify_open=clarify_open,
         clarify_phase=clarify_phase,
         start_missing=(
@@ -528,19 +530,25 @@ def _open_clarifications(report: str, task: Task) -> tuple[int, str]:
     return count, latest.task_type if count and latest is not None else ""
 
 
-def _started_elsewhere(ctx: Context, state: TaskState, task_type: str, seq: str) -> tuple[str, str]:
+def _running_run(
+    ctx: Context, state: TaskState, task_type: str, seq: str
+) -> tuple[str, str, int | None]:
     """Who started the running run and in which clone, when another clone did (empty: this
-    clone, or a run from before clones had ids). Implementation runs belong to their claims,
-    judged per stage."""
+    clone, or a run from before clones had ids), and the one stage it verifies (a
+    single-stage final verification; else None). Implementation runs belong to their
+    claims, judged per stage."""
     if task_type == "implementation":
-        return "", ""
+        return "", "", None
     from ..records.run import load_run
     from .identity import clone_id
 
     record = load_run(ctx.repo, state, task_type, seq)
-    if record is None or record.clone is None or record.clone == clone_id(ctx.repo):
-        return "", ""
-    return record.started_by, record.clone
+    if record is None:
+        return "", "", None
+    stage = record.setup.stage if record.setup is not None else None
+    if record.clone is None or record.clone == clone_id(ctx.repo):
+        return "", "", stage
+    return record.started_by, record.clone, stage
 
 
 def _main_push(ctx: Context, status: TaskStatus) -> tuple[tuple[str, ...] | None, str]:

@@ -134,7 +134,9 @@ def test_release_handoff_needs_an_accepted_whole_task_verdict_on_the_tasks_head(
     assert proc.returncode == 1
     out = json.loads(proc.stdout)
     assert "has no task branch" in out["error"]
-    assert f"git okstra run start {KEY} --type final-verification" in out["error"]
+    # Runs from any folder (it said `git okstra run start …`, which ran only in the clone).
+    clone = shlex.quote(str(task.repo.resolve()))
+    assert f"git -C {clone} okstra run start {KEY} --type final-verification" in out["error"]
     assert out["hint"] == out["next"]["command"]  # the task's next step: its stages first
     task.implement(1)
     task.implement(2)
